@@ -1,0 +1,178 @@
+"""Settings shared by every environment; everything comes from the environment.
+
+`.env` at the project root is read when present. `.env.example` documents each variable.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import dj_database_url
+from dotenv import load_dotenv
+
+from config.env import env_bool, env_float, env_int, env_list, env_str
+
+BASE_DIR = Path(__file__).resolve().parent.parent.parent
+load_dotenv(BASE_DIR / ".env")
+
+VAR_DIR = Path(env_str("AISLE_VAR_DIR", str(BASE_DIR / "var")))
+VAR_DIR.mkdir(parents=True, exist_ok=True)
+
+SECRET_KEY = env_str("DJANGO_SECRET_KEY", "dev-only-insecure-key-change-me")
+DEBUG = env_bool("DJANGO_DEBUG", True)
+ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]", "testserver"])
+CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
+
+INSTALLED_APPS = [
+    "daphne",
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "drf_spectacular",
+    "channels",
+    "shop",
+    "memoryapp",
+    "memoryapp.server",
+    "assistant",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+ASGI_APPLICATION = "config.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+                "shop.context_processors.navigation",
+            ],
+        },
+    },
+]
+
+DATABASES = {
+    "default": dj_database_url.parse(
+        env_str("DATABASE_URL", f"sqlite:///{VAR_DIR / 'aisle.sqlite3'}"), conn_max_age=0
+    ),
+    # The embedded Agent Memory server's own store: only its process opens it.
+    "agentmemory": {
+        "ENGINE": "django.db.backends.sqlite3",
+        "NAME": env_str("AGENT_MEMORY_SERVER_DB", str(VAR_DIR / "agentmemory.sqlite3")),
+        "OPTIONS": {"init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"},
+        "TEST": {"NAME": str(VAR_DIR / "test-agentmemory.sqlite3")},
+    },
+}
+DATABASE_ROUTERS = ["memoryapp.server.router.AgentMemoryRouter"]
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+_channel_layer_url = env_str("CHANNEL_LAYER_URL", "")
+if _channel_layer_url:
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [_channel_layer_url]},
+        }
+    }
+else:
+    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+]
+LOGIN_URL = "shop:signin"
+
+LANGUAGE_CODE = "en"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = VAR_DIR / "staticfiles"
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": ["rest_framework.authentication.SessionAuthentication"],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Aisle API",
+    "DESCRIPTION": "The shop's REST API: assistant turns and the shopper's own memory records.",
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+}
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+    "loggers": {
+        # The SDK logs every request at INFO; keep the console for what matters.
+        "agentmemory": {"level": "WARNING"},
+        "httpx": {"level": "WARNING"},
+    },
+}
+
+# --- Agent Memory (client side) -------------------------------------------------------
+AGENT_MEMORY_URL = env_str("AGENT_MEMORY_URL", "http://127.0.0.1:8080").rstrip("/")
+AGENT_MEMORY_TOKEN = env_str("AGENT_MEMORY_TOKEN", "") or None
+# A dead server must cost a turn about one second at most.
+AGENT_MEMORY_TIMEOUT_SECONDS = env_float("AGENT_MEMORY_TIMEOUT_SECONDS", 1.0, minimum=0.05)
+
+# --- Memory policy (names and defaults of the memory specification) --------------------
+MEMORY_MESSAGE_TTL_SECONDS = env_int("MEMORY_MESSAGE_TTL_SECONDS", 7_776_000, minimum=0)
+MEMORY_FACT_TTL_SECONDS = env_int("MEMORY_FACT_TTL_SECONDS", 0, minimum=0)
+MEMORY_VERBATIM_WINDOW_TURNS = env_int("MEMORY_VERBATIM_WINDOW_TURNS", 3, minimum=0)
+MEMORY_SEARCH_THRESHOLD_TURNS = env_int("MEMORY_SEARCH_THRESHOLD_TURNS", 10, minimum=1)
+MEMORY_MAX_SESSION_BLOCKS = env_int("MEMORY_MAX_SESSION_BLOCKS", 200, minimum=1)
+MEMORY_CROSS_SESSION_FACT_K = env_int("MEMORY_CROSS_SESSION_FACT_K", 10, minimum=1)
+MEMORY_CROSS_SESSION_TURN_K = env_int("MEMORY_CROSS_SESSION_TURN_K", 10, minimum=1)
+MEMORY_CROSS_SESSION_EPISODE_K = env_int("MEMORY_CROSS_SESSION_EPISODE_K", 5, minimum=1)
+MEMORY_MAX_FACTS_PER_TURN = env_int("MEMORY_MAX_FACTS_PER_TURN", 5, minimum=1)
+MEMORY_NOTE_MAX_CHARS = env_int("MEMORY_NOTE_MAX_CHARS", 500, minimum=50)
+
+# --- Models -----------------------------------------------------------------------------
+OPENAI_API_KEY = env_str("OPENAI_API_KEY", "") or None
+OPENAI_BASE_URL = env_str("OPENAI_BASE_URL", "") or None
+ASSISTANT_MODEL = env_str("ASSISTANT_MODEL", "gpt-4o-mini")
+JUDGE_MODEL = env_str("JUDGE_MODEL", "gpt-4o-mini")
+EXTRACTION_MODEL = env_str("EXTRACTION_MODEL", "gpt-4o-mini")
+EMBEDDING_MODEL = env_str("EMBEDDING_MODEL", "text-embedding-3-small")
+MODEL_TIMEOUT_SECONDS = env_float("MODEL_TIMEOUT_SECONDS", 60.0, minimum=1.0)
+
+# --- Embedded Agent Memory server (server side) ------------------------------------------
+AGENT_MEMORY_SERVER_TOKEN = env_str("AGENT_MEMORY_SERVER_TOKEN", "") or None
+AGENT_MEMORY_EMBEDDER = env_str("AGENT_MEMORY_EMBEDDER", "minilm")
+AGENT_MEMORY_DEFAULT_BLOCK_TTL = env_int("AGENT_MEMORY_DEFAULT_BLOCK_TTL", 0, minimum=0)
+AGENT_MEMORY_MAX_FAIL_COUNT = env_int("AGENT_MEMORY_MAX_FAIL_COUNT", 3, minimum=1)
+AGENT_MEMORY_EXTRACT_SEMANTIC = env_bool("AGENT_MEMORY_EXTRACT_SEMANTIC", True)
+AGENT_MEMORY_SEARCH_INCLUDE_NOT_READY = env_bool("AGENT_MEMORY_SEARCH_INCLUDE_NOT_READY", True)
+AGENT_MEMORY_SWEEP_INTERVAL_SECONDS = env_float(
+    "AGENT_MEMORY_SWEEP_INTERVAL_SECONDS", 30.0, minimum=0.1
+)
+AGENT_MEMORY_QUEUE_MAX_SIZE = env_int("AGENT_MEMORY_QUEUE_MAX_SIZE", 10_000, minimum=1)
+AGENT_MEMORY_PER_REQUEST_TOKEN_LIMIT = env_int(
+    "AGENT_MEMORY_PER_REQUEST_TOKEN_LIMIT", 4096, minimum=1
+)

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class MemoryappConfig(AppConfig):
+    name = "memoryapp"
+    verbose_name = "Shopper memory"

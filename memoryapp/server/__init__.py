@@ -1,0 +1,1 @@
+"""The embedded Agent Memory server: a stand-in speaking the Agent Memory REST API."""

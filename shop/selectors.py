@@ -1,0 +1,228 @@
+"""Catalog reads: the only source of prices, SKUs and sizes for pages and the assistant."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass
+from decimal import Decimal
+
+from django.db.models import Prefetch, Q
+
+from shop.models import ALL_SIZES, Category, Colour, Product, Variant
+
+_WORD = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+# Words that say nothing about which product is meant.
+_STOP_WORDS = frozenset(
+    ["a", "an", "and", "any", "are", "can", "for", "from", "have", "i", "im", "in", "is", "it", "me", "my", "of", "on", "or", "please", "show", "some", "something", "that", "the", "them", "to", "want", "with", "you", "your", "looking", "need", "find"]
+)
+
+
+@dataclass(frozen=True)
+class ProductHit:
+    sku: str
+    name: str
+    brand: str
+    category: str
+    price_eur: float
+    colours: list[str]
+    sizes_in_stock: list[str]
+    url: str
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class VariantInfo:
+    sku: str
+    colour: str
+    size: str
+    stock: int
+
+
+@dataclass(frozen=True)
+class ProductDetail:
+    sku: str
+    name: str
+    brand: str
+    category: str
+    description: str
+    price_eur: float
+    colours: list[str]
+    sizes_in_stock: list[str]
+    url: str
+    variants: list[VariantInfo]
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def _sizes_sorted(sizes: Iterable[str]) -> list[str]:
+    order = {size: i for i, size in enumerate(ALL_SIZES)}
+    return sorted(set(sizes), key=lambda s: order.get(s, len(order)))
+
+
+def query_words(text: str) -> list[str]:
+    """Lower-case content words of a free-text query, singular where a plural is obvious."""
+    words = []
+    for word in _WORD.findall(text.lower()):
+        if word in _STOP_WORDS or len(word) < 2:
+            continue
+        words.append(word)
+    return words
+
+
+def _word_matches(word: str, haystack: str) -> bool:
+    if word in haystack:
+        return True
+    # "shirts" should find "shirt"; "dresses" should find "dress".
+    for suffix in ("es", "s"):
+        if (
+            word.endswith(suffix)
+            and len(word) - len(suffix) >= 3
+            and word[: -len(suffix)] in haystack
+        ):
+            return True
+    return False
+
+
+def products_ranked(
+    *,
+    query: str = "",
+    category: str | None = None,
+    colour: str | None = None,
+    exclude_colours: Sequence[str] = (),
+    size: str | None = None,
+    brand: str | None = None,
+    max_price: float | Decimal | None = None,
+) -> list[Product]:
+    """Active products with an in-stock variant matching every filter, best match first.
+
+    Query words rank rather than filter: a product must match at least one of them, and
+    products matching more words come first, then cheaper ones. Each product carries
+    `in_stock`, its in-stock variants that survive the colour filters.
+    """
+    colour = colour.lower() if colour else None
+    size = size.upper() if size else None
+    excluded = {c.lower() for c in exclude_colours}
+    matching = Q(stock__gt=0)
+    if colour:
+        matching &= Q(colour=colour)
+    if excluded:
+        matching &= ~Q(colour__in=excluded)
+    if size:
+        matching &= Q(size=size)
+
+    products = Product.objects.active().filter(
+        id__in=Variant.objects.filter(matching).values("product_id")
+    )
+    if category:
+        products = products.filter(category=category.lower())
+    if brand:
+        products = products.filter(brand__iexact=brand)
+    if max_price is not None:
+        products = products.filter(price__lte=Decimal(str(max_price)))
+
+    shown = Q(stock__gt=0)
+    if colour:
+        shown &= Q(colour=colour)
+    if excluded:
+        shown &= ~Q(colour__in=excluded)
+    products = products.prefetch_related(
+        Prefetch("variants", queryset=Variant.objects.filter(shown), to_attr="in_stock")
+    )
+
+    words = query_words(query)
+    scored: list[tuple[int, Product]] = []
+    for product in products:
+        score = 0
+        if words:
+            haystack = " ".join(
+                [product.name, product.brand, product.category, product.description, product.colour]
+            ).lower()
+            score = sum(1 for word in words if _word_matches(word, haystack))
+            if score == 0:
+                continue
+        scored.append((score, product))
+    scored.sort(key=lambda pair: (-pair[0], pair[1].price, pair[1].name))
+    return [product for _, product in scored]
+
+
+def products_search(
+    *,
+    query: str = "",
+    category: str | None = None,
+    colour: str | None = None,
+    exclude_colours: Sequence[str] = (),
+    size: str | None = None,
+    brand: str | None = None,
+    max_price: float | Decimal | None = None,
+    limit: int = 10,
+) -> list[ProductHit]:
+    """Search the catalog for the assistant: in-stock, active products only."""
+    limit = max(1, min(int(limit), 50))
+    products = products_ranked(
+        query=query,
+        category=category,
+        colour=colour,
+        exclude_colours=exclude_colours,
+        size=size,
+        brand=brand,
+        max_price=max_price,
+    )
+    return [
+        ProductHit(
+            sku=product.sku,
+            name=product.name,
+            brand=product.brand,
+            category=product.category,
+            price_eur=float(product.price),
+            colours=sorted({v.colour for v in product.in_stock}),
+            sizes_in_stock=_sizes_sorted(v.size for v in product.in_stock),
+            url=product.get_absolute_url(),
+        )
+        for product in products[:limit]
+    ]
+
+
+def product_get(*, sku: str) -> ProductDetail | None:
+    """Look up an active product by its style SKU or one of its variant SKUs."""
+    sku = (sku or "").strip().upper()
+    if not sku:
+        return None
+    product = (
+        Product.objects.active()
+        .filter(Q(sku=sku) | Q(variants__sku=sku))
+        .prefetch_related("variants")
+        .distinct()
+        .first()
+    )
+    if product is None:
+        return None
+    in_stock = [v for v in product.variants.all() if v.stock > 0]
+    return ProductDetail(
+        sku=product.sku,
+        name=product.name,
+        brand=product.brand,
+        category=product.category,
+        description=product.description,
+        price_eur=float(product.price),
+        colours=sorted({v.colour for v in in_stock}),
+        sizes_in_stock=_sizes_sorted(v.size for v in in_stock),
+        url=product.get_absolute_url(),
+        variants=[
+            VariantInfo(sku=v.sku, colour=v.colour, size=v.size, stock=v.stock) for v in in_stock
+        ],
+    )
+
+
+def catalog_vocabulary() -> dict[str, list[str]]:
+    """Enums the assistant's tool schemas carry, so a model can only ask for what exists."""
+    brands = sorted(Product.objects.active().values_list("brand", flat=True).distinct())
+    return {
+        "categories": [c.value for c in Category],
+        "colours": [c.value for c in Colour],
+        "sizes": list(ALL_SIZES),
+        "brands": brands,
+    }

@@ -1,0 +1,83 @@
+from __future__ import annotations
+
+from django.contrib.auth import login, logout
+from django.core.paginator import Paginator
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_http_methods, require_POST
+
+from shop.forms import CatalogFilterForm, SignInForm
+from shop.models import ALL_SIZES, DemoShopper, Product
+from shop.selectors import products_ranked
+from shop.services import SignInRefused, shopper_get_or_create
+
+PAGE_SIZE = 24
+
+
+def catalog(request):
+    form = CatalogFilterForm(request.GET or None)
+    filters: dict = {}
+    if form.is_valid():
+        data = form.cleaned_data
+        filters = {
+            "query": data["q"] or "",
+            "category": data["category"] or None,
+            "colour": data["colour"] or None,
+            "size": data["size"] or None,
+            "max_price": data["max_price"],
+        }
+    products = products_ranked(**filters)
+    page = Paginator(products, PAGE_SIZE).get_page(request.GET.get("page"))
+    query_without_page = request.GET.copy()
+    query_without_page.pop("page", None)
+    return render(
+        request,
+        "shop/catalog.html",
+        {
+            "form": form,
+            "page": page,
+            "total": len(products),
+            "query_string": query_without_page.urlencode(),
+        },
+    )
+
+
+def product_detail(request, slug: str):
+    product = Product.objects.active().filter(slug=slug).prefetch_related("variants").first()
+    if product is None:
+        raise Http404("No such product, or it has been withdrawn.")
+    order = {size: i for i, size in enumerate(ALL_SIZES)}
+    variants = sorted(product.variants.all(), key=lambda v: (v.colour, order.get(v.size, 99)))
+    return render(request, "shop/product.html", {"product": product, "variants": variants})
+
+
+@require_http_methods(["GET", "POST"])
+def signin(request):
+    form = SignInForm(request.POST or None)
+    if request.method == "POST":
+        username = request.POST.get("username", "")
+        try:
+            user = shopper_get_or_create(username=username)
+        except SignInRefused as refused:
+            form = SignInForm(request.POST)
+            form.is_valid()
+            form.add_error("username", str(refused))
+        else:
+            login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+            next_url = request.POST.get("next") or "/"
+            return redirect(
+                next_url if next_url.startswith("/") and not next_url.startswith("//") else "/"
+            )
+    shoppers = DemoShopper.objects.filter(listed=True, user__is_staff=False).select_related("user")
+    return render(
+        request,
+        "shop/signin.html",
+        {"form": form, "shoppers": shoppers, "next": request.GET.get("next", "")},
+        status=400 if form.errors else 200,
+    )
+
+
+@require_POST
+def signout(request):
+    logout(request)
+    return redirect("shop:catalog")
