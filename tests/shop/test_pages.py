@@ -1,0 +1,64 @@
+from __future__ import annotations
+
+import pytest
+
+from shop.models import Product
+
+pytestmark = pytest.mark.django_db
+
+
+def test_catalog_lists_products_with_pagination(client):
+    response = client.get("/")
+    assert response.status_code == 200
+    page = response.context["page"]
+    assert len(page.object_list) == 24 and page.paginator.num_pages > 1
+    second = client.get("/?page=2")
+    assert second.context["page"].number == 2
+    assert set(second.context["page"].object_list).isdisjoint(page.object_list)
+
+
+def test_catalog_filters(client):
+    response = client.get("/", {"category": "boots", "colour": "black", "size": "42", "max_price": "300"})
+    products = list(response.context["page"].object_list)
+    assert products
+    for product in products:
+        assert product.category == "boots" and product.price <= 300
+        assert product.variants.filter(colour="black", size="42", stock__gt=0).exists()
+
+
+def test_catalog_text_search(client):
+    response = client.get("/", {"q": "linen"})
+    names = [p.name for p in response.context["page"].object_list]
+    assert names and all("linen" in (p.name + p.description).lower() for p in response.context["page"].object_list)
+
+
+def test_withdrawn_products_are_not_listed(client):
+    withdrawn = Product.objects.filter(active=False).first()
+    response = client.get("/", {"q": withdrawn.name})
+    assert withdrawn not in response.context["page"].object_list
+
+
+def test_bad_filter_is_ignored_with_a_message(client):
+    response = client.get("/", {"max_price": "cheap"})
+    assert response.status_code == 200
+    assert b"not valid" in response.content
+
+
+def test_product_page_shows_variants_and_stock(client):
+    product = Product.objects.filter(active=True, variants__stock=0).distinct().first()
+    response = client.get(product.get_absolute_url())
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert product.name in body and "Out of stock" in body
+    assert product.variants.first().sku in body
+
+
+def test_unknown_and_withdrawn_products_are_404(client):
+    assert client.get("/products/no-such-product/").status_code == 404
+    withdrawn = Product.objects.filter(active=False).first()
+    assert client.get(f"/products/{withdrawn.slug}/").status_code == 404
+
+
+def test_base_template_has_launcher_and_sign_in(client):
+    body = client.get("/").content.decode()
+    assert 'id="chat-launcher"' in body and "Sign in" in body

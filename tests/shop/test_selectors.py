@@ -1,0 +1,107 @@
+from __future__ import annotations
+
+import pytest
+
+from shop.models import Product, Variant
+from shop.selectors import catalog_vocabulary, product_get, products_search
+
+pytestmark = pytest.mark.django_db
+
+
+def test_category_filter_returns_only_that_category():
+    hits = products_search(category="jeans", limit=50)
+    assert hits
+    assert {h.category for h in hits} == {"jeans"}
+
+
+def test_colour_filter_keeps_products_with_that_colour_in_stock():
+    hits = products_search(colour="black", limit=50)
+    assert hits
+    for hit in hits:
+        assert hit.colours == ["black"]
+        assert Variant.objects.filter(product__sku=hit.sku, colour="black", stock__gt=0).exists()
+
+
+def test_excluded_colours_never_appear_and_products_only_in_them_drop_out():
+    everything = products_search(category="t-shirts", limit=50)
+    hits = products_search(category="t-shirts", exclude_colours=["yellow"], limit=50)
+    assert all("yellow" not in h.colours for h in hits)
+    only_yellow = [h.sku for h in everything if h.colours == ["yellow"]]
+    assert not {h.sku for h in hits} & set(only_yellow)
+
+
+def test_size_filter_means_that_size_in_stock():
+    hits = products_search(size="M", limit=50)
+    assert hits
+    for hit in hits:
+        assert "M" in hit.sizes_in_stock
+        assert Variant.objects.filter(product__sku=hit.sku, size="M", stock__gt=0).exists()
+    sold_out_in_m = {
+        p.sku
+        for p in Product.objects.filter(active=True, variants__size="M").distinct()
+        if not p.variants.filter(size="M", stock__gt=0).exists()
+    }
+    assert sold_out_in_m, "the fixture should have products sold out in M"
+    assert not sold_out_in_m & {h.sku for h in hits}
+
+
+def test_out_of_stock_sizes_are_never_reported():
+    for hit in products_search(limit=50):
+        for size in hit.sizes_in_stock:
+            assert Variant.objects.filter(product__sku=hit.sku, size=size, stock__gt=0).exists()
+
+
+def test_max_price_and_brand():
+    hits = products_search(max_price=40, limit=50)
+    assert hits and all(h.price_eur <= 40 for h in hits)
+    brand_hits = products_search(brand="kestrel", limit=50)
+    assert brand_hits and {h.brand for h in brand_hits} == {"Kestrel"}
+
+
+def test_filters_combine():
+    hits = products_search(
+        category="t-shirts", size="M", exclude_colours=["yellow"], max_price=60, limit=50
+    )
+    assert hits
+    for hit in hits:
+        assert hit.category == "t-shirts" and hit.price_eur <= 60
+        assert "M" in hit.sizes_in_stock and "yellow" not in hit.colours
+
+
+def test_query_words_rank_best_match_first():
+    hits = products_search(query="waterproof hiking boots", limit=5)
+    assert hits
+    assert hits[0].category == "boots"
+    assert products_search(query="zzzz-no-such-thing") == []
+
+
+def test_withdrawn_products_never_come_back():
+    withdrawn = Product.objects.filter(active=False).first()
+    assert withdrawn is not None
+    assert withdrawn.sku not in {h.sku for h in products_search(limit=50, query=withdrawn.name)}
+    assert product_get(sku=withdrawn.sku) is None
+    assert product_get(sku=withdrawn.variants.first().sku) is None
+
+
+def test_product_get_by_style_or_variant_sku_lists_only_in_stock_variants():
+    product = Product.objects.filter(active=True, variants__stock=0).distinct().first()
+    detail = product_get(sku=product.sku.lower())
+    assert detail is not None and detail.name == product.name
+    assert all(v.stock > 0 for v in detail.variants)
+    assert len(detail.variants) < product.variants.count()
+    variant = product.variants.filter(stock__gt=0).first()
+    assert product_get(sku=variant.sku).sku == product.sku
+    assert product_get(sku="NOPE-0000") is None
+    assert product_get(sku="") is None
+
+
+def test_results_carry_links_to_product_pages(client):
+    hit = products_search(category="dresses", limit=1)[0]
+    assert client.get(hit.url).status_code == 200
+
+
+def test_limit_is_respected_and_vocabulary_lists_brands():
+    assert len(products_search(limit=3)) == 3
+    vocabulary = catalog_vocabulary()
+    assert "Kestrel" in vocabulary["brands"]
+    assert "jeans" in vocabulary["categories"] and "M" in vocabulary["sizes"]
