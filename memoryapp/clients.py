@@ -6,7 +6,9 @@ shopper's turn about one second, not the SDK's default thirty with three retries
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import weakref
 
 from agentmemory import AgentMemoryClient, AsyncAgentMemoryClient
 from agentmemory.exceptions import AgentMemoryError
@@ -14,17 +16,39 @@ from django.conf import settings
 
 logger = logging.getLogger(__name__)
 
+# An httpx AsyncClient belongs to the event loop it first ran on, so keep one per loop.
+_async_clients: weakref.WeakKeyDictionary[
+    asyncio.AbstractEventLoop, tuple[tuple, AsyncAgentMemoryClient]
+] = weakref.WeakKeyDictionary()
 
-def memory_client_async(*, timeout: float | None = None) -> AsyncAgentMemoryClient:
-    return AsyncAgentMemoryClient(
-        base_url=settings.AGENT_MEMORY_URL,
-        token=settings.AGENT_MEMORY_TOKEN,
-        timeout=timeout if timeout is not None else settings.AGENT_MEMORY_TIMEOUT_SECONDS,
-        max_retries=0,
+
+def _client_key() -> tuple:
+    return (
+        settings.AGENT_MEMORY_URL,
+        settings.AGENT_MEMORY_TOKEN,
+        settings.AGENT_MEMORY_TIMEOUT_SECONDS,
     )
 
 
+def memory_client_async() -> AsyncAgentMemoryClient:
+    """The running loop's SDK client, rebuilt when the memory settings change (tests do)."""
+    loop = asyncio.get_running_loop()
+    key = _client_key()
+    cached = _async_clients.get(loop)
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    client = AsyncAgentMemoryClient(
+        base_url=settings.AGENT_MEMORY_URL,
+        token=settings.AGENT_MEMORY_TOKEN,
+        timeout=settings.AGENT_MEMORY_TIMEOUT_SECONDS,
+        max_retries=0,
+    )
+    _async_clients[loop] = (key, client)
+    return client
+
+
 def memory_client_sync(*, timeout: float | None = None) -> AgentMemoryClient:
+    """A client for management commands and admin pages; the caller closes it."""
     return AgentMemoryClient(
         base_url=settings.AGENT_MEMORY_URL,
         token=settings.AGENT_MEMORY_TOKEN,

@@ -1,0 +1,56 @@
+"""Values the memory policy hands to the assistant and the inspector (never SDK objects)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from datetime import date
+from typing import Literal
+
+Scope = Literal["session", "fact", "turn", "episode", "tool"]
+Mode = Literal["remembering", "stateless", "memory_unavailable"]
+
+
+@dataclass(frozen=True)
+class RecalledItem:
+    """One recalled block as the model and the inspector see it."""
+
+    block_id: str
+    scope: Scope
+    line: str
+    score: float | None = None
+    session_id: str = ""
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class Recall:
+    items: list[RecalledItem] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)
+    duration_ms: float = 0.0
+    failed: list[str] = field(default_factory=list)
+
+    @property
+    def lines(self) -> list[str]:
+        return [item.line for item in self.items]
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    session_id: str
+    session_date: date | None
+    retention_seconds: int | None
+    created: bool
+
+    def as_dict(self) -> dict:
+        return {
+            "session_id": self.session_id,
+            "session_date": self.session_date.isoformat() if self.session_date else None,
+            "retention_seconds": self.retention_seconds,
+            "created": self.created,
+        }
+
+
+class MemoryUnavailable(Exception):
+    """The memory server could not be reached or refused; the turn goes on without memory."""
