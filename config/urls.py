@@ -8,5 +8,7 @@ from config.views import healthz
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("admin/", admin.site.urls),
+    path("api/assistant/", include("assistant.urls")),
+    path("api/memory/", include("memoryapp.urls")),
     path("", include("shop.urls")),
 ]

@@ -1,0 +1,5 @@
+from __future__ import annotations
+
+app_name = "memoryapp"
+
+urlpatterns: list = []
