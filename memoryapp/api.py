@@ -1,0 +1,105 @@
+"""REST endpoints for the inspector: the signed-in shopper's own memory records."""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers, status
+from rest_framework.permissions import BasePermission, IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from memoryapp.records import RecordNotFound, record_delete, records_list
+from memoryapp.types import MemoryUnavailable
+
+UNAVAILABLE = {"detail": "Memory is unavailable right now."}
+
+
+class SameOrigin(BasePermission):
+    """Refuse a write whose Origin (or, lacking one, Referer) names another site.
+
+    CSRF already needs the cookie's token; this also stops a page on a sibling
+    subdomain that can plant cookies. A request without either header (curl, tests)
+    still has to pass CSRF.
+    """
+
+    message = "Cross-origin request refused."
+
+    def has_permission(self, request: Request, view: APIView) -> bool:
+        if request.method in ("GET", "HEAD", "OPTIONS"):
+            return True
+        source = request.headers.get("Origin") or request.headers.get("Referer")
+        if not source:
+            return True
+        if source == "null":
+            return False
+        parts = urlsplit(source)
+        return f"{parts.scheme}://{parts.netloc}" == f"{request.scheme}://{request.get_host()}"
+
+
+class RecordsQuery(serializers.Serializer):
+    limit = serializers.IntegerField(min_value=1, max_value=100, default=20)
+    offset = serializers.IntegerField(min_value=0, default=0)
+
+
+class RecordSerializer(serializers.Serializer):
+    block_id = serializers.CharField()
+    session_id = serializers.CharField()
+    kind = serializers.ChoiceField(choices=["turn", "fact", "episode"])
+    text = serializers.CharField()
+    created_at = serializers.CharField(allow_null=True)
+    ingested_at = serializers.CharField()
+    expires_at = serializers.CharField(allow_null=True)
+    status = serializers.CharField()
+
+
+class RecordPageSerializer(serializers.Serializer):
+    records = RecordSerializer(many=True)
+    total = serializers.IntegerField()
+    limit = serializers.IntegerField()
+    offset = serializers.IntegerField()
+
+
+class RecordListView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("limit", int, description="1-100, default 20"),
+            OpenApiParameter("offset", int, description=">= 0, default 0"),
+        ],
+        responses={200: RecordPageSerializer},
+    )
+    def get(self, request: Request) -> Response:
+        """List the signed-in shopper's memory records, newest first."""
+        query = RecordsQuery(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        try:
+            page = records_list(username=request.user.get_username(), **query.validated_data)
+        except MemoryUnavailable:
+            return Response(UNAVAILABLE, status=status.HTTP_503_SERVICE_UNAVAILABLE)
+        return Response(
+            {
+                "records": [record.as_dict() for record in page.records],
+                "total": page.total,
+                "limit": page.limit,
+                "offset": page.offset,
+            }
+        )
+
+
+class RecordDeleteView(APIView):
+    permission_classes = [IsAuthenticated, SameOrigin]
+
+    @extend_schema(request=None, responses={200: dict})
+    def post(self, request: Request, block_id: str) -> Response:
+        """Delete one of the signed-in shopper's own records."""
+        try:
+            deleted = record_delete(username=request.user.get_username(), block_id=block_id)
+        except RecordNotFound:
+            return Response({"detail": "No such record."}, status=status.HTTP_404_NOT_FOUND)
+        except MemoryUnavailable:
+            return Response(UNAVAILABLE, status=status.HTTP_503_SERVICE_UNAVAILABLE)
+        return Response({"deleted": deleted})
