@@ -176,3 +176,11 @@ AGENT_MEMORY_QUEUE_MAX_SIZE = env_int("AGENT_MEMORY_QUEUE_MAX_SIZE", 10_000, min
 AGENT_MEMORY_PER_REQUEST_TOKEN_LIMIT = env_int(
     "AGENT_MEMORY_PER_REQUEST_TOKEN_LIMIT", 4096, minimum=1
 )
+# "model" asks the chat model for summary and contexts; "extractive" builds them from the text.
+AGENT_MEMORY_EXTRACTOR = env_str("AGENT_MEMORY_EXTRACTOR", "model")
+# Vectors kept in memory across all loaded shoppers (384 floats each, ~1.5 KB).
+AGENT_MEMORY_INDEX_MAX_BLOCKS = env_int("AGENT_MEMORY_INDEX_MAX_BLOCKS", 400_000, minimum=1000)
+# Delay before a failed extraction attempt is tried again.
+AGENT_MEMORY_EXTRACTION_RETRY_SECONDS = env_float(
+    "AGENT_MEMORY_EXTRACTION_RETRY_SECONDS", 2.0, minimum=0.0
+)

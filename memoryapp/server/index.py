@@ -1,0 +1,397 @@
+"""Per-user in-memory vector index: the search hot path never reads vectors from SQLite.
+
+Each loaded user has a matrix of normalised vectors plus the columns search filters on
+(session, times, expiry, status, prompt, annotations). Writes update it in place under the
+registry lock, so a block is searchable the moment its write returns.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import numpy as np
+
+from memoryapp.server.rwlock import RWLock
+
+STATUS_CODES = {"processing": 0, "ready": 1, "extraction_failed": 2}
+_INF = math.inf
+
+
+def epoch(value: datetime | None, default: float = math.nan) -> float:
+    return value.timestamp() if value is not None else default
+
+
+@dataclass
+class IndexRow:
+    """What the index needs to know about one block."""
+
+    pk: int
+    block_id: str
+    session_id: str
+    vector: np.ndarray
+    ingested_at: datetime
+    created_at: datetime | None
+    expires_at: datetime | None
+    status: str
+    annotations: dict[str, str] | None
+    prompt_id: str | None
+    prompt_vid: int | None
+
+
+@dataclass
+class Query:
+    """Search criteria, already validated and resolved to epochs."""
+
+    now: float
+    vector: np.ndarray | None = None
+    session_ids: list[str] | None = None  # None = every session of the user
+    block_ids: list[str] | None = None
+    annotations: dict[str, str] | None = None
+    annotation_mode: str = "pre"
+    ingested_range: tuple[float, float] = (-_INF, _INF)
+    created_range: tuple[float, float] | None = None
+    prompt_id: str | None = None
+    prompt_vid: int | None = None
+    relevant_k: int = 10
+    order_by: str = "ingested_at"
+    include_not_ready: bool = True
+
+
+@dataclass
+class Hit:
+    block_id: str
+    score: float | None
+
+
+@dataclass
+class UserIndex:
+    dimensions: int
+    capacity: int = 64
+    size: int = 0
+    positions: dict[str, int] = field(default_factory=dict)
+    session_codes: dict[str, int] = field(default_factory=dict)
+    prompt_codes: dict[str, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self._allocate(self.capacity)
+        self._annotation_masks: dict[tuple[str, str], np.ndarray] = {}
+
+    def _allocate(self, capacity: int) -> None:
+        self.capacity = capacity
+        self.vectors = np.zeros((capacity, self.dimensions), dtype=np.float32)
+        self.alive = np.zeros(capacity, dtype=bool)
+        self.pks = np.zeros(capacity, dtype=np.int64)
+        self.sessions = np.full(capacity, -1, dtype=np.int32)
+        self.ingested = np.zeros(capacity, dtype=np.float64)
+        self.created = np.full(capacity, np.nan, dtype=np.float64)
+        self.expires = np.full(capacity, np.inf, dtype=np.float64)
+        self.status = np.zeros(capacity, dtype=np.int8)
+        self.prompts = np.full(capacity, -1, dtype=np.int32)
+        self.prompt_vids = np.full(capacity, -1, dtype=np.int64)
+        self.ids: list[str | None] = [None] * capacity
+        self.annotations: list[dict[str, str] | None] = [None] * capacity
+
+    def _grow(self) -> None:
+        old = (
+            self.vectors,
+            self.alive,
+            self.pks,
+            self.sessions,
+            self.ingested,
+            self.created,
+            self.expires,
+            self.status,
+            self.prompts,
+            self.prompt_vids,
+        )
+        ids, anns, n = self.ids, self.annotations, self.size
+        masks = self._annotation_masks
+        self._allocate(self.capacity * 2)
+        new = (
+            self.vectors,
+            self.alive,
+            self.pks,
+            self.sessions,
+            self.ingested,
+            self.created,
+            self.expires,
+            self.status,
+            self.prompts,
+            self.prompt_vids,
+        )
+        for src, dst in zip(old, new, strict=True):
+            dst[:n] = src[:n]
+        self.ids[:n] = ids[:n]
+        self.annotations[:n] = anns[:n]
+        self._annotation_masks = {}
+        for key, mask in masks.items():
+            grown = np.zeros(self.capacity, dtype=bool)
+            grown[:n] = mask[:n]
+            self._annotation_masks[key] = grown
+
+    def _code(self, table: dict[str, int], value: str) -> int:
+        code = table.get(value)
+        if code is None:
+            code = table[value] = len(table)
+        return code
+
+    def upsert(self, row: IndexRow) -> None:
+        pos = self.positions.get(row.block_id)
+        if pos is None:
+            if self.size == self.capacity:
+                self._grow()
+            pos = self.size
+            self.size += 1
+            self.positions[row.block_id] = pos
+        self.ids[pos] = row.block_id
+        self.alive[pos] = True
+        self.pks[pos] = row.pk
+        self.vectors[pos] = row.vector
+        self.sessions[pos] = self._code(self.session_codes, row.session_id)
+        self.ingested[pos] = epoch(row.ingested_at)
+        self.created[pos] = epoch(row.created_at)
+        self.expires[pos] = epoch(row.expires_at, _INF)
+        self.status[pos] = STATUS_CODES[row.status]
+        self.prompts[pos] = self._code(self.prompt_codes, row.prompt_id) if row.prompt_id else -1
+        self.prompt_vids[pos] = row.prompt_vid if row.prompt_vid is not None else -1
+        self.annotations[pos] = row.annotations or None
+        for (key, value), mask in self._annotation_masks.items():
+            mask[pos] = bool(row.annotations) and row.annotations.get(key) == value
+
+    def set_fields(
+        self,
+        block_id: str,
+        *,
+        status: str | None = None,
+        expires_at: datetime | bool | None = False,
+    ) -> None:
+        """Change status and/or expiry; `expires_at=False` means "leave it"."""
+        pos = self.positions.get(block_id)
+        if pos is None:
+            return
+        if status is not None:
+            self.status[pos] = STATUS_CODES[status]
+        if expires_at is not False:
+            self.expires[pos] = epoch(expires_at, _INF)  # type: ignore[arg-type]
+
+    def remove(self, block_ids: Iterable[str]) -> None:
+        for block_id in block_ids:
+            pos = self.positions.pop(block_id, None)
+            if pos is not None:
+                self.alive[pos] = False
+                self.ids[pos] = None
+                self.annotations[pos] = None
+        # Compact when most slots are dead so scans stay proportional to live blocks.
+        if self.size > 256 and len(self.positions) < self.size // 2:
+            self._compact()
+
+    def remove_session(self, session_id: str) -> None:
+        code = self.session_codes.get(session_id)
+        if code is None:
+            return
+        doomed = np.nonzero(self.alive[: self.size] & (self.sessions[: self.size] == code))[0]
+        self.remove([self.ids[p] for p in doomed if self.ids[p] is not None])  # type: ignore[misc]
+
+    def _compact(self) -> None:
+        keep = np.nonzero(self.alive[: self.size])[0]
+        rows = [
+            IndexRow(
+                pk=int(self.pks[p]),
+                block_id=self.ids[p],  # type: ignore[arg-type]
+                session_id="",
+                vector=self.vectors[p].copy(),
+                ingested_at=None,  # type: ignore[arg-type]
+                created_at=None,
+                expires_at=None,
+                status="ready",
+                annotations=self.annotations[p],
+                prompt_id=None,
+                prompt_vid=None,
+            )
+            for p in keep
+        ]
+        columns = [
+            a[keep].copy()
+            for a in (
+                self.sessions,
+                self.ingested,
+                self.created,
+                self.expires,
+                self.status,
+                self.prompts,
+                self.prompt_vids,
+            )
+        ]
+        n = len(keep)
+        self._allocate(max(64, 1 << max(n - 1, 1).bit_length()))
+        self._annotation_masks = {}
+        self.positions = {}
+        self.size = n
+        for pos, row in enumerate(rows):
+            self.positions[row.block_id] = pos
+            self.ids[pos] = row.block_id
+            self.alive[pos] = True
+            self.pks[pos] = row.pk
+            self.vectors[pos] = row.vector
+            self.annotations[pos] = row.annotations
+        for dst, src in zip(
+            (
+                self.sessions,
+                self.ingested,
+                self.created,
+                self.expires,
+                self.status,
+                self.prompts,
+                self.prompt_vids,
+            ),
+            columns,
+            strict=True,
+        ):
+            dst[:n] = src
+
+    def __len__(self) -> int:
+        return len(self.positions)
+
+    def _annotation_mask(self, key: str, value: str) -> np.ndarray:
+        mask = self._annotation_masks.get((key, value))
+        if mask is None:
+            mask = np.zeros(self.capacity, dtype=bool)
+            for pos in range(self.size):
+                ann = self.annotations[pos]
+                if ann and ann.get(key) == value:
+                    mask[pos] = True
+            self._annotation_masks[(key, value)] = mask
+        return mask
+
+    def _base_mask(self, q: Query) -> np.ndarray:
+        n = self.size
+        mask = self.alive[:n] & (self.expires[:n] > q.now)
+        if q.session_ids is not None:
+            codes = [self.session_codes[s] for s in q.session_ids if s in self.session_codes]
+            mask &= np.isin(self.sessions[:n], np.array(codes, dtype=np.int32))
+        if q.block_ids is not None:
+            wanted = np.zeros(n, dtype=bool)
+            for block_id in q.block_ids:
+                pos = self.positions.get(block_id)
+                if pos is not None:
+                    wanted[pos] = True
+            mask &= wanted
+        lo, hi = q.ingested_range
+        if lo > -_INF or hi < _INF:
+            mask &= (self.ingested[:n] >= lo) & (self.ingested[:n] <= hi)
+        if q.created_range is not None:
+            lo, hi = q.created_range
+            # NaN (no created_at) compares False, so undated blocks fall outside any range.
+            mask &= (self.created[:n] >= lo) & (self.created[:n] <= hi)
+        if q.prompt_id is not None:
+            code = self.prompt_codes.get(q.prompt_id, -2)
+            mask &= self.prompts[:n] == code
+            if q.prompt_vid is not None:
+                mask &= self.prompt_vids[:n] == q.prompt_vid
+        if not q.include_not_ready:
+            mask &= self.status[:n] == STATUS_CODES["ready"]
+        return mask
+
+    def _annotations_mask(self, q: Query) -> np.ndarray:
+        n = self.size
+        mask = np.ones(n, dtype=bool)
+        for key, value in (q.annotations or {}).items():
+            mask &= self._annotation_mask(key, value)[:n]
+        return mask
+
+    def search(self, q: Query) -> list[Hit]:
+        mask = self._base_mask(q)
+        if q.vector is None:
+            if q.annotations:
+                mask &= self._annotations_mask(q)
+            return self._newest_first(np.nonzero(mask)[0], q.order_by)
+        if q.annotations and q.annotation_mode == "pre":
+            mask &= self._annotations_mask(q)
+        candidates = np.nonzero(mask)[0]
+        if candidates.size == 0:
+            return []
+        scores = self.vectors[candidates] @ q.vector
+        k = min(q.relevant_k, candidates.size)
+        top = np.argpartition(-scores, k - 1)[:k] if k < candidates.size else np.arange(k)
+        # Ties broken by newest pk so equal vectors rank deterministically.
+        order = np.lexsort((-self.pks[candidates[top]], -scores[top]))
+        chosen = candidates[top[order]]
+        chosen_scores = scores[top[order]]
+        if q.annotations and q.annotation_mode == "post":
+            keep = self._annotations_mask(q)[chosen]
+            chosen, chosen_scores = chosen[keep], chosen_scores[keep]
+        return [
+            Hit(self.ids[p], float(s))  # type: ignore[arg-type]
+            for p, s in zip(chosen, chosen_scores, strict=True)
+        ]
+
+    def _newest_first(self, positions: np.ndarray, order_by: str) -> list[Hit]:
+        if positions.size == 0:
+            return []
+        pks = self.pks[positions]
+        if order_by == "created_at":
+            created = self.created[positions]
+            undated = np.isnan(created)
+            # lexsort: last key is primary. Dated first, then newest created, then newest pk.
+            order = np.lexsort((-pks, -np.nan_to_num(created, nan=0.0), undated))
+        else:
+            order = np.lexsort((-pks, -self.ingested[positions]))
+        return [Hit(self.ids[p], None) for p in positions[order]]  # type: ignore[misc]
+
+
+class IndexRegistry:
+    """LRU of loaded user indexes, bounded by the total number of vectors held.
+
+    Searches share the read lock; loads and every mutation take the write lock.
+    """
+
+    def __init__(self, max_blocks: int) -> None:
+        self.max_blocks = max_blocks
+        self.lock = RWLock()
+        self._users: OrderedDict[str, UserIndex] = OrderedDict()
+
+    @contextmanager
+    def reading(self, user_id: str, loader: Callable[[], UserIndex]) -> Iterator[UserIndex]:
+        """Yield the user's index under the read lock, loading it first when absent."""
+        while True:
+            with self.lock.read():
+                index = self._users.get(user_id)
+                if index is not None:
+                    yield index
+                    return
+            with self.lock.write():
+                if user_id not in self._users:
+                    self._users[user_id] = loader()
+                    self._evict(keep=user_id)
+
+    def loaded(self, user_id: str) -> UserIndex | None:
+        """The user's index if loaded; call under `lock.write()` to mutate it."""
+        index = self._users.get(user_id)
+        if index is not None:
+            self._users.move_to_end(user_id)
+        return index
+
+    def drop(self, user_id: str) -> None:
+        with self.lock.write():
+            self._users.pop(user_id, None)
+
+    def clear(self) -> None:
+        with self.lock.write():
+            self._users.clear()
+
+    def users(self) -> list[str]:
+        with self.lock.read():
+            return list(self._users)
+
+    def _evict(self, keep: str) -> None:
+        total = sum(len(i) for i in self._users.values())
+        for user_id in list(self._users):
+            if total <= self.max_blocks:
+                break
+            if user_id != keep:
+                total -= len(self._users.pop(user_id))

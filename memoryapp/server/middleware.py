@@ -1,0 +1,35 @@
+"""Bearer-token check for the embedded server (AGENT_MEMORY_SERVER_TOKEN)."""
+
+from __future__ import annotations
+
+import hmac
+from collections.abc import Awaitable, Callable
+
+from asgiref.sync import markcoroutinefunction
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse
+
+from memoryapp.server.errors import envelope
+
+# Public like on the real server: liveness probes and the SDK's read-timeout probe.
+PUBLIC_PATHS = frozenset({"/health", "/metrics"})
+
+
+class BearerTokenMiddleware:
+    async_capable = True
+    sync_capable = False
+
+    def __init__(self, get_response: Callable[[HttpRequest], Awaitable[HttpResponse]]) -> None:
+        self.get_response = get_response
+        markcoroutinefunction(self)
+
+    async def __call__(self, request: HttpRequest) -> HttpResponse:
+        token = settings.AGENT_MEMORY_SERVER_TOKEN
+        if token and request.path not in PUBLIC_PATHS:
+            header = request.headers.get("Authorization", "")
+            scheme, _, given = header.partition(" ")
+            if scheme.lower() != "bearer" or not given:
+                return envelope(401, "AUTHENTICATION_REQUIRED", "a bearer token is required")
+            if not hmac.compare_digest(given.strip().encode(), token.encode()):
+                return envelope(401, "INVALID_TOKEN", "the bearer token is not valid")
+        return await self.get_response(request)

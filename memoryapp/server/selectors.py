@@ -1,0 +1,199 @@
+"""Reads of the embedded Agent Memory server, including search over the in-memory index."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import numpy as np
+from django.conf import settings
+from django.db.models import F, Q, QuerySet
+
+from memoryapp.server.clock import clock
+from memoryapp.server.embedders import get_embedder
+from memoryapp.server.errors import NotFound
+from memoryapp.server.index import Hit, IndexRegistry, Query, UserIndex
+from memoryapp.server.models import MemoryBlock, MemorySession, MemoryUser, Prompt, PromptVersion
+
+DB = "agentmemory"
+_registry: IndexRegistry | None = None
+
+
+def registry() -> IndexRegistry:
+    global _registry
+    if _registry is None:
+        _registry = IndexRegistry(settings.AGENT_MEMORY_INDEX_MAX_BLOCKS)
+    return _registry
+
+
+def live_blocks(now: datetime) -> QuerySet[MemoryBlock]:
+    """Blocks not yet expired; expired rows may linger until the sweeper runs."""
+    return MemoryBlock.objects.using(DB).filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now))
+
+
+def user_get(*, user_id: str) -> MemoryUser:
+    user = MemoryUser.objects.using(DB).filter(user_id=user_id).first()
+    if user is None:
+        raise NotFound(
+            f"user {user_id!r} not found", code="USER_NOT_FOUND", details={"user_id": user_id}
+        )
+    return user
+
+
+def user_session_ids(user: MemoryUser) -> list[str]:
+    return list(user.sessions.using(DB).order_by("id").values_list("session_id", flat=True))
+
+
+def users_list(
+    *, name: str | None, metadata: dict[str, str], limit: int, offset: int
+) -> tuple[list[MemoryUser], int]:
+    users = MemoryUser.objects.using(DB).order_by("id")
+    if name is not None:
+        users = users.filter(name=name)
+    matched = [
+        u
+        for u in users
+        if all(
+            str((u.metadata or {}).get(k)) == v and k in (u.metadata or {})
+            for k, v in metadata.items()
+        )
+    ]
+    return matched[offset : offset + limit], len(matched)
+
+
+def session_get(*, user_id: str, session_id: str) -> MemorySession:
+    session = (
+        MemorySession.objects.using(DB)
+        .select_related("user")
+        .filter(user__user_id=user_id, session_id=session_id)
+        .first()
+    )
+    if session is None:
+        user_get(user_id=user_id)
+        raise NotFound(
+            f"session {session_id!r} not found for user {user_id!r}",
+            code="SESSION_NOT_FOUND",
+            details={"user_id": user_id, "session_id": session_id},
+        )
+    return session
+
+
+def sessions_list(*, user_id: str, limit: int, offset: int) -> tuple[list[MemorySession], int]:
+    user = user_get(user_id=user_id)
+    sessions = MemorySession.objects.using(DB).filter(user=user).order_by("start_time", "id")
+    return list(sessions[offset : offset + limit]), sessions.count()
+
+
+def block_get(*, user_id: str, session_id: str, block_id: str) -> MemoryBlock:
+    block = (
+        live_blocks(clock.now())
+        .filter(user_key=user_id, session_key=session_id, block_id=block_id)
+        .first()
+    )
+    if block is None:
+        raise NotFound(
+            f"memory block {block_id!r} not found in session {session_id!r}",
+            code="MEMORY_BLOCK_NOT_FOUND",
+            details={"block_id": block_id},
+        )
+    return block
+
+
+def _ordering(order_by: str) -> list:
+    if order_by == "created_at":
+        return [F("created_at").desc(nulls_last=True), "-id"]
+    return ["-ingested_at", "-id"]
+
+
+def blocks_list(
+    *, user_id: str, session_ids: list[str] | None, order_by: str, limit: int, offset: int
+) -> tuple[list[MemoryBlock], int]:
+    user_get(user_id=user_id)
+    blocks = live_blocks(clock.now()).filter(user_key=user_id)
+    if session_ids is not None:
+        blocks = blocks.filter(session_key__in=session_ids)
+    page = list(blocks.order_by(*_ordering(order_by)).defer("embedding")[offset : offset + limit])
+    return page, blocks.count()
+
+
+def load_user_index(user_id: str) -> UserIndex:
+    """Read a user's live vectors and filter columns from SQLite (once, on first search)."""
+    from memoryapp.server.services import index_row
+
+    index = UserIndex(dimensions=get_embedder().dimensions or 1)
+    rows = live_blocks(clock.now()).filter(user_key=user_id).order_by("id")
+    for block in rows.iterator(chunk_size=2000):
+        vector = np.frombuffer(bytes(block.embedding), dtype=np.float32)
+        if index.dimensions != vector.shape[0]:
+            if len(index):
+                continue  # written by another embedder; unusable for this one
+            index = UserIndex(dimensions=vector.shape[0])
+        index.upsert(index_row(block, vector))
+    return index
+
+
+def blocks_search(
+    *, user_id: str, session_id: str, query: str | None, criteria: Query
+) -> list[tuple[MemoryBlock, float | None]]:
+    session_get(user_id=user_id, session_id=session_id)
+    if query is not None:
+        criteria.vector = get_embedder().embed_query(query)
+    criteria.now = clock.now().timestamp()
+    with registry().reading(user_id, lambda: load_user_index(user_id)) as index:
+        if criteria.vector is not None and criteria.vector.shape[0] != index.dimensions:
+            hits: list[Hit] = []
+        else:
+            hits = index.search(criteria)
+    return _rows_for(hits)
+
+
+def _rows_for(hits: list[Hit]) -> list[tuple[MemoryBlock, float | None]]:
+    if not hits:
+        return []
+    found: dict[str, MemoryBlock] = {}
+    ids = [h.block_id for h in hits]
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        for block in MemoryBlock.objects.using(DB).filter(block_id__in=chunk).defer("embedding"):
+            found[block.block_id] = block
+    # A block deleted between the index read and this fetch is simply left out.
+    return [(found[h.block_id], h.score) for h in hits if h.block_id in found]
+
+
+def prompt_get(*, prompt_id: str) -> Prompt:
+    prompt = Prompt.objects.using(DB).filter(prompt_id=prompt_id).first()
+    if prompt is None:
+        raise NotFound(f"prompt {prompt_id!r} not found", code="PROMPT_NOT_FOUND")
+    return prompt
+
+
+def prompt_version_get(*, prompt: Prompt, vid: int) -> PromptVersion:
+    version = prompt.versions.using(DB).filter(vid=vid).first()
+    if version is None:
+        raise NotFound(
+            f"prompt {prompt.prompt_id!r} has no version {vid}", code="PROMPT_VERSION_NOT_FOUND"
+        )
+    return version
+
+
+def prompt_text(prompt_id: str | None, prompt_vid: int | None) -> str | None:
+    """The custom prompt a block asks for; a purged prompt falls back to the default (None)."""
+    if not prompt_id:
+        return None
+    versions = PromptVersion.objects.using(DB).filter(prompt__prompt_id=prompt_id)
+    version = versions.filter(vid=prompt_vid).first() if prompt_vid is not None else None
+    if version is None:
+        version = versions.filter(vid=F("prompt__current_vid")).first()
+    return version.text if version else None
+
+
+def prompts_list(*, limit: int, offset: int) -> tuple[list[Prompt], int]:
+    prompts = Prompt.objects.using(DB).order_by("id")
+    return list(prompts[offset : offset + limit]), prompts.count()
+
+
+def prompt_versions_list(
+    *, prompt_id: str, limit: int, offset: int
+) -> tuple[Prompt, list[PromptVersion], int]:
+    prompt = prompt_get(prompt_id=prompt_id)
+    versions = prompt.versions.using(DB).order_by("vid")
+    return prompt, list(versions[offset : offset + limit]), versions.count()

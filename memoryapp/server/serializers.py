@@ -1,0 +1,400 @@
+"""Request validation (DRF serializers) and the response shapes the SDK parses."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from typing import Any
+
+from rest_framework import serializers
+
+from memoryapp.server.models import MemoryBlock, MemorySession, MemoryUser, Prompt, PromptVersion
+
+ANNOTATION_KEY = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_]*$")
+
+
+def check_id(value: str, field: str = "id") -> str:
+    """Ids are any non-blank string without '/' (spec section 1)."""
+    if not isinstance(value, str) or not value.strip():
+        raise serializers.ValidationError(f"{field} must not be blank")
+    if "/" in value:
+        raise serializers.ValidationError(f"{field} must not contain '/'")
+    return value
+
+
+def parse_time(value: Any, field: str) -> datetime:
+    """ISO 8601; a naive time is taken as UTC (Hermes sends naive times)."""
+    if not isinstance(value, str):
+        raise serializers.ValidationError({field: "must be an ISO 8601 string"})
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError as exc:
+        raise serializers.ValidationError({field: "must be a valid ISO 8601 datetime"}) from exc
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def iso(value: datetime | None) -> str | None:
+    return value.astimezone(UTC).isoformat() if value is not None else None
+
+
+class IdField(serializers.CharField):
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(trim_whitespace=False, **kwargs)
+
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str):
+            raise serializers.ValidationError("must be a string")
+        return check_id(data, self.field_name or "id")
+
+
+class StrictStringField(serializers.CharField):
+    """A string that is never coerced from numbers or booleans."""
+
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str):
+            raise serializers.ValidationError("must be a string")
+        return super().to_internal_value(data)
+
+
+class AnnotationsField(serializers.DictField):
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(child=StrictStringField(allow_blank=True, trim_whitespace=False), **kwargs)
+
+    def to_internal_value(self, data: Any) -> dict[str, str]:
+        value = super().to_internal_value(data)
+        bad = [k for k in value if not ANNOTATION_KEY.match(k)]
+        if bad:
+            raise serializers.ValidationError(
+                f"annotation keys must match {ANNOTATION_KEY.pattern}: {', '.join(map(repr, bad))}"
+            )
+        return value
+
+
+class MetadataField(serializers.JSONField):
+    def to_internal_value(self, data: Any) -> Any:
+        if data is not None and not isinstance(data, dict):
+            raise serializers.ValidationError("must be an object")
+        return data
+
+
+class NonNegativeInt(serializers.IntegerField):
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(min_value=0, **kwargs)
+
+    def to_internal_value(self, data: Any) -> int:
+        if isinstance(data, bool) or not isinstance(data, int):
+            raise serializers.ValidationError("must be an integer")
+        return super().to_internal_value(data)
+
+
+# --- users and sessions ----------------------------------------------------------------
+
+
+class UserCreate(serializers.Serializer):
+    user_id = IdField()
+    name = StrictStringField()
+    metadata = MetadataField(required=False, allow_null=True)
+
+
+class UserUpdate(serializers.Serializer):
+    name = StrictStringField(required=False)
+    metadata = MetadataField(required=False, allow_null=True)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if not attrs:
+            raise serializers.ValidationError("give at least one of name or metadata")
+        return attrs
+
+
+class TTLUpdate(serializers.Serializer):
+    new_ttl = NonNegativeInt()
+    session_id = IdField(required=False, allow_null=True)
+    block_ids = serializers.ListField(
+        child=IdField(), required=False, allow_empty=False, allow_null=True
+    )
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if attrs.get("block_ids") and not attrs.get("session_id"):
+            raise serializers.ValidationError("block_ids needs session_id")
+        return attrs
+
+
+class SessionCreate(serializers.Serializer):
+    session_id = IdField()
+    annotations = AnnotationsField(required=False, allow_null=True)
+    metadata = MetadataField(required=False, allow_null=True)
+    memory_blocks_ttl = NonNegativeInt(required=False, allow_null=True)
+
+
+class SessionUpdate(serializers.Serializer):
+    annotations = AnnotationsField(required=False, allow_null=True)
+    metadata = MetadataField(required=False, allow_null=True)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if attrs.get("annotations") is None and attrs.get("metadata") is None:
+            raise serializers.ValidationError("give at least one of annotations or metadata")
+        return attrs
+
+
+# --- memory ----------------------------------------------------------------------------
+
+
+class ChatMessageIn(serializers.Serializer):
+    user_content = StrictStringField(required=False, allow_blank=True, default="")
+    assistant_content = StrictStringField(required=False, allow_blank=True, default="")
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        # Same rule as the SDK: one side may be empty, not both (spec C11).
+        if not attrs.get("user_content") and not attrs.get("assistant_content"):
+            raise serializers.ValidationError(
+                "at least one of user_content or assistant_content must be non-empty"
+            )
+        return attrs
+
+
+class PromptRefMixin(serializers.Serializer):
+    prompt_id = StrictStringField(required=False, allow_null=True)
+    prompt_vid = NonNegativeInt(required=False, allow_null=True)
+    context_required = serializers.BooleanField(required=False, allow_null=True, default=None)
+    async_processing = serializers.BooleanField(required=False, default=True)
+    annotations = AnnotationsField(required=False, allow_null=True)
+    memory_block_ttl = NonNegativeInt(required=False, allow_null=True)
+
+    def _check_prompt(self, attrs: dict[str, Any]) -> None:
+        if attrs.get("prompt_vid") is not None and attrs.get("prompt_id") in (None, "default"):
+            raise serializers.ValidationError({"prompt_vid": "needs a prompt_id"})
+        if attrs.get("context_required") is False and attrs.get("prompt_id") not in (
+            None,
+            "default",
+        ):
+            raise serializers.ValidationError(
+                {"context_required": "cannot be false together with prompt_id"}
+            )
+
+
+class MemoryAdd(PromptRefMixin):
+    messages = ChatMessageIn(many=True, required=False, allow_null=True)
+    facts = serializers.ListField(
+        child=StrictStringField(trim_whitespace=False), required=False, allow_null=True
+    )
+    created_at = serializers.CharField(required=False, allow_null=True)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        messages, facts = attrs.get("messages"), attrs.get("facts")
+        if messages and facts:
+            raise serializers.ValidationError(
+                "messages and facts cannot be sent together; send two requests"
+            )
+        if not messages and not facts:
+            raise serializers.ValidationError("give a non-empty list of messages or facts")
+        if facts and any(not f.strip() for f in facts):
+            raise serializers.ValidationError({"facts": "facts must not be blank"})
+        if attrs.get("created_at") is not None:
+            attrs["created_at"] = parse_time(attrs["created_at"], "created_at")
+        self._check_prompt(attrs)
+        return attrs
+
+
+class MemoryUpdate(PromptRefMixin):
+    message = ChatMessageIn(required=False, allow_null=True)
+    fact = StrictStringField(required=False, allow_null=True, trim_whitespace=False)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if attrs.get("message") is not None and attrs.get("fact") is not None:
+            raise serializers.ValidationError("give message or fact, not both")
+        if attrs.get("fact") is not None and not attrs["fact"].strip():
+            raise serializers.ValidationError({"fact": "must not be blank"})
+        fields = ("message", "fact", "annotations", "memory_block_ttl", "prompt_id", "prompt_vid")
+        if all(attrs.get(f) is None for f in fields):
+            raise serializers.ValidationError(f"give at least one of {', '.join(fields)}")
+        self._check_prompt(attrs)
+        return attrs
+
+
+class MemoryDelete(serializers.Serializer):
+    block_ids = serializers.JSONField()
+
+    def validate_block_ids(self, value: Any) -> list[str] | None:
+        if value == "all":
+            return None
+        if not isinstance(value, list) or not value:
+            raise serializers.ValidationError('must be "all" or a non-empty list of block ids')
+        return [check_id(v, "block_ids") for v in value]
+
+
+class SearchFilters(serializers.Serializer):
+    session_ids = serializers.JSONField(required=False, allow_null=True)
+    block_ids = serializers.ListField(
+        child=IdField(), required=False, allow_null=True, allow_empty=False
+    )
+    start_time = serializers.CharField(required=False, allow_null=True)
+    end_time = serializers.CharField(required=False, allow_null=True)
+    created_start_time = serializers.CharField(required=False, allow_null=True)
+    created_end_time = serializers.CharField(required=False, allow_null=True)
+    relevant_k = serializers.IntegerField(
+        required=False, allow_null=True, min_value=1, max_value=1000
+    )
+    annotations = AnnotationsField(required=False, allow_null=True)
+    annotation_filter_mode = serializers.ChoiceField(["pre", "post"], required=False, default="pre")
+    order_by = serializers.ChoiceField(
+        ["ingested_at", "created_at"], required=False, allow_null=True, default="ingested_at"
+    )
+    prompt_id = StrictStringField(required=False, allow_null=True)
+    prompt_vid = NonNegativeInt(required=False, allow_null=True)
+
+    def validate_session_ids(self, value: Any) -> list[str] | str | None:
+        if value is None:
+            return None
+        if isinstance(value, str) and value.lower() == "all":
+            return "all"
+        if not isinstance(value, list) or not value:
+            raise serializers.ValidationError('must be "all" or a non-empty list of session ids')
+        ids = [check_id(v, "session_ids") for v in value]
+        return "all" if len(ids) == 1 and ids[0].lower() == "all" else ids
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        for name in ("start_time", "end_time", "created_start_time", "created_end_time"):
+            if attrs.get(name) is not None:
+                attrs[name] = parse_time(attrs[name], name)
+        if attrs.get("prompt_vid") is not None and attrs.get("prompt_id") is None:
+            raise serializers.ValidationError({"prompt_vid": "needs prompt_id"})
+        return attrs
+
+
+class MemorySearch(serializers.Serializer):
+    query = StrictStringField(required=False, allow_null=True, trim_whitespace=False)
+    filters = SearchFilters(required=False, allow_null=True)
+
+    def validate_query(self, value: str | None) -> str | None:
+        if value is not None and not value.strip():
+            raise serializers.ValidationError("must not be blank")
+        return value
+
+
+class Paging(serializers.Serializer):
+    limit = serializers.IntegerField(min_value=1)
+    offset = serializers.IntegerField(min_value=0, default=0)
+
+    def __init__(self, *args: Any, default_limit: int, max_limit: int, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["limit"] = serializers.IntegerField(
+            min_value=1, max_value=max_limit, default=default_limit
+        )
+
+
+class MemoryListQuery(serializers.Serializer):
+    limit = serializers.IntegerField(min_value=1, max_value=200, default=20)
+    offset = serializers.IntegerField(min_value=0, default=0)
+    order_by = serializers.ChoiceField(["ingested_at", "created_at"], default="ingested_at")
+    session_ids = serializers.CharField(required=False, allow_blank=True)
+
+    def validate_session_ids(self, value: str) -> list[str] | None:
+        if value.strip().lower() in ("", "all"):
+            return None
+        return [check_id(v.strip(), "session_ids") for v in value.split(",") if v.strip()]
+
+
+# --- prompts ---------------------------------------------------------------------------
+
+
+class PromptCreate(serializers.Serializer):
+    prompt_id = IdField()
+    prompt = StrictStringField()
+    description = StrictStringField(max_length=200, allow_blank=True)
+    annotations = AnnotationsField(required=False, allow_null=True)
+
+
+class PromptUpdate(serializers.Serializer):
+    prompt = StrictStringField(required=False)
+    description = StrictStringField(required=False, max_length=200, allow_blank=True)
+    annotations = AnnotationsField(required=False, allow_null=True)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if all(attrs.get(f) is None for f in ("prompt", "description", "annotations")):
+            raise serializers.ValidationError(
+                "give at least one of prompt, description, annotations"
+            )
+        return attrs
+
+
+def parse_vid(raw: str | None, *, allow_all: bool) -> int | None:
+    """`all` → None; otherwise a non-negative integer version id."""
+    if raw is None:
+        raise serializers.ValidationError({"vid": "is required"})
+    if allow_all and raw == "all":
+        return None
+    if not raw.isdigit():
+        raise serializers.ValidationError({"vid": 'must be "all" or a non-negative integer'})
+    return int(raw)
+
+
+# --- response shapes -------------------------------------------------------------------
+
+
+def user_out(user: MemoryUser, sessions: list[str] | None) -> dict[str, Any]:
+    return {"id": user.user_id, "name": user.name, "sessions": sessions, "metadata": user.metadata}
+
+
+def session_out(session: MemorySession, user_id: str) -> dict[str, Any]:
+    return {
+        "user_id": user_id,
+        "session_id": session.session_id,
+        "start_time": iso(session.start_time),
+        "end_time": iso(session.end_time),
+        "annotations": session.annotations,
+        "metadata": session.metadata,
+        "blocks_ttl": session.blocks_ttl,
+    }
+
+
+def block_out(block: MemoryBlock, rel_score: float | None = None) -> dict[str, Any]:
+    is_fact = block.fact is not None
+    return {
+        "block_id": block.block_id,
+        "user_id": block.user_key,
+        "session_id": block.session_key,
+        "message": None
+        if is_fact
+        else {
+            "user_content": block.user_content or "",
+            "assistant_content": block.assistant_content or "",
+        },
+        "fact": block.fact,
+        "ingested_at": iso(block.ingested_at),
+        "created_at": iso(block.created_at),
+        "last_queued_at": iso(block.last_queued_at),
+        "fail_count": block.fail_count,
+        "annotations": block.annotations,
+        "summary": block.summary,
+        "contexts": block.contexts,
+        "status": block.status,
+        "rel_score": rel_score,
+        "prompt_id": block.prompt_id,
+        "prompt_vid": block.prompt_vid,
+        # Not in the SDK model (ignored there); lets a caller see when a block will go.
+        "expires_at": iso(block.expires_at),
+    }
+
+
+def prompt_out(prompt: Prompt, version_count: int, text: str) -> dict[str, Any]:
+    return {
+        "prompt_id": prompt.prompt_id,
+        "prompt": text,
+        "description": prompt.description,
+        "annotations": prompt.annotations,
+        "current_vid": prompt.current_vid,
+        "version_count": version_count,
+        "last_updated_at": iso(prompt.last_updated_at),
+        "archived": prompt.archived,
+    }
+
+
+def version_out(prompt: Prompt, version: PromptVersion) -> dict[str, Any]:
+    return {
+        "prompt_id": prompt.prompt_id,
+        "vid": version.vid,
+        "prompt": version.text,
+        "updated_at": iso(version.updated_at),
+        "archived": version.archived,
+        "is_current": version.vid == prompt.current_vid,
+    }
