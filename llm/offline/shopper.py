@@ -1,0 +1,271 @@
+"""Read a shopper's words: what they ask for, what they rule out, size, budget, occasion."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from llm.offline.vocabulary import Vocabulary
+
+OCCASION_WORDS: dict[str, str] = {
+    "wedding": "wedding", "weddings": "wedding", "office": "office", "for work": "work",
+    "hiking": "hiking", "hike": "hiking", "hikes": "hiking", "trekking": "hiking",
+    "running": "running", "jogging": "running", "beach": "beach", "party": "party",
+    "parties": "party", "travel": "travel", "travelling": "travel", "traveling": "travel",
+    "trip": "travel", "winter": "winter", "summer": "summer", "spring": "spring",
+    "autumn": "autumn", "holiday": "holiday", "holidays": "holiday", "vacation": "holiday",
+    "interview": "interview", "date night": "date", "gym": "gym", "festival": "festival",
+    "funeral": "funeral", "formal": "formal", "casual": "casual", "business": "business",
+    "rain": "rain", "rainy": "rain", "camping": "camping", "christmas": "christmas",
+    "dinner": "dinner", "ski": "ski", "skiing": "ski", "cycling": "cycling", "yoga": "yoga",
+}  # fmt: skip
+# Phrases after which the colours and categories that follow are ruled out.
+NEGATION_CUES = (
+    "not", "no", "hate", "hates", "dislike", "dislikes", "avoid", "without", "except",
+    "excluding", "never", "anything but", "everything but", "anything except",
+    "other than", "don't like", "dont like", "don't want", "dont want", "do not like",
+    "do not want", "can't stand", "cannot stand", "not a fan of", "nothing in", "none in",
+    "apart from", "skip", "no more", "sick of", "tired of",
+)  # fmt: skip
+# Words that keep a negation running over a list: "no yellow or pink", "not in red".
+NEGATION_FILLERS = frozenset(
+    "or and nor in any the a an colour colours color colors shade shades please really "
+    "at all , too either more like want wear".split()
+)
+LETTER_SIZE_WORDS = {
+    "extra small": "XS", "x-small": "XS", "small": "S", "medium": "M", "large": "L",
+    "extra large": "XL", "x-large": "XL", "xx-large": "XXL", "2xl": "XXL",
+}  # fmt: skip
+_TOKEN = re.compile(r"[a-z0-9]+(?:['\u2019\-][a-z0-9]+)*|&|[?,.;!—:]")
+_MAX_PHRASE = 4
+_PRICE_CUE = (
+    r"(?:under|below|beneath|less\s+than|cheaper\s+than|lower\s+than|max(?:imum)?|at\s+most|"
+    r"up\s+to|no\s+more\s+than|not\s+more\s+than|within|budget(?:\s+is|\s+of)?(?:\s+around)?|"
+    r"spend(?:ing)?(?:\s+up\s+to)?|<|≤|top\s+price(?:\s+of)?|tops)"
+)
+_MONEY = r"(?:€|eur\b|euros?\b|\$|£)?\s*(\d{1,5}(?:[.,]\d{1,2})?)\s*(?:€|eur\b|euros?\b|bucks\b)?"
+_PRICE_PATTERNS = (
+    re.compile(_PRICE_CUE + r"\s*" + _MONEY),
+    re.compile(r"between\s+" + _MONEY + r"\s+and\s+" + _MONEY),
+    re.compile(
+        r"(?:€\s*(\d{1,5}(?:[.,]\d{1,2})?)|(\d{1,5}(?:[.,]\d{1,2})?)\s*(?:€|eur\b|euros?\b))"
+        r"\s*(?:max\b|maximum\b|or\s+less\b|or\s+under\b|tops\b|at\s+most\b|or\s+cheaper\b)"
+    ),
+)
+_LIMIT_PATTERNS = (
+    re.compile(
+        r"\b(?:show\s+me|give\s+me|list|top|find\s+me|suggest)\s+(\d{1,2})\b(?!\s*(?:€|eur|euro))"
+    ),
+    re.compile(r"\b(\d{1,2})\s+(?:options|items|products|suggestions|ideas|picks|results)\b"),
+)
+
+
+@dataclass
+class ShopperRequest:
+    """What one message asks for; every field is None/empty unless the shopper said it."""
+
+    categories: list[str] = field(default_factory=list)
+    excluded_categories: list[str] = field(default_factory=list)
+    colours: list[str] = field(default_factory=list)
+    excluded_colours: list[str] = field(default_factory=list)
+    size: str | None = None
+    max_price: float | None = None
+    brand: str | None = None
+    occasions: list[str] = field(default_factory=list)
+    limit: int | None = None
+
+    @property
+    def category(self) -> str | None:
+        return self.categories[0] if self.categories else None
+
+    @property
+    def colour(self) -> str | None:
+        return self.colours[0] if self.colours else None
+
+    def has_criteria(self) -> bool:
+        return bool(
+            self.categories
+            or self.excluded_categories
+            or self.colours
+            or self.excluded_colours
+            or self.size
+            or self.max_price is not None
+            or self.brand
+            or self.occasions
+        )
+
+
+def request_parse(text: str, vocabulary: Vocabulary) -> ShopperRequest:
+    """Parse one shopper message against the catalog vocabulary."""
+    lowered = _normalise(text)
+    request = ShopperRequest()
+    price_spans = _price_read(lowered, request)
+    _terms_read(lowered, vocabulary, request)
+    request.size = size_read(text, vocabulary, category=request.category, skip=price_spans)
+    request.limit = _limit_read(lowered)
+    return request
+
+
+def size_read(
+    text: str,
+    vocabulary: Vocabulary,
+    *,
+    category: str | None = None,
+    skip: list[tuple[int, int]] | None = None,
+) -> str | None:
+    """Find the size a message names: "size M", "in XL", "medium", "size 42 shoes", "42s"."""
+    sizes = {size.upper(): size for size in vocabulary.sizes}
+    lowered = _normalise(text)
+    skip = skip or []
+    patterns = (
+        # Uppercase single letters only: "in M" is a size, "I'm" is not.
+        (re.compile(r"\bsize\s+(xxs|xxl|xs|xl|s|m|l|\d{2})\b", re.I), text),
+        (re.compile(r"\b(?:in|an?|eu|uk)\s+(XXL|XL|XS|S|M|L)\b"), text),
+        (re.compile(r"\b(XXL|XL|XS)\b", re.I), text),
+        (re.compile(r"(?:^|\s)(M|L|S)(?:\s*\?|\s*$|[,.]|\s+(?:please|in|and|or|size|fit))"), text),
+        (re.compile(r"\b(?:eu|in)\s+(\d{2})\b"), lowered),
+        (re.compile(r"\b(\d{2})s?\s+(?:shoes?|eu|feet)\b"), lowered),
+    )
+    for pattern, haystack in patterns:
+        for match in pattern.finditer(haystack):
+            if _inside(match.span(1), skip):
+                continue
+            value = sizes.get(match.group(1).upper())
+            if value:
+                return value
+    for phrase in sorted(LETTER_SIZE_WORDS, key=len, reverse=True):
+        if re.search(rf"\b{re.escape(phrase)}\b", lowered) and LETTER_SIZE_WORDS[phrase] in sizes:
+            return sizes[LETTER_SIZE_WORDS[phrase]]
+    # A bare 36..46 next to footwear is a shoe size ("sneakers in 42" is caught above).
+    if vocabulary.is_footwear(category):
+        for match in re.finditer(r"\b(\d{2})\b", lowered):
+            if not _inside(match.span(1), skip) and match.group(1) in sizes:
+                return sizes[match.group(1)]
+    return None
+
+
+def price_read(text: str) -> float | None:
+    request = ShopperRequest()
+    _price_read(_normalise(text), request)
+    return request.max_price
+
+
+def brand_find(text: str, brands: list[str]) -> str | None:
+    lowered = _normalise(text)
+    for brand in sorted(brands, key=len, reverse=True):
+        for variant in _brand_variants(brand):
+            if re.search(rf"(?<![a-z0-9]){re.escape(variant)}(?![a-z0-9])", lowered):
+                return brand
+    return None
+
+
+def occasions_find(text: str) -> list[str]:
+    lowered = _normalise(text)
+    found: list[tuple[int, str]] = []
+    for phrase, occasion in OCCASION_WORDS.items():
+        match = re.search(rf"\b{re.escape(phrase)}\b", lowered)
+        if match and occasion not in (name for _, name in found):
+            found.append((match.start(), occasion))
+    return [occasion for _, occasion in sorted(found)]
+
+
+def _terms_read(lowered: str, vocabulary: Vocabulary, request: ShopperRequest) -> None:
+    """Scan tokens once, so a negation cue can rule out the list of words after it."""
+    tokens = _TOKEN.findall(lowered)
+    phrases = _phrase_table(vocabulary)
+    negating = False
+    index = 0
+    while index < len(tokens):
+        kind, value, width = _phrase_at(tokens, index, phrases)
+        if kind == "cue":
+            negating = True
+        elif kind in ("category", "colour"):
+            _term_add(request, kind, value, negated=negating)
+        elif kind == "brand":
+            if not negating and request.brand is None:
+                request.brand = value
+            negating = False
+        elif kind == "occasion":
+            if value not in request.occasions:
+                request.occasions.append(value)
+        elif tokens[index] not in NEGATION_FILLERS:
+            negating = False
+        index += width
+
+
+def _term_add(request: ShopperRequest, kind: str, value: str, *, negated: bool) -> None:
+    wanted, excluded = (
+        (request.categories, request.excluded_categories)
+        if kind == "category"
+        else (request.colours, request.excluded_colours)
+    )
+    target = excluded if negated else wanted
+    if value not in target:
+        target.append(value)
+    # Saying both ("black, not black") keeps the exclusion, the safer reading.
+    if negated and value in wanted:
+        wanted.remove(value)
+
+
+def _phrase_table(vocabulary: Vocabulary) -> dict[tuple[str, ...], tuple[str, str]]:
+    table: dict[tuple[str, ...], tuple[str, str]] = {}
+    for phrase, occasion in OCCASION_WORDS.items():
+        table[tuple(_TOKEN.findall(phrase))] = ("occasion", occasion)
+    for phrase, category in vocabulary.category_phrases.items():
+        table[tuple(_TOKEN.findall(phrase))] = ("category", category)
+    for phrase, colour in vocabulary.colour_phrases.items():
+        table[tuple(_TOKEN.findall(phrase))] = ("colour", colour)
+    for brand in vocabulary.brands:
+        for variant in _brand_variants(brand):
+            table[tuple(_TOKEN.findall(variant))] = ("brand", brand)
+    for cue in NEGATION_CUES:
+        table[tuple(_TOKEN.findall(cue))] = ("cue", cue)
+    return table
+
+
+def _phrase_at(
+    tokens: list[str], index: int, table: dict[tuple[str, ...], tuple[str, str]]
+) -> tuple[str, str, int]:
+    for width in range(min(_MAX_PHRASE, len(tokens) - index), 0, -1):
+        hit = table.get(tuple(tokens[index : index + width]))
+        if hit:
+            # "no more than 50" is a budget, not a negation of what follows.
+            if hit[0] == "cue" and tokens[index + width : index + width + 1] == ["than"]:
+                continue
+            return hit[0], hit[1], width
+    return "word", tokens[index], 1
+
+
+def _price_read(lowered: str, request: ShopperRequest) -> list[tuple[int, int]]:
+    spans = []
+    for pattern in _PRICE_PATTERNS:
+        for match in pattern.finditer(lowered):
+            numbers = [group for group in match.groups() if group]
+            if not numbers:
+                continue
+            value = float(numbers[-1].replace(",", "."))
+            spans.extend(match.span(i) for i in range(1, len(match.groups()) + 1))
+            if request.max_price is None and value > 0:
+                request.max_price = value
+    return spans
+
+
+def _limit_read(lowered: str) -> int | None:
+    for pattern in _LIMIT_PATTERNS:
+        match = pattern.search(lowered)
+        if match and 0 < int(match.group(1)) <= 20:
+            return int(match.group(1))
+    return None
+
+
+def _brand_variants(brand: str) -> set[str]:
+    lowered = brand.lower()
+    return {lowered, lowered.replace("&", "and"), lowered.replace(" & ", "&")}
+
+
+def _inside(span: tuple[int, int], spans: list[tuple[int, int]]) -> bool:
+    return any(start <= span[0] < end for start, end in spans if start >= 0)
+
+
+def _normalise(text: str) -> str:
+    return text.lower().replace("\u2019", "'").replace("\u2018", "'")
