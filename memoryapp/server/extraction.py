@@ -165,6 +165,11 @@ _extractor_lock = threading.Lock()
 
 
 def build_extractor(name: str) -> Extractor:
+    """`model`, `extractive`, or the dotted path of an Extractor class (a plug-in or test fake)."""
+    if "." in name:
+        from django.utils.module_loading import import_string
+
+        return import_string(name)()
     if name == "extractive":
         return ExtractiveExtractor()
     if name == "model":

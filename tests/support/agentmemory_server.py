@@ -1,0 +1,109 @@
+"""Start the embedded Agent Memory server in its own process, for tests that need it live.
+
+    base_url, stop = start_agentmemory_server(tmp_path)   # hashing embedder, extractive
+    ...
+    stop()
+
+Each call gets a free loopback port; the database is `<tmp_dir>/agentmemory.sqlite3`, so a
+second call with the same directory restarts on the same data. Extra keyword arguments are
+environment variables for the server process (AGENT_MEMORY_EMBEDDER="minilm", ...).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_ENV = {
+    "DJANGO_SETTINGS_MODULE": "config.settings.test",
+    "AGENT_MEMORY_EMBEDDER": "hashing",
+    "AGENT_MEMORY_EXTRACTOR": "extractive",
+    "AGENT_MEMORY_EXTRACTION_RETRY_SECONDS": "0.05",
+    "AGENT_MEMORY_SWEEP_INTERVAL_SECONDS": "0.5",
+    "AGENT_MEMORY_SERVER_TOKEN": "",
+}
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def start_agentmemory_server(
+    tmp_dir: str | os.PathLike[str], **env: str
+) -> tuple[str, Callable[[], None]]:
+    """Start `manage.py agentmemory`, wait for /health, return (base_url, stop)."""
+    tmp = Path(tmp_dir)
+    tmp.mkdir(parents=True, exist_ok=True)
+    port = free_port()
+    proc_env = {
+        **os.environ,
+        **DEFAULT_ENV,
+        "AGENT_MEMORY_SERVER_DB": str(tmp / "agentmemory.sqlite3"),
+        "PYTHONPATH": str(ROOT),
+    }
+    proc_env.update({k: str(v) for k, v in env.items()})
+    log_path = tmp / f"agentmemory-{port}.log"
+    log = log_path.open("wb")
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            str(ROOT / "manage.py"),
+            "agentmemory",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+        ],
+        cwd=ROOT,
+        env=proc_env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    base_url = f"http://127.0.0.1:{port}"
+
+    def stop() -> None:
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(timeout=5)
+        log.close()
+
+    try:
+        _wait_healthy(base_url, process, log_path)
+    except BaseException:
+        stop()
+        raise
+    return base_url, stop
+
+
+def _wait_healthy(
+    base_url: str, process: subprocess.Popen, log_path: Path, timeout: float = 30.0
+) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(
+                f"agentmemory server exited with {process.returncode}:\n{log_path.read_text()[-3000:]}"
+            )
+        try:
+            if httpx.get(f"{base_url}/health", timeout=1.0).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.1)
+    raise RuntimeError(
+        f"agentmemory server not healthy after {timeout}s:\n{log_path.read_text()[-3000:]}"
+    )
