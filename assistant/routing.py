@@ -1,3 +1,9 @@
 from __future__ import annotations
 
-websocket_urlpatterns: list = []
+from django.urls import path
+
+from assistant.consumers import AssistantConsumer
+
+websocket_urlpatterns = [
+    path("ws/assistant/", AssistantConsumer.as_asgi()),
+]

@@ -301,13 +301,16 @@ async def facts_record(*, memory: MemorySession, facts: list[str]) -> list[str]:
 async def exchange_remember(
     *, memory: MemorySession, query: str, answer: str
 ) -> dict[str, list[str]]:
-    """After the answer is sent: record the turn, judge it for facts, record those."""
+    """After the answer is sent: record the turn, judge it for facts, record those.
+
+    Returns the saved block ids ("turn", "fact") and the fact sentences kept ("facts").
+    """
     turn_ids, facts = await asyncio.gather(
         turn_record(memory=memory, query=query, answer=answer),
         facts_judge(query=query, answer=answer),
     )
     fact_ids = await facts_record(memory=memory, facts=facts)
-    return {"turn": turn_ids, "fact": fact_ids}
+    return {"turn": turn_ids, "fact": fact_ids, "facts": facts if fact_ids else []}
 
 
 async def memory_tool_recall(*, memory: MemorySession, query: str) -> list[Any]:

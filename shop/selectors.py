@@ -14,7 +14,42 @@ from shop.models import ALL_SIZES, Category, Colour, Product, Variant
 _WORD = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 # Words that say nothing about which product is meant.
 _STOP_WORDS = frozenset(
-    ["a", "an", "and", "any", "are", "can", "for", "from", "have", "i", "im", "in", "is", "it", "me", "my", "of", "on", "or", "please", "show", "some", "something", "that", "the", "them", "to", "want", "with", "you", "your", "looking", "need", "find"]
+    [
+        "a",
+        "an",
+        "and",
+        "any",
+        "are",
+        "can",
+        "for",
+        "from",
+        "have",
+        "i",
+        "im",
+        "in",
+        "is",
+        "it",
+        "me",
+        "my",
+        "of",
+        "on",
+        "or",
+        "please",
+        "show",
+        "some",
+        "something",
+        "that",
+        "the",
+        "them",
+        "to",
+        "want",
+        "with",
+        "you",
+        "your",
+        "looking",
+        "need",
+        "find",
+    ]
 )
 
 

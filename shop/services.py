@@ -38,35 +38,53 @@ class SeedResult:
 def catalog_seed(*, fixture: Path = CATALOG_FIXTURE) -> SeedResult:
     """Load the catalog fixture, creating or updating by SKU so a re-run changes nothing."""
     data = json.loads(fixture.read_text())
-    created = updated = 0
+    product_fields = (
+        "name",
+        "slug",
+        "category",
+        "brand",
+        "description",
+        "colour",
+        "price",
+        "active",
+    )
+    existing = {p.sku: p for p in Product.objects.all()}
+    to_create = [
+        Product(sku=item["sku"], **{k: item[k] for k in product_fields})
+        for item in data
+        if item["sku"] not in existing
+    ]
+    Product.objects.bulk_create(to_create)
+    to_update = []
     for item in data:
-        fields = {
-            k: item[k]
-            for k in (
-                "name",
-                "slug",
-                "category",
-                "brand",
-                "description",
-                "colour",
-                "price",
-                "active",
-            )
-        }
-        product, was_created = Product.objects.update_or_create(sku=item["sku"], defaults=fields)
-        created += was_created
-        updated += not was_created
-        for variant in item["variants"]:
-            Variant.objects.update_or_create(
-                sku=variant["sku"],
-                defaults={
-                    "product": product,
-                    "colour": variant["colour"],
-                    "size": variant["size"],
-                    "stock": variant["stock"],
-                },
-            )
-    return SeedResult(created=created, updated=updated)
+        product = existing.get(item["sku"])
+        if product is not None:
+            for key in product_fields:
+                setattr(product, key, item[key])
+            to_update.append(product)  # few rows: always rewritten, so edits are undone
+    Product.objects.bulk_update(to_update, product_fields)
+
+    product_ids = dict(Product.objects.values_list("sku", "id"))
+    variants = {v.sku: v for v in Variant.objects.all()}
+    new_variants, changed = [], []
+    for item in data:
+        for row in item["variants"]:
+            values = {
+                "product_id": product_ids[item["sku"]],
+                "colour": row["colour"],
+                "size": row["size"],
+                "stock": row["stock"],
+            }
+            variant = variants.get(row["sku"])
+            if variant is None:
+                new_variants.append(Variant(sku=row["sku"], **values))
+            elif any(getattr(variant, key) != value for key, value in values.items()):
+                for key, value in values.items():
+                    setattr(variant, key, value)
+                changed.append(variant)
+    Variant.objects.bulk_create(new_variants)
+    Variant.objects.bulk_update(changed, ["product_id", "colour", "size", "stock"])
+    return SeedResult(created=len(to_create), updated=len(to_update))
 
 
 def shopper_get_or_create(

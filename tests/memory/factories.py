@@ -9,7 +9,16 @@ from agentmemory import ChatMessage, MemoryBlock
 _ids = itertools.count(1)
 
 
-def turn(query: str, answer: str, *, at: str, session: str = "session1", summary=None, contexts=None, score=None) -> MemoryBlock:
+def turn(
+    query: str,
+    answer: str,
+    *,
+    at: str,
+    session: str = "session1",
+    summary=None,
+    contexts=None,
+    score=None,
+) -> MemoryBlock:
     return MemoryBlock(
         block_id=f"b{next(_ids)}",
         user_id="ann",
@@ -24,7 +33,9 @@ def turn(query: str, answer: str, *, at: str, session: str = "session1", summary
     )
 
 
-def fact(text: str, *, at: str, session: str = "session1", created: str | None = "same") -> MemoryBlock:
+def fact(
+    text: str, *, at: str, session: str = "session1", created: str | None = "same"
+) -> MemoryBlock:
     return MemoryBlock(
         block_id=f"b{next(_ids)}",
         user_id="ann",

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from memoryapp.render import NOTES_CLOSE, NOTES_OPEN, note_clean, notes_message, recall_items, session_items
+from memoryapp.render import (
+    NOTES_CLOSE,
+    NOTES_OPEN,
+    note_clean,
+    notes_message,
+    recall_items,
+    session_items,
+)
 from tests.memory.factories import episode, fact, turn
 
 
@@ -12,8 +19,13 @@ def _at(minute: int, day: str = "2026-05-01") -> str:
 
 def render(**kwargs):
     defaults = dict(
-        session_blocks=[], fact_blocks=[], turn_blocks=[], episode_blocks=[],
-        current_session_id="session1", window_turns=3, max_chars=500,
+        session_blocks=[],
+        fact_blocks=[],
+        turn_blocks=[],
+        episode_blocks=[],
+        current_session_id="session1",
+        window_turns=3,
+        max_chars=500,
     )
     defaults.update(kwargs)
     return recall_items(**defaults)
@@ -47,7 +59,12 @@ def test_compression_ladder_contexts_then_summary_then_raw_never_blank():
     with_summary = turn("q2", "a2", at=_at(2), summary="the summary", contexts=[])
     failed = turn("q3", "a3", at=_at(3), summary=None, contexts=None)
     window = [turn(f"w{i}", f"x{i}", at=_at(10 + i)) for i in range(3)]
-    lines = [i.line for i in session_items([with_contexts, with_summary, failed, *window], window_turns=3, max_chars=500)]
+    lines = [
+        i.line
+        for i in session_items(
+            [with_contexts, with_summary, failed, *window], window_turns=3, max_chars=500
+        )
+    ]
     assert lines[0] == "[this visit · earlier] ctx one; ctx two"
     assert lines[1] == "[this visit · earlier] the summary"
     assert lines[2] == "[this visit · earlier] Shopper: q3 ‖ Assistant: a3"
@@ -57,7 +74,12 @@ def test_compression_ladder_contexts_then_summary_then_raw_never_blank():
 def test_facts_render_whole_with_date_created_else_ingested_newest_last():
     old = fact("The shopper wears size S.", at="2026-01-10T09:00:00+00:00", session="session1")
     new = fact("The shopper wears size M.", at="2026-05-01T09:00:00+00:00", session="session2")
-    undated = fact("The shopper likes Kestrel.", at="2026-03-03T09:00:00+00:00", created=None, session="session2")
+    undated = fact(
+        "The shopper likes Kestrel.",
+        at="2026-03-03T09:00:00+00:00",
+        created=None,
+        session="session2",
+    )
     lines = [i.line for i in render(fact_blocks=[new, undated, old], current_session_id="session3")]
     assert lines == [
         "[fact · stated 2026-01-10] The shopper wears size S.",
@@ -67,9 +89,17 @@ def test_facts_render_whole_with_date_created_else_ingested_newest_last():
 
 
 def test_earlier_visits_first_and_compressed_this_session_last():
-    earlier = turn("jeans?", "Here are jeans", at="2026-04-01T10:00:00+00:00", session="session1", summary="Asked for jeans.")
+    earlier = turn(
+        "jeans?",
+        "Here are jeans",
+        at="2026-04-01T10:00:00+00:00",
+        session="session1",
+        summary="Asked for jeans.",
+    )
     current = turn("t-shirts?", "Here are tees", at=_at(1), session="session2")
-    items = render(session_blocks=[current], turn_blocks=[earlier, current], current_session_id="session2")
+    items = render(
+        session_blocks=[current], turn_blocks=[earlier, current], current_session_id="session2"
+    )
     assert [i.line for i in items] == [
         "[earlier visit · 2026-04-01] Asked for jeans.",
         "[this visit] Shopper: t-shirts? ‖ Assistant: Here are tees",
@@ -80,12 +110,16 @@ def test_earlier_visits_first_and_compressed_this_session_last():
 def test_deduplication_keeps_this_sessions_copy():
     current = turn("q", "a", at=_at(1), session="session2", score=None)
     same_from_search = current.model_copy(update={"rel_score": 0.9})
-    items = render(session_blocks=[current], turn_blocks=[same_from_search], current_session_id="session2")
+    items = render(
+        session_blocks=[current], turn_blocks=[same_from_search], current_session_id="session2"
+    )
     assert len(items) == 1 and items[0].scope == "session" and items[0].score is None
 
 
 def test_current_session_hits_from_the_all_sessions_search_stay_with_the_session():
-    older_here = turn("old q", "old a", at=_at(1), session="session2", summary="older exchange here")
+    older_here = turn(
+        "old q", "old a", at=_at(1), session="session2", summary="older exchange here"
+    )
     window = [turn(f"w{i}", f"x{i}", at=_at(10 + i), session="session2") for i in range(3)]
     items = render(session_blocks=window, turn_blocks=[older_here], current_session_id="session2")
     assert items[0].line == "[this visit · earlier] older exchange here"
@@ -93,9 +127,18 @@ def test_current_session_hits_from_the_all_sessions_search_stay_with_the_session
 
 
 def test_unresolved_episodes_come_first():
-    resolved = episode("Bought boots.", at="2026-04-20T10:00:00+00:00", session="session1", resolved=True)
-    unresolved = episode("Looked for a wedding dress, none fitted.", at="2026-04-01T10:00:00+00:00", session="session2", resolved=False)
-    lines = [i.line for i in render(episode_blocks=[resolved, unresolved], current_session_id="session3")]
+    resolved = episode(
+        "Bought boots.", at="2026-04-20T10:00:00+00:00", session="session1", resolved=True
+    )
+    unresolved = episode(
+        "Looked for a wedding dress, none fitted.",
+        at="2026-04-01T10:00:00+00:00",
+        session="session2",
+        resolved=False,
+    )
+    lines = [
+        i.line for i in render(episode_blocks=[resolved, unresolved], current_session_id="session3")
+    ]
     assert lines[0].startswith("[past visit summary · 2026-04-01 · unresolved]")
     assert lines[1].startswith("[past visit summary · 2026-04-20 · resolved]")
 

@@ -18,7 +18,9 @@ def test_catalog_lists_products_with_pagination(client):
 
 
 def test_catalog_filters(client):
-    response = client.get("/", {"category": "boots", "colour": "black", "size": "42", "max_price": "300"})
+    response = client.get(
+        "/", {"category": "boots", "colour": "black", "size": "42", "max_price": "300"}
+    )
     products = list(response.context["page"].object_list)
     assert products
     for product in products:
@@ -29,7 +31,9 @@ def test_catalog_filters(client):
 def test_catalog_text_search(client):
     response = client.get("/", {"q": "linen"})
     names = [p.name for p in response.context["page"].object_list]
-    assert names and all("linen" in (p.name + p.description).lower() for p in response.context["page"].object_list)
+    assert names and all(
+        "linen" in (p.name + p.description).lower() for p in response.context["page"].object_list
+    )
 
 
 def test_withdrawn_products_are_not_listed(client):
