@@ -1,0 +1,63 @@
+// The demo controls: a session date and a retention preset. Both describe the session,
+// not the turn, so they are editable only until the conversation starts; afterwards they
+// show what the session actually runs with, as the server read it back.
+
+export const RETENTION_LABELS = {
+  default: "Default (90 days)",
+  "1m": "1 minute",
+  "5m": "5 minutes",
+  "1h": "1 hour",
+  never: "Never expire",
+};
+const LOCKED_REASON = "Fixed when the session started; close the panel to start a new one.";
+const OPEN_NOTE = "Both apply to this conversation and lock once it starts.";
+
+export function createControls(root, store) {
+  const date = root.querySelector('[data-testid="control-date"]');
+  const retention = root.querySelector('[data-testid="control-retention"]');
+  const note = root.querySelector('[data-testid="controls-note"]');
+
+  function remember() {
+    store.controls = { session_date: date.value, retention: retention.value };
+  }
+  date.addEventListener("change", remember);
+  date.addEventListener("input", remember);
+  retention.addEventListener("change", remember);
+
+  function setDisabled(disabled, reason) {
+    for (const input of [date, retention]) {
+      input.disabled = disabled;
+      if (reason) input.title = reason;
+      else input.removeAttribute("title");
+    }
+  }
+
+  return {
+    /** The values to send with a message; the server ignores them once the session exists. */
+    values() {
+      // Read the input itself: a browser without a date picker (or a test) may hold any text,
+      // and the server, not the page, decides what a malformed date is.
+      return { session_date: date.value.trim() || null, retention: retention.value || null };
+    },
+    /** Show the session's own values (from a `session` event) and lock. */
+    lock(session) {
+      if (session && session.session_date !== undefined) date.value = session.session_date || "";
+      if (session && session.retention) retention.value = session.retention;
+      setDisabled(true, LOCKED_REASON);
+      note.textContent = LOCKED_REASON;
+    },
+    unlock() {
+      const saved = store.controls;
+      date.value = saved.session_date || "";
+      retention.value = saved.retention in RETENTION_LABELS ? saved.retention : "default";
+      setDisabled(false, null);
+      note.textContent = OPEN_NOTE;
+    },
+    reset() {
+      date.value = "";
+      retention.value = "default";
+      remember();
+      this.unlock();
+    },
+  };
+}

@@ -1,0 +1,77 @@
+// What the chat panel keeps across page navigation. sessionStorage, not localStorage:
+// a conversation belongs to this tab, and a new tab is a new visit.
+
+const PREFIX = "aisle.chat.";
+const KEYS = {
+  owner: "owner",
+  open: "open",
+  sessionId: "session_id",
+  turnCount: "turn_count",
+  conversation: "conversation",
+  controls: "controls",
+  session: "session",
+  turns: "turns",
+  mode: "mode",
+};
+// Keep the stored conversation bounded so a long chat never hits the storage quota.
+const MAX_MESSAGES = 200;
+const MAX_TURNS = 50;
+
+function read(key, fallback) {
+  try {
+    const raw = sessionStorage.getItem(PREFIX + key);
+    return raw === null ? fallback : JSON.parse(raw);
+  } catch {
+    return fallback;
+  }
+}
+
+function write(key, value) {
+  try {
+    sessionStorage.setItem(PREFIX + key, JSON.stringify(value));
+  } catch {
+    // Storage full or disabled: the chat still works, it just will not survive navigation.
+  }
+}
+
+function remove(key) {
+  try {
+    sessionStorage.removeItem(PREFIX + key);
+  } catch {
+    /* ignored, as in write() */
+  }
+}
+
+export function createStore(owner) {
+  // Signing in or out starts a new conversation: never carry one shopper's chat to another.
+  if (read(KEYS.owner, null) !== owner) {
+    for (const key of Object.values(KEYS)) remove(key);
+    write(KEYS.owner, owner);
+  }
+  return {
+    get open() { return read(KEYS.open, false); },
+    set open(value) { write(KEYS.open, Boolean(value)); },
+    get sessionId() { return read(KEYS.sessionId, null); },
+    set sessionId(value) { write(KEYS.sessionId, value); },
+    get turnCount() { return read(KEYS.turnCount, 0); },
+    set turnCount(value) { write(KEYS.turnCount, value); },
+    get messages() { return read(KEYS.conversation, []); },
+    addMessage(message) {
+      write(KEYS.conversation, [...this.messages, message].slice(-MAX_MESSAGES));
+    },
+    get controls() { return read(KEYS.controls, { session_date: "", retention: "default" }); },
+    set controls(value) { write(KEYS.controls, value); },
+    // What the session actually runs with, as last reported by a `session` event.
+    get session() { return read(KEYS.session, null); },
+    set session(value) { write(KEYS.session, value); },
+    get mode() { return read(KEYS.mode, null); },
+    set mode(value) { write(KEYS.mode, value); },
+    get turns() { return read(KEYS.turns, []); },
+    set turns(value) { write(KEYS.turns, value.slice(-MAX_TURNS)); },
+    // Closing the panel ends the conversation: forget everything but who we are.
+    clearConversation() {
+      for (const key of [KEYS.open, KEYS.sessionId, KEYS.turnCount, KEYS.conversation,
+        KEYS.controls, KEYS.session, KEYS.turns, KEYS.mode]) remove(key);
+    },
+  };
+}
