@@ -146,10 +146,12 @@ def _size_facts(sentence: str) -> list[str]:
 
 def _colour_facts(sentence: str) -> list[str]:
     parsed = request_parse(sentence, default_vocabulary())
-    facts = [f"The shopper dislikes {colour}." for colour in parsed.excluded_colours]
+    facts = [(colour, f"The shopper dislikes {colour}.") for colour in parsed.excluded_colours]
     if parsed.colours and _POSITIVE.search(sentence):
-        facts += [f"The shopper likes {colour}." for colour in parsed.colours]
-    return facts
+        facts += [(colour, f"The shopper likes {colour}.") for colour in parsed.colours]
+    # In the order the shopper said them.
+    lowered = sentence.lower()
+    return [fact for colour, fact in sorted(facts, key=lambda pair: lowered.find(pair[0]))]
 
 
 def _brand_facts(sentence: str) -> list[str]:

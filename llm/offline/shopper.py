@@ -25,7 +25,8 @@ NEGATION_CUES = (
     "excluding", "never", "anything but", "everything but", "anything except",
     "other than", "don't like", "dont like", "don't want", "dont want", "do not like",
     "do not want", "can't stand", "cannot stand", "not a fan of", "nothing in", "none in",
-    "apart from", "skip", "no more", "sick of", "tired of",
+    "apart from", "skip", "no more", "sick of", "tired of", "aren't", "isn't", "arent",
+    "isnt", "nothing",
 )  # fmt: skip
 # Words that keep a negation running over a list: "no yellow or pink", "not in red".
 NEGATION_FILLERS = frozenset(
@@ -181,6 +182,11 @@ def _terms_read(lowered: str, vocabulary: Vocabulary, request: ShopperRequest) -
             negating = True
         elif kind in ("category", "colour"):
             _term_add(request, kind, value, negated=negating)
+            # "running shoes" names a category and an occasion at once.
+            for token in tokens[index : index + width]:
+                occasion = OCCASION_WORDS.get(token)
+                if kind == "category" and occasion and occasion not in request.occasions:
+                    request.occasions.append(occasion)
         elif kind == "brand":
             if not negating and request.brand is None:
                 request.brand = value

@@ -1,0 +1,90 @@
+"""Shopper utterances and the `search_products` call the offline model makes for each."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.llm.shopping import first_tool_call
+
+SEARCH = "search_products"
+
+UTTERANCES: list[tuple[str, dict]] = [
+    ("Show me black t-shirts", {"category": "t-shirts", "colour": "black"}),
+    ("any tees in navy?", {"category": "t-shirts", "colour": "navy"}),
+    (
+        "I'm looking for a white shirt in size M",
+        {"category": "shirts", "colour": "white", "size": "M"},
+    ),
+    ("jeans under 80 euros", {"category": "jeans", "max_price": 80}),
+    ("do you have trainers below €50?", {"category": "sneakers", "max_price": 50}),
+    ("sneakers in size 42", {"category": "sneakers", "size": "42"}),
+    ("size 42 shoes, boots please", {"category": "boots", "size": "42"}),
+    ("a warm coat for winter", {"query": "winter", "category": "jackets"}),
+    ("I need a jumper, medium", {"category": "knitwear", "size": "M"}),
+    ("grey sweater in XL", {"category": "knitwear", "colour": "grey", "size": "XL"}),
+    ("chinos less than 100", {"category": "trousers", "max_price": 100}),
+    ("pants, max 60", {"category": "trousers", "max_price": 60}),
+    ("Dresses for a wedding", {"query": "wedding", "category": "dresses"}),
+    ("something for the office under 90", {"query": "office", "max_price": 90}),
+    ("hiking boots in 44", {"query": "hiking", "category": "boots", "size": "44"}),
+    ("running shoes", {"query": "running", "category": "sneakers"}),
+    ("sandals for the beach", {"query": "beach", "category": "sandals"}),
+    ("a party dress, red", {"query": "party", "category": "dresses", "colour": "red"}),
+    ("travel trousers in olive", {"query": "travel", "category": "trousers", "colour": "olive"}),
+    (
+        "summer dresses not yellow",
+        {"query": "summer", "category": "dresses", "exclude_colours": ["yellow"]},
+    ),
+    ("t-shirts, no yellow", {"category": "t-shirts", "exclude_colours": ["yellow"]}),
+    ("I hate yellow, show me tees", {"category": "t-shirts", "exclude_colours": ["yellow"]}),
+    ("knitwear in anything but black", {"category": "knitwear", "exclude_colours": ["black"]}),
+    ("skirts, but not pink or red", {"category": "skirts", "exclude_colours": ["pink", "red"]}),
+    ("Kestrel jackets", {"category": "jackets", "brand": "Kestrel"}),
+    ("anything from Fjord and Pine?", {"brand": "Fjord & Pine"}),
+    (
+        "Loom & Lane dresses under 120",
+        {"category": "dresses", "brand": "Loom & Lane", "max_price": 120},
+    ),
+    ("Atelier Mira shirts in S", {"category": "shirts", "brand": "Atelier Mira", "size": "S"}),
+    ("navy blue jeans", {"category": "jeans", "colour": "navy"}),
+    ("gray hoodie-free knitwear", {"category": "knitwear", "colour": "grey"}),
+    (
+        "beige trousers, size L, up to 70 euros",
+        {"category": "trousers", "colour": "beige", "size": "L", "max_price": 70},
+    ),
+    ("green skirt in XS", {"category": "skirts", "colour": "green", "size": "XS"}),
+    ("brown boots size 39", {"category": "boots", "colour": "brown", "size": "39"}),
+    ("Show me 3 white sneakers", {"category": "sneakers", "colour": "white", "limit": 3}),
+    ("blazer for a job interview", {"query": "interview", "category": "jackets"}),
+    (
+        "pink dress for a summer wedding, no more than 150",
+        {"query": "summer wedding", "category": "dresses", "colour": "pink", "max_price": 150},
+    ),
+    ("Vela tees in large", {"category": "t-shirts", "brand": "Vela", "size": "L"}),
+    ("Tern sandals in 38", {"category": "sandals", "brand": "Tern", "size": "38"}),
+    (
+        "cardigan, extra large, no black",
+        {"category": "knitwear", "size": "XL", "exclude_colours": ["black"]},
+    ),
+    ("I want jeans in blue, €60 max", {"category": "jeans", "colour": "blue", "max_price": 60}),
+    ("Any yellow t-shirts?", {"category": "t-shirts", "colour": "yellow"}),
+    ("jackets for rainy days", {"query": "rain", "category": "jackets"}),
+    ("Northwind boots for hiking", {"query": "hiking", "category": "boots", "brand": "Northwind"}),
+    (
+        "shirts that aren't white, size XXL",
+        {"category": "shirts", "exclude_colours": ["white"], "size": "XXL"},
+    ),
+    ("do you sell hats?", {"query": "hats"}),
+]
+
+
+@pytest.mark.parametrize(("utterance", "arguments"), UTTERANCES)
+async def test_product_request_becomes_search_call(utterance: str, arguments: dict) -> None:
+    assert await first_tool_call(utterance) == (SEARCH, arguments)
+
+
+@pytest.mark.parametrize(
+    "utterance", ["hi there", "hello!", "thanks a lot", "what's the capital of France?"]
+)
+async def test_small_talk_is_answered_without_tools(utterance: str) -> None:
+    assert await first_tool_call(utterance) is None
