@@ -1,0 +1,262 @@
+"""The inspector's records API against the embedded Agent Memory server, through the SDK."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from agentmemory import AgentMemoryClient
+from django.test import Client
+from django.urls import reverse
+
+from shop.services import shopper_get_or_create
+from tests.support.agentmemory_server import start_agentmemory_server
+
+pytestmark = [pytest.mark.django_db, pytest.mark.live_memory]
+
+RECORDS = reverse("memoryapp:records")
+
+
+def delete_url(block_id: str) -> str:
+    return reverse("memoryapp:record-delete", args=[block_id])
+
+
+@pytest.fixture(scope="module")
+def memory_url(tmp_path_factory):
+    base_url, stop = start_agentmemory_server(tmp_path_factory.mktemp("records-memory"))
+    yield base_url
+    stop()
+
+
+@pytest.fixture
+def memory(settings, memory_url):
+    settings.AGENT_MEMORY_URL = memory_url
+    client = AgentMemoryClient(base_url=memory_url, max_retries=0)
+    yield client
+    client.close()
+
+
+def new_shopper():
+    # The memory server outlives each test's rollback, so every test gets its own shopper.
+    return shopper_get_or_create(username=f"t{uuid.uuid4().hex[:12]}")
+
+
+def signed_in(user, **kwargs) -> Client:
+    client = Client(**kwargs)
+    client.force_login(user)
+    return client
+
+
+def seed_memories(memory: AgentMemoryClient, username: str) -> dict[str, str]:
+    """One visit with a turn and a fact, then a later dated visit with a fact and an episode."""
+    user = memory.create_user(username, username)
+    first = user.create_session("session1", memory_blocks_ttl=3600)
+    turn_id = first.add_memory(
+        messages=[{"user_content": "show me jeans", "assistant_content": "Here are three."}],
+        annotations={"type": "turn"},
+        context_required=True,
+    ).block_ids[0]
+    fact_id = first.add_memory(
+        facts=["The shopper wears size M."],
+        annotations={"type": "fact"},
+        memory_block_ttl=0,
+        context_required=False,
+    ).block_ids[0]
+    second = user.create_session("session2")
+    later_fact_id = second.add_memory(
+        facts=["The shopper dislikes yellow."],
+        annotations={"type": "fact"},
+        context_required=False,
+        created_at="2026-05-01T10:00:00+00:00",
+    ).block_ids[0]
+    episode_id = second.add_memory(
+        facts=["Looked for wedding outfits; found a suit."],
+        annotations={"type": "episode", "resolved": "true"},
+        context_required=False,
+    ).block_ids[0]
+    return {"turn": turn_id, "fact": fact_id, "later_fact": later_fact_id, "episode": episode_id}
+
+
+def test_records_need_a_signed_in_shopper(memory):
+    response = Client().get(RECORDS)
+    assert response.status_code == 403
+
+
+def test_records_list_newest_first_with_every_field(memory):
+    shopper = new_shopper()
+    ids = seed_memories(memory, shopper.username)
+
+    response = signed_in(shopper).get(RECORDS)
+
+    assert response.status_code == 200
+    body = response.json()
+    assert body["total"] == 4 and body["limit"] == 20 and body["offset"] == 0
+    records = body["records"]
+    # Newest write first, across both sessions.
+    assert [r["block_id"] for r in records] == [
+        ids["episode"],
+        ids["later_fact"],
+        ids["fact"],
+        ids["turn"],
+    ]
+    by_id = {r["block_id"]: r for r in records}
+    assert set(by_id[ids["turn"]]) == {
+        "block_id",
+        "session_id",
+        "kind",
+        "text",
+        "created_at",
+        "ingested_at",
+        "expires_at",
+        "status",
+    }
+    turn = by_id[ids["turn"]]
+    assert turn["kind"] == "turn" and turn["session_id"] == "session1"
+    assert turn["text"] == "Shopper: show me jeans\nAssistant: Here are three."
+    assert by_id[ids["fact"]]["kind"] == "fact"
+    assert by_id[ids["fact"]]["text"] == "The shopper wears size M."
+    assert by_id[ids["episode"]]["kind"] == "episode"
+    later = by_id[ids["later_fact"]]
+    assert later["session_id"] == "session2" and later["created_at"].startswith("2026-05-01")
+    assert later["ingested_at"] and later["status"] in {"processing", "ready"}
+    assert all(r["expires_at"] is None or isinstance(r["expires_at"], str) for r in records)
+
+
+def test_records_page_with_limit_and_offset(memory):
+    shopper = new_shopper()
+    ids = seed_memories(memory, shopper.username)
+
+    body = signed_in(shopper).get(RECORDS, {"limit": 2, "offset": 1}).json()
+
+    assert body["total"] == 4 and body["limit"] == 2 and body["offset"] == 1
+    assert [r["block_id"] for r in body["records"]] == [ids["later_fact"], ids["fact"]]
+
+
+@pytest.mark.parametrize(
+    "query",
+    [{"limit": 0}, {"limit": 101}, {"limit": "ten"}, {"offset": -1}],
+)
+def test_records_reject_bad_paging(memory, query):
+    response = signed_in(new_shopper()).get(RECORDS, query)
+    assert response.status_code == 400
+    assert set(response.json()) <= {"limit", "offset"}
+
+
+def test_records_of_a_shopper_without_memory_are_empty(memory):
+    body = signed_in(new_shopper()).get(RECORDS).json()
+    assert body == {"records": [], "total": 0, "limit": 20, "offset": 0}
+
+
+def test_records_say_memory_is_unavailable_when_the_server_is_down(settings):
+    settings.AGENT_MEMORY_URL = "http://127.0.0.1:9"  # nothing listens on the discard port
+    client = signed_in(new_shopper())
+
+    assert client.get(RECORDS).status_code == 503
+    assert client.get(RECORDS).json() == {"detail": "Memory is unavailable right now."}
+    response = client.post(delete_url("b-123"))
+    assert response.status_code == 503
+    assert response.json() == {"detail": "Memory is unavailable right now."}
+
+
+def remaining(memory: AgentMemoryClient, username: str) -> set[str]:
+    page = memory.get_user(username).list_memories(limit=200)
+    return {b.block_id for b in page.memory_blocks}
+
+
+def test_delete_removes_the_shoppers_own_record(memory):
+    shopper = new_shopper()
+    ids = seed_memories(memory, shopper.username)
+    client = signed_in(shopper)
+
+    response = client.post(delete_url(ids["fact"]))
+
+    assert response.status_code == 200
+    assert response.json() == {"deleted": ids["fact"]}
+    assert remaining(memory, shopper.username) == {ids["turn"], ids["later_fact"], ids["episode"]}
+    listed = [r["block_id"] for r in client.get(RECORDS).json()["records"]]
+    assert ids["fact"] not in listed and len(listed) == 3
+
+
+def test_delete_reaches_a_record_in_an_ended_session(memory):
+    shopper = new_shopper()
+    ids = seed_memories(memory, shopper.username)
+    memory.get_user(shopper.username).get_session("session1").end()
+
+    response = signed_in(shopper).post(delete_url(ids["turn"]))
+
+    assert response.status_code == 200
+    assert ids["turn"] not in remaining(memory, shopper.username)
+
+
+def test_delete_of_another_shoppers_record_is_not_found_and_deletes_nothing(memory):
+    owner, intruder = new_shopper(), new_shopper()
+    owner_ids = seed_memories(memory, owner.username)
+    intruder_ids = seed_memories(memory, intruder.username)
+
+    response = signed_in(intruder).post(delete_url(owner_ids["fact"]))
+
+    assert response.status_code == 404
+    assert remaining(memory, owner.username) == set(owner_ids.values())
+    assert remaining(memory, intruder.username) == set(intruder_ids.values())
+
+
+@pytest.mark.parametrize("block_id", ["no-such-block", "all", "%20"])
+def test_delete_of_an_unknown_record_is_not_found(memory, block_id):
+    shopper = new_shopper()
+    ids = seed_memories(memory, shopper.username)
+
+    response = signed_in(shopper).post(delete_url(block_id))
+
+    assert response.status_code == 404
+    assert remaining(memory, shopper.username) == set(ids.values())
+
+
+def test_delete_for_a_shopper_without_memory_is_not_found(memory):
+    response = signed_in(new_shopper()).post(delete_url("b-anything"))
+    assert response.status_code == 404
+
+
+def test_delete_needs_the_csrf_token(memory):
+    shopper = new_shopper()
+    ids = seed_memories(memory, shopper.username)
+    client = signed_in(shopper, enforce_csrf_checks=True)
+
+    refused = client.post(delete_url(ids["fact"]))
+    assert refused.status_code == 403
+    assert "CSRF" in refused.json()["detail"]
+    assert ids["fact"] in remaining(memory, shopper.username)
+
+    client.get("/")  # renders a form, which sets the csrftoken cookie
+    token = client.cookies["csrftoken"].value
+    accepted = client.post(
+        delete_url(ids["fact"]), HTTP_X_CSRFTOKEN=token, HTTP_ORIGIN="http://testserver"
+    )
+    assert accepted.status_code == 200
+    assert ids["fact"] not in remaining(memory, shopper.username)
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"HTTP_ORIGIN": "http://evil.example"},
+        {"HTTP_ORIGIN": "null"},
+        {"HTTP_REFERER": "http://evil.example/page"},
+        {"HTTP_ORIGIN": "https://testserver"},  # same host, other scheme: another origin
+    ],
+)
+def test_delete_refuses_a_foreign_origin(memory, headers):
+    shopper = new_shopper()
+    ids = seed_memories(memory, shopper.username)
+
+    response = signed_in(shopper).post(delete_url(ids["fact"]), **headers)
+
+    assert response.status_code == 403
+    assert ids["fact"] in remaining(memory, shopper.username)
+
+
+def test_delete_is_post_only(memory):
+    shopper = new_shopper()
+    ids = seed_memories(memory, shopper.username)
+    response = signed_in(shopper).get(delete_url(ids["fact"]))
+    assert response.status_code == 405
+    assert ids["fact"] in remaining(memory, shopper.username)
