@@ -41,7 +41,7 @@ _SINGULAR_REFERENCE = re.compile(
 _PLURAL_REFERENCE = re.compile(r"\b(these|those|them|any of them|the ones)\b")
 _ORDINALS = {"first": 0, "second": 1, "third": 2, "fourth": 3, "last": -1}
 _GREETING = re.compile(r"^\s*(hi|hello|hey|hiya|good (morning|afternoon|evening)|howdy|yo)\b")
-_THANKS = re.compile(r"\b(thanks|thank you|cheers|perfect|great, thanks|that's all)\b")
+_THANKS = re.compile(r"\b(thanks|thank you|cheers|perfect|great, thanks|that's all|ok|okay)\b")
 _DISCOUNT = re.compile(
     r"\b(discount|% off|percent off|coupon|voucher|promo code|for free|refund)\b"
 )
@@ -52,7 +52,8 @@ _SHOPPING_INTENT = re.compile(
 _STOP_WORDS = frozenset(
     "a an and any are can do for from got have i i'm im in is it me my need of on or "
     "please show some something that the them to want with you your looking find buy "
-    "sell stock carry recommend suggest shopping searching this what which".split()
+    "sell stock carry recommend suggest shopping searching this what which nice good great "
+    "cool new cute pretty lovely stylish else other".split()
 )
 
 

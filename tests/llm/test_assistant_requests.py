@@ -84,7 +84,8 @@ async def test_product_request_becomes_search_call(utterance: str, arguments: di
 
 
 @pytest.mark.parametrize(
-    "utterance", ["hi there", "hello!", "thanks a lot", "what's the capital of France?"]
+    "utterance",
+    ["hi there", "hello!", "thanks a lot", "what's the capital of France?", "something nice"],
 )
 async def test_small_talk_is_answered_without_tools(utterance: str) -> None:
     assert await first_tool_call(utterance) is None

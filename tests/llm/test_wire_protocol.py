@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import httpx
@@ -40,6 +41,13 @@ def test_unknown_role_is_refused() -> None:
 
 async def test_client_is_reused_within_one_event_loop() -> None:
     assert chat_client() is chat_client()
+
+
+def test_each_event_loop_gets_its_own_client() -> None:
+    async def client_of_this_loop() -> object:
+        return chat_client()
+
+    assert asyncio.run(client_of_this_loop()) is not asyncio.run(client_of_this_loop())
 
 
 async def test_streamed_tool_call_arrives_in_pieces_and_reassembles() -> None:
