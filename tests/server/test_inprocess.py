@@ -1,0 +1,137 @@
+"""In-process checks of search, TTL and extraction logic (no HTTP, injectable clock)."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from memoryapp.server import selectors, services
+from memoryapp.server.clock import clock
+from memoryapp.server.embedders import HashingEmbedder
+from memoryapp.server.extraction import ExtractionError, ExtractiveExtractor, ModelExtractor
+from memoryapp.server.index import IndexRow, Query, UserIndex
+from memoryapp.server.views import search_criteria
+
+DB = ["default", "agentmemory"]  # agentmemory test DB depends on default
+
+
+def _row(n: int, vector: np.ndarray, session: str = "s", ann: dict | None = None) -> IndexRow:
+    at = datetime(2026, 1, 1, tzinfo=UTC) + timedelta(minutes=n)
+    return IndexRow(n, f"b{n}", session, vector, at, None, None, "ready", ann, None, None)
+
+
+def test_index_ranks_by_cosine_and_survives_growth_and_compaction():
+    rng = np.random.default_rng(1)
+    vectors = rng.normal(size=(600, 8)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    index = UserIndex(dimensions=8)
+    for n, v in enumerate(vectors):
+        index.upsert(_row(n, v, session="even" if n % 2 == 0 else "odd", ann={"m": str(n % 3)}))
+    index.remove([f"b{n}" for n in range(0, 400)])  # forces a compaction
+    query = Query(now=0.0, vector=vectors[500], relevant_k=5)
+    hits = index.search(query)
+    expected = np.argsort(-(vectors[400:] @ vectors[500]))[:5] + 400
+    assert [h.block_id for h in hits] == [f"b{n}" for n in expected]
+    scoped = index.search(
+        Query(now=0.0, vector=vectors[500], session_ids=["odd"], annotations={"m": "1"})
+    )
+    assert all(int(h.block_id[1:]) % 2 == 1 and int(h.block_id[1:]) % 3 == 1 for h in scoped)
+    assert len(index) == 200
+
+
+def test_hashing_embedder_is_deterministic_normalised_float32():
+    a, b = HashingEmbedder().embed(["red running shoes", "red running shoes"])
+    assert a.dtype == np.float32 and a.shape == (384,)
+    assert np.allclose(a, b) and abs(float(np.linalg.norm(a)) - 1.0) < 1e-5
+
+
+def test_extractive_summary_keeps_product_names():
+    result = ExtractiveExtractor().extract("I bought the Trail Runner 2 for 89 EUR. It fits well.")
+    assert result.summary == "I bought the Trail Runner 2 for 89 EUR."
+    assert any("Trail Runner 2" in c for c in result.contexts)
+
+
+class _FakeCompletions:
+    def __init__(self, replies: list[str]) -> None:
+        self.replies, self.calls = replies, []
+
+    async def create(self, **kwargs):
+        self.calls.append(kwargs)
+        return SimpleNamespace(
+            choices=[SimpleNamespace(message=SimpleNamespace(content=self.replies.pop(0)))]
+        )
+
+
+def test_model_extractor_parses_json_and_counts_bad_json_as_failure(monkeypatch):
+    completions = _FakeCompletions(
+        ["not json", json.dumps({"summary": "Wants boots.", "contexts": ["Summit Boot"]})]
+    )
+    fake_client = SimpleNamespace(chat=SimpleNamespace(completions=completions))
+    monkeypatch.setattr("llm.factory.chat_client", lambda: fake_client, raising=False)
+    monkeypatch.setattr("llm.factory.model_for", lambda role: f"{role}-model", raising=False)
+    monkeypatch.setattr(
+        "llm.prompts.extraction_messages",
+        lambda text: [{"role": "user", "content": text}],
+        raising=False,
+    )
+    extractor = ModelExtractor()
+    with pytest.raises(ExtractionError):
+        extractor.extract("I want the Summit Boot")
+    result = extractor.extract("I want the Summit Boot", prompt="Be terse.")
+    assert (result.summary, result.contexts) == ("Wants boots.", ["Summit Boot"])
+    call = completions.calls[-1]
+    assert call["model"] == "extraction-model" and call["response_format"] == {
+        "type": "json_object"
+    }
+    assert call["messages"][0] == {"role": "system", "content": "Be terse."}
+
+
+@pytest.mark.django_db(databases=DB)
+def test_ttl_follows_the_injected_clock_and_the_sweeper_deletes():
+    selectors.registry().clear()
+    services.user_create(user_id="clock-user", name="C", metadata=None)
+    services.session_create(
+        user_id="clock-user", session_id="s", annotations=None, metadata=None, blocks_ttl=60
+    )
+    common = dict(
+        user_id="clock-user",
+        session_id="s",
+        annotations=None,
+        context_required=False,
+        created_at=None,
+        async_processing=True,
+        prompt_id=None,
+        prompt_vid=None,
+    )
+    session_ttl = services.blocks_add(
+        items=[services.NewBlock(fact="session ttl")], block_ttl=None, **common
+    )
+    block_ttl = services.blocks_add(
+        items=[services.NewBlock(fact="block ttl")], block_ttl=600, **common
+    )
+    never = services.blocks_add(items=[services.NewBlock(fact="never")], block_ttl=0, **common)
+
+    def visible() -> set[str]:
+        criteria = search_criteria("clock-user", "s", {})
+        found = selectors.blocks_search(
+            user_id="clock-user", session_id="s", query=None, criteria=criteria
+        )
+        return {b.block_id for b, _ in found}
+
+    try:
+        assert len(visible()) == 3
+        clock.advance(61)
+        assert visible() == {*block_ttl.block_ids, *never.block_ids}
+        listed, total = selectors.blocks_list(
+            user_id="clock-user", session_ids=None, order_by="ingested_at", limit=20, offset=0
+        )
+        assert total == 2 and session_ttl.block_ids[0] not in {b.block_id for b in listed}
+        assert services.blocks_expired_sweep() == 1
+        clock.advance(600)
+        assert visible() == set(never.block_ids)
+    finally:
+        clock.reset()
