@@ -13,3 +13,47 @@ def django_db_setup(django_db_setup, django_db_blocker):
     with django_db_blocker.unblock():
         catalog_seed()
         shoppers_seed()
+
+
+class LiveMemory:
+    """The embedded Agent Memory server in its own process, with a movable clock."""
+
+    def __init__(self, base_url: str, offset_file) -> None:
+        self.base_url = base_url
+        self._offset_file = offset_file
+        self._offset = 0.0
+
+    def advance(self, seconds: float) -> None:
+        self._offset += seconds
+        self._offset_file.write_text(str(self._offset))
+
+
+@pytest.fixture(scope="session")
+def agentmemory_live(tmp_path_factory):
+    from tests.support.agentmemory_server import start_agentmemory_server
+
+    tmp = tmp_path_factory.mktemp("agentmemory-live")
+    offset_file = tmp / "clock-offset"
+    offset_file.write_text("0")
+    base_url, stop = start_agentmemory_server(tmp, AGENT_MEMORY_CLOCK_OFFSET_FILE=str(offset_file))
+    yield LiveMemory(base_url, offset_file)
+    stop()
+
+
+@pytest.fixture
+def live_memory(agentmemory_live, settings):
+    """Point the app at the live embedded server for this test."""
+    from memoryapp.guard import outages
+
+    settings.AGENT_MEMORY_URL = agentmemory_live.base_url
+    outages.reset()
+    return agentmemory_live
+
+
+@pytest.fixture
+def shopper_name(request):
+    """A memory user id unique to the test, so tests sharing one server never meet."""
+    import re
+
+    name = re.sub(r"[^a-z0-9]+", "-", request.node.name.lower()).strip("-")
+    return f"t-{name[:40]}-{id(request) % 10_000}"

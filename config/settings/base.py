@@ -129,8 +129,9 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
     "loggers": {
-        # The SDK logs every request at INFO; keep the console for what matters.
-        "agentmemory": {"level": "WARNING"},
+        # The SDK logs every request, and a 404 on a first visit as a warning; the memory
+        # policy logs real outages itself, once each.
+        "agentmemory": {"level": "ERROR"},
         "httpx": {"level": "WARNING"},
     },
 }

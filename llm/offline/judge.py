@@ -17,6 +17,13 @@ from llm.offline.vocabulary import default_vocabulary
 MAX_FACTS = 8
 
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?;])\s+|\s+[—\u2013]\s+|\s+-\s+|\n+")
+# "I'm a size M and I hate yellow, show me jeans": statements and a request share one
+# sentence; split before a clause that starts anew with the shopper or a request.
+_CLAUSE_SPLIT = re.compile(
+    r",\s*(?=(?:show|find|give|get|do you|can you|could you|have you|any|i|i'm|im|my)\b)"
+    r"|\s+(?:and|but)\s+(?=(?:i|i'm|im|my)\b)",
+    re.I,
+)
 _QUESTION_START = re.compile(
     r"^\s*(do|does|did|can|could|would|will|is|are|have|has|what|which|where|when|how|any|"
     r"got|should|may|show|find|give|tell|list)\b",
@@ -102,9 +109,7 @@ def judge_reply(messages: list[dict]) -> Reply:
 def facts_judge(query: str) -> list[str]:
     """Return one short third-person sentence per durable fact in the shopper's message."""
     facts: list[str] = []
-    for sentence in _sentences(query):
-        if _ENTITLEMENT.search(sentence) or _INSTRUCTION.search(sentence):
-            continue
+    for sentence in _clauses(query):
         if _is_question(sentence) or not _FIRST_PERSON.search(sentence):
             continue
         if not _REQUEST.search(sentence):
@@ -120,6 +125,17 @@ def facts_judge(query: str) -> list[str]:
 
 def _sentences(text: str) -> list[str]:
     return [part.strip() for part in _SENTENCE_SPLIT.split(text or "") if part.strip()]
+
+
+def _clauses(text: str) -> list[str]:
+    """Clauses of the sentences that carry no instruction or entitlement claim at all."""
+    clauses = []
+    for sentence in _sentences(text):
+        # A sentence that tries to instruct or claim something taints everything in it.
+        if _ENTITLEMENT.search(sentence) or _INSTRUCTION.search(sentence):
+            continue
+        clauses += [part.strip() for part in _CLAUSE_SPLIT.split(sentence) if part.strip()]
+    return clauses
 
 
 def _is_question(sentence: str) -> bool:

@@ -31,6 +31,10 @@ JUDGE_CASES = [
     ("I'm a 42 in shoes", ["The shopper wears shoe size 42."]),
     ("my shoe size is 39", ["The shopper wears shoe size 39."]),
     ("I hate yellow", ["The shopper dislikes yellow."]),
+    (
+        "I'm a size M and I hate yellow, show me jeans",
+        ["The shopper wears size M.", "The shopper dislikes yellow."],
+    ),
     ("I love navy but can't stand pink", ["The shopper likes navy.", "The shopper dislikes pink."]),
     ("My favourite brand is Fjord & Pine", ["The shopper prefers the brand Fjord & Pine."]),
     ("I don't want to spend more than 80 euros", ["The shopper's budget is up to 80 EUR."]),
