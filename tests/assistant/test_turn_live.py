@@ -1,0 +1,190 @@
+"""Whole turns over the websocket against the live embedded memory server."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+from asgiref.sync import sync_to_async
+
+from assistant.models import ChatSession, ChatTurn
+from memoryapp.clients import memory_client_async
+from tests.assistant.conftest import Chat, session_cookie_for, types
+from tests.support.fake_openai import Reply
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
+
+
+@pytest.fixture(autouse=True)
+def _catalog(django_db_setup, django_db_blocker):
+    from shop.services import catalog_seed, shoppers_seed
+
+    with django_db_blocker.unblock():
+        catalog_seed()
+        shoppers_seed()
+
+
+@pytest.fixture
+def shopper(shopper_name, django_db_blocker):
+    """A fresh signed-in shopper, so tests sharing one memory server never meet."""
+    from shop.services import shopper_get_or_create
+
+    username = shopper_name[:30].rstrip("-")
+    with django_db_blocker.unblock():
+        shopper_get_or_create(username=username, display_name="Tess")
+        cookie = session_cookie_for(username)
+    return username, cookie
+
+
+async def test_a_full_turn_remembers_the_exchange_and_the_facts(live_memory, shopper):
+    username, cookie = shopper
+    async with Chat(cookie=cookie) as chat:
+        events = await chat.turn(
+            "I'm a size M and I hate yellow, show me jeans",
+            session_date="2026-05-01",
+            retention="1h",
+        )
+    assert types(events) == ["session", "memory.searched", "tool", "token", "done", "memory.added"]
+    session = events[0]
+    assert session["mode"] == "remembering" and session["shopper"] == "Tess"
+    assert session["session_id"] == "session1"
+    assert (session["session_date"], session["retention"], session["retention_seconds"]) == (
+        "2026-05-01",
+        "1h",
+        3600,
+    )
+    done = next(e for e in events if e["type"] == "done")
+    assert done["products"] and all(
+        "M" in c["sizes_in_stock"] and "yellow" not in c["colours"] for c in done["products"]
+    )
+    added = events[-1]
+    assert len(added["block_ids"]["turn"]) == 1 and len(added["block_ids"]["fact"]) == 2
+    assert added["facts"] == ["The shopper wears size M.", "The shopper dislikes yellow."]
+
+    user = await memory_client_async().get_user(username)
+    stored = await (await user.get_session("session1")).list_memories(limit=20)
+    by_type = {}
+    for block in stored.memory_blocks:
+        by_type.setdefault(block.annotations["type"], []).append(block)
+    assert len(by_type["turn"]) == 1 and len(by_type["fact"]) == 2
+    assert by_type["turn"][0].message.user_content.startswith("I'm a size M")
+    assert all(b.created_at.startswith("2026-05-01T") for b in stored.memory_blocks)
+
+    record = await ChatSession.objects.aget(shopper__username=username)
+    assert (record.memory_session_id, str(record.session_date), record.retention) == (
+        "session1",
+        "2026-05-01",
+        "1h",
+    )
+    turn = await ChatTurn.objects.aget(session=record)
+    assert set(turn.saved["fact"]) == set(added["block_ids"]["fact"])
+    assert "memory.recall" in {s["name"] for s in turn.timings["spans"]}
+    # The chat record keeps ids and scores, never memory text.
+    assert "yellow" not in json.dumps([turn.recalled, turn.saved, turn.timings])
+
+
+async def test_a_return_visit_applies_remembered_facts(live_memory, shopper):
+    username, cookie = shopper
+    async with Chat(cookie=cookie) as chat:
+        first = await chat.turn("I'm a size M and I hate yellow, show me jeans")
+        session_id = first[0]["session_id"]
+        await chat.send({"type": "close", "session_id": session_id})
+        closed = await chat.events_until("closed")
+        assert closed[-1]["episode_block_id"]
+        again = await chat.turn("show me t-shirts", session_id=None)
+    assert again[0]["session_id"] != session_id and again[0]["created"]
+    searched = again[1]
+    fact_lines = [i["line"] for i in searched["items"] if i["scope"] == "fact"]
+    assert any("size M" in line for line in fact_lines) and any(
+        "yellow" in line for line in fact_lines
+    )
+    tool = next(e for e in again if e["type"] == "tool")
+    arguments = json.loads(tool["arguments"])
+    assert arguments["size"] == "M" and "yellow" in arguments["exclude_colours"]
+    done = next(e for e in again if e["type"] == "done")
+    assert done["products"] and all("yellow" not in c["colours"] for c in done["products"])
+    assert "remember" not in done["text"].lower()
+
+
+async def test_the_black_one_in_m_is_resolved_from_the_verbatim_window(live_memory, shopper):
+    username, cookie = shopper
+    session_id, count = None, 0
+    async with Chat(cookie=cookie) as chat:
+        for text in (
+            "hello",
+            "any boots?",
+            "what about sandals",
+            "show me t-shirts",
+            "show me jeans",
+        ):
+            events = await chat.turn(text, session_id=session_id, turn_count=count)
+            session_id, count = events[0]["session_id"], count + 1
+        shown = next(e for e in events if e["type"] == "done")
+        black = [c for c in shown["products"] if "black" in c["colours"]]
+        assert len(black) == 1, "the jeans answer should include one black pair"
+        events = await chat.turn(
+            "the black one — do you have it in M?", session_id=session_id, turn_count=count
+        )
+    window = [i["line"] for i in events[1]["items"] if i["line"].startswith("[this visit] ")]
+    assert len(window) == 3 and "show me jeans" in window[-1]
+    tool = next(e for e in events if e["type"] == "tool")
+    assert tool["name"] == "get_product"
+    assert json.loads(tool["arguments"])["sku"] in {c["sku"] for c in black}
+    done = next(e for e in events if e["type"] == "done")
+    assert "M" in done["text"]
+
+
+async def test_a_slow_judge_does_not_delay_done(live_memory, shopper, fake_openai):
+    username, cookie = shopper
+    fake_openai.script("assistant", Reply(text="Here you are."))
+    fake_openai.script("judge", Reply(text='{"facts": ["The shopper wears size L."]}', delay=2.0))
+    async with Chat(cookie=cookie) as chat:
+        await chat.send(
+            {"type": "message", "text": "I wear L", "session_id": None, "turn_count": 0}
+        )
+        events = await chat.events_until("done")
+        done_at = time.monotonic()
+        rest = await chat.events_until("memory.added")
+    assert events[-1]["type"] == "done"
+    judge_finished = fake_openai.finished["judge"][0]
+    # The answer was complete well before the judge even replied.
+    assert done_at < judge_finished
+    assert rest[-1]["block_ids"]["fact"] and rest[-1]["facts"] == ["The shopper wears size L."]
+
+
+async def test_shoppers_never_see_each_others_memory(live_memory, shopper, django_db_blocker):
+    username, cookie = shopper
+    async with Chat(cookie=cookie) as chat:
+        mine = await chat.turn("I'm a size XS and I love Kestrel")
+    other = f"{username[:24]}-other"
+    from shop.services import shopper_get_or_create
+
+    await sync_to_async(shopper_get_or_create)(username=other)
+    other_cookie = await sync_to_async(session_cookie_for)(other)
+    async with Chat(cookie=other_cookie) as chat:
+        # Sending the first shopper's session id gets the other shopper a session of their own.
+        theirs = await chat.turn("what size am I?", session_id=mine[0]["session_id"], turn_count=1)
+    assert theirs[0]["created"]
+    assert theirs[1]["items"] == []
+    user = await memory_client_async().get_user(username)
+    blocks = await user.list_memories(limit=50)
+    assert all(
+        "what size am I" not in (b.message.user_content if b.message else "")
+        for b in blocks.memory_blocks
+    )
+
+
+async def test_memory_switched_off_makes_every_chat_stateless(
+    live_memory, shopper, django_db_blocker
+):
+    from assistant.models import DemoSettings
+
+    username, cookie = shopper
+    await DemoSettings.objects.aupdate_or_create(pk=1, defaults={"memory_enabled": False})
+    async with Chat(cookie=cookie) as chat:
+        events = await chat.turn("I'm a size M", until=("done",))
+    assert events[0]["mode"] == "stateless" and events[0]["shopper"] == "Tess"
+    assert "memory.searched" not in types(events)
+    with pytest.raises(Exception):  # noqa: B017 - NotFoundError: no memory user was created
+        await memory_client_async().get_user(username)
