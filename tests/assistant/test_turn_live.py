@@ -85,7 +85,7 @@ async def test_a_full_turn_remembers_the_exchange_and_the_facts(live_memory, sho
 
 
 async def test_a_return_visit_applies_remembered_facts(live_memory, shopper):
-    username, cookie = shopper
+    _username, cookie = shopper
     async with Chat(cookie=cookie) as chat:
         first = await chat.turn("I'm a size M and I hate yellow, show me jeans")
         session_id = first[0]["session_id"]
@@ -108,7 +108,7 @@ async def test_a_return_visit_applies_remembered_facts(live_memory, shopper):
 
 
 async def test_the_black_one_in_m_is_resolved_from_the_verbatim_window(live_memory, shopper):
-    username, cookie = shopper
+    _username, cookie = shopper
     session_id, count = None, 0
     async with Chat(cookie=cookie) as chat:
         for text in (
@@ -136,7 +136,7 @@ async def test_the_black_one_in_m_is_resolved_from_the_verbatim_window(live_memo
 
 
 async def test_a_slow_judge_does_not_delay_done(live_memory, shopper, fake_openai):
-    username, cookie = shopper
+    _username, cookie = shopper
     fake_openai.script("assistant", Reply(text="Here you are."))
     fake_openai.script("judge", Reply(text='{"facts": ["The shopper wears size L."]}', delay=2.0))
     async with Chat(cookie=cookie) as chat:
