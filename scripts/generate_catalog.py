@@ -321,7 +321,7 @@ def build() -> list[dict]:
             brand = BRANDS[(serial * 7) % len(BRANDS)]
             main = colours[serial % len(colours)]
             extra = [c for c in colours if c != main]
-            variant_colours = [main] + rng.sample(extra, k=rng.choice([0, 1, 1, 2]))
+            variant_colours = [main, *rng.sample(extra, k=rng.choice([0, 1, 1, 2]))]
             price = (
                 round(rng.uniform(low, high)) - 0.05
                 if rng.random() < 0.6
