@@ -279,6 +279,7 @@ function init() {
     store.open = open;
     if (open) {
       socket.start();
+      scrollToEnd(); // the log could not scroll while the panel was hidden
       if (focus) input.focus();
     } else if (focus) {
       launcher.focus();
