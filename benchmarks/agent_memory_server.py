@@ -27,7 +27,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-PRODUCTS = ["Trail Runner 2", "Storm Shell", "Alpine Fleece", "Canyon Pack", "Summit Boot", "City Tote"]
+PRODUCTS = [
+    "Trail Runner 2",
+    "Storm Shell",
+    "Alpine Fleece",
+    "Canyon Pack",
+    "Summit Boot",
+    "City Tote",
+]
 COLOURS = ["red", "blue", "black", "green", "grey", "brown", "white"]
 QUERIES = [
     "waterproof jacket for hiking",
@@ -41,7 +48,9 @@ QUERIES = [
 
 def block_text(n: int) -> str:
     product, colour = PRODUCTS[n % len(PRODUCTS)], COLOURS[(n // 7) % len(COLOURS)]
-    return f"Shopper asked about the {colour} {product} (note {n}); size {36 + n % 12} was discussed."
+    return (
+        f"Shopper asked about the {colour} {product} (note {n}); size {36 + n % 12} was discussed."
+    )
 
 
 def pct(values: list[float], q: float) -> float:
@@ -110,7 +119,10 @@ def measure_adds(base_url: str, count: int) -> list[float]:
         session = client.create_user("bench-adds", name="bench").create_session("s")
         timings = []
         for n in range(count):
-            turn = {"user_content": f"Do you have the {PRODUCTS[n % 6]}?", "assistant_content": block_text(n)}
+            turn = {
+                "user_content": f"Do you have the {PRODUCTS[n % 6]}?",
+                "assistant_content": block_text(n),
+            }
             t = time.perf_counter()
             session.add_memory(messages=[turn])
             timings.append((time.perf_counter() - t) * 1000)
@@ -135,7 +147,9 @@ def measure_searches(base_url: str, size: int, count: int) -> tuple[float, list[
     return first, timings
 
 
-async def measure_concurrency(base_url: str, size: int, rounds: int) -> tuple[list[float], list[float]]:
+async def measure_concurrency(
+    base_url: str, size: int, rounds: int
+) -> tuple[list[float], list[float]]:
     from agentmemory import AsyncAgentMemoryClient
 
     async with AsyncAgentMemoryClient(base_url=base_url, max_retries=0, timeout=120) as client:
@@ -168,7 +182,14 @@ def run_embedder(embedder: str, sizes: list[int], args: argparse.Namespace) -> N
     distinct = 2000 if embedder == "minilm" else 5000
     print(f"\n== embedder {embedder}: bulk-loading {sizes} blocks straight into SQLite")
     subprocess.run(
-        [sys.executable, __file__, "--load", ",".join(map(str, sizes)), "--distinct", str(distinct)],
+        [
+            sys.executable,
+            __file__,
+            "--load",
+            ",".join(map(str, sizes)),
+            "--distinct",
+            str(distinct),
+        ],
         env=env,
         check=True,
     )
@@ -177,12 +198,18 @@ def run_embedder(embedder: str, sizes: list[int], args: argparse.Namespace) -> N
     )
     try:
         if embedder == "hashing" and args.adds:
-            print(f"add (one turn block, async extraction)   {fmt(measure_adds(base_url, args.adds))}")
+            print(
+                f"add (one turn block, async extraction)   {fmt(measure_adds(base_url, args.adds))}"
+            )
         for size in sizes:
             first, timings = measure_searches(base_url, size, args.searches)
-            print(f"search top-10 at {size:>7} blocks          {fmt(timings)}  first (index load) {first:.0f} ms")
+            print(
+                f"search top-10 at {size:>7} blocks          {fmt(timings)}  first (index load) {first:.0f} ms"
+            )
         ratio_size = 10_000 if 10_000 in sizes else sizes[0]
-        one, three = asyncio.run(measure_concurrency(base_url, ratio_size, max(20, args.searches // 4)))
+        one, three = asyncio.run(
+            measure_concurrency(base_url, ratio_size, max(20, args.searches // 4))
+        )
         ratio = statistics.median(three) / statistics.median(one)
         print(
             f"3 concurrent searches vs 1 at {ratio_size} blocks: median {statistics.median(three):.2f} ms "
@@ -193,7 +220,9 @@ def run_embedder(embedder: str, sizes: list[int], args: argparse.Namespace) -> N
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--embedders", default="hashing,minilm")
     parser.add_argument("--searches", type=int, default=200)
@@ -205,7 +234,9 @@ def main() -> None:
         load([int(s) for s in args.load.split(",")], args.distinct)
         return
     sizes = [int(s) for s in args.sizes.split(",")]
-    print(f"Embedded Agent Memory server benchmark; {os.cpu_count()} CPUs; SDK over HTTP on 127.0.0.1")
+    print(
+        f"Embedded Agent Memory server benchmark; {os.cpu_count()} CPUs; SDK over HTTP on 127.0.0.1"
+    )
     for embedder in args.embedders.split(","):
         run_embedder(embedder, sizes, args)
 
