@@ -31,7 +31,7 @@ run: $(VENV)/.installed $(VENV)/.model ## Migrate, seed, start the memory server
 	$(PY) manage.py seed_shoppers
 	PORT=$(PORT) PY=$(PY) scripts/run
 
-test: $(VENV)/.installed ## Run the whole test suite (installs Debian's chromium when root)
+test: $(VENV)/.installed $(VENV)/.model ## Run the whole test suite (installs Debian's chromium when root)
 	@scripts/ensure-chromium
 	$(PY) -m pytest $(PYTEST_ARGS)
 
