@@ -26,6 +26,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db.models import Q
+from django.test.utils import override_settings
 from django.utils import timezone
 
 from memoryapp.clients import memory_client_async, memory_health_status
@@ -40,6 +41,9 @@ MAX_QUERY_CHARS = 4000
 SHOPPER_KEYS = {"username", "display_name", "sessions"}
 SESSION_KEYS = {"date", "retention", "exchanges", "close"}
 EXCHANGE_KEYS = {"query", "answer"}
+# A seed run is not a shopper's turn: a cold server may take longer than the chat path's
+# one-second budget, and a timed-out write here would lose part of a history.
+SEED_TIMEOUT_SECONDS = 10.0
 
 
 # --- Scenario model and validation ----------------------------------------------------
@@ -358,6 +362,12 @@ class Command(BaseCommand):
             action="store_true",
             help="validate the scenario and print what would be written, without writing",
         )
+        parser.add_argument(
+            "--timeout",
+            type=float,
+            default=SEED_TIMEOUT_SECONDS,
+            help=f"seconds per memory call (default {SEED_TIMEOUT_SECONDS:g})",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         verbosity = int(options["verbosity"])
@@ -385,6 +395,13 @@ class Command(BaseCommand):
             )
             return
 
+        timeout = max(options["timeout"], settings.AGENT_MEMORY_TIMEOUT_SECONDS)
+        with override_settings(AGENT_MEMORY_TIMEOUT_SECONDS=timeout):
+            self._write(shoppers, verbosity=verbosity)
+
+    def _write(self, shoppers: list[ScenarioShopper], *, verbosity: int) -> None:
+        sessions = sum(len(s.sessions) for s in shoppers)
+        exchanges = sum(len(x.exchanges) for s in shoppers for x in s.sessions)
         if memory_health_status() != "ok":
             raise CommandError(
                 f"Agent Memory at {settings.AGENT_MEMORY_URL} is not answering; "

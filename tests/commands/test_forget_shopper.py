@@ -1,0 +1,86 @@
+"""forget_shopper: a shopper's memory user and chat records go; a refusal deletes nothing."""
+
+from __future__ import annotations
+
+import json
+from io import StringIO
+from unittest import mock
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import CommandError, call_command
+
+from assistant.models import ChatSession, ChatTurn
+from tests.commands.conftest import memory_user_exists
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def remembered(live_memory, username, tmp_path):
+    """A shopper with one seeded visit: a memory user plus chat session and turn records."""
+    path = tmp_path / "scenario.json"
+    path.write_text(
+        json.dumps(
+            [
+                {
+                    "username": username,
+                    "sessions": [
+                        {"exchanges": [{"query": "I wear size S", "answer": "Noted."}]},
+                        {"exchanges": [{"query": "show me boots", "answer": "Here."}]},
+                    ],
+                }
+            ]
+        )
+    )
+    call_command("seed_sessions", str(path), verbosity=0, stdout=StringIO())
+    assert memory_user_exists(username)
+    assert ChatSession.objects.filter(shopper__username=username).count() == 2
+    return username
+
+
+def forget(*args: str) -> str:
+    out = StringIO()
+    call_command("forget_shopper", *args, stdout=out)
+    return out.getvalue()
+
+
+def test_yes_forgets_memory_and_chat_records_but_keeps_the_account(remembered):
+    out = forget(remembered, "--yes")
+    assert f"Forgot {remembered}: memory user deleted; 2 chat session(s) and 2 turn(s)" in out
+    assert not memory_user_exists(remembered)
+    assert not ChatSession.objects.filter(shopper__username=remembered).exists()
+    assert not ChatTurn.objects.filter(session__shopper__username=remembered).exists()
+    assert get_user_model().objects.filter(username=remembered).exists()
+
+
+def test_answering_no_deletes_nothing(remembered):
+    with mock.patch("builtins.input", return_value="n") as asked:
+        out = forget(remembered)
+    assert "Type 'yes'" in asked.call_args.args[0]
+    assert "everything Aisle remembers about" in out and "Nothing deleted." in out
+    assert memory_user_exists(remembered)
+    assert ChatSession.objects.filter(shopper__username=remembered).count() == 2
+
+
+def test_answering_yes_at_the_prompt_forgets(remembered):
+    with mock.patch("builtins.input", return_value="yes"):
+        forget(remembered)
+    assert not memory_user_exists(remembered)
+    assert not ChatSession.objects.filter(shopper__username=remembered).exists()
+
+
+def test_a_shopper_with_nothing_remembered_is_fine(live_memory):
+    assert "no memory user (nothing remembered)" in forget("maria", "--yes")
+
+
+def test_an_unknown_shopper_is_an_error(live_memory):
+    with pytest.raises(CommandError, match="No shopper named 'nobody-here'"):
+        forget("nobody-here", "--yes")
+
+
+def test_memory_down_keeps_the_chat_records(remembered, settings):
+    settings.AGENT_MEMORY_URL = "http://127.0.0.1:9"
+    with pytest.raises(CommandError, match="chat records were kept"):
+        forget(remembered, "--yes")
+    assert ChatSession.objects.filter(shopper__username=remembered).count() == 2
