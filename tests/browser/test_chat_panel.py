@@ -449,17 +449,16 @@ class LivePanelTests(BrowserTestCase):
             recalled = " ".join(facts.all_inner_texts())
             assert "2026-05-01" in recalled and "size M" in recalled
 
+            # Let this turn's writes land first: they reload the list under our feet.
+            self.by("inspector-saved").filter(has_text="Turn block").wait_for()
             records = self.by("record")
             records.first.wait_for()
-            before = records.count()
             doomed = records.first.get_attribute("data-block-id")
+            record = self.page.locator(f'[data-testid="record"][data-block-id="{doomed}"]')
             with self.page.expect_response(re.compile(r"/delete$")) as deleted:
-                records.first.get_by_test_id("record-delete").click()
+                record.get_by_test_id("record-delete").click()
             assert deleted.value.status == 200
-            self.page.locator(f'[data-testid="record"][data-block-id="{doomed}"]').wait_for(
-                state="detached"
-            )
-            assert records.count() == before - 1
+            record.wait_for(state="detached")
             listed = self.page.evaluate(
                 "() => fetch('/api/memory/records?limit=100').then(r => r.json())"
             )
