@@ -220,7 +220,7 @@ class ScriptedPanelTests(BrowserTestCase):
             pending.filter(has_text="Here are **two** picks").wait_for()
             assert pending.get_attribute("aria-busy") == "true"
             assert self.by("chat-activity").inner_text() == ""  # tokens replace the activity
-            assert self.by("tool-activity").inner_text() == "Searching the catalog… 2 products"
+            assert self.by("tool-activity").inner_text() == "Searching the catalog… · 2 products"
             frame = socket.frames[0]
             assert frame == {
                 "type": "message",

@@ -53,8 +53,10 @@ function init() {
 
   // --- mode line and controls --------------------------------------------------------
   function showMode(mode) {
-    modeLine.textContent = modeText(mode || (signedIn ? "remembering" : "stateless"), shopper);
-    modeLine.dataset.mode = mode || "";
+    // Until the server reports a mode, assume what signing in promises.
+    const shown = mode || (signedIn ? "remembering" : "stateless");
+    modeLine.textContent = modeText(shown, shopper);
+    modeLine.dataset.mode = shown;
   }
 
   function syncControls() {
@@ -169,7 +171,7 @@ function init() {
       pending.tools = el("ul", { className: "chat-tools", attrs: { "aria-label": "What the assistant did" } });
       pending.li.insertBefore(pending.tools, pending.bubble);
     }
-    const summary = event.summary ? ` ${event.summary}` : "";
+    const summary = event.summary ? ` · ${event.summary}` : "";
     pending.tools.append(el("li", { text: `${label}${summary}`, attrs: { "data-testid": "tool-activity", "data-tool": event.name } }));
     scrollToEnd();
   }
