@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from django.contrib import admin
 from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView
 
 from config.views import healthz
 
@@ -10,5 +11,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/assistant/", include("assistant.urls")),
     path("api/memory/", include("memoryapp.urls")),
+    # The OpenAPI schema; the browsable API at each endpoint is the offline-friendly docs page.
+    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("", include("shop.urls")),
 ]

@@ -1,0 +1,20 @@
+"""Template context for the demo: the sign-in note and the retention presets on offer."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest
+
+from assistant.demo import demo_settings_get
+from assistant.models import DemoSettings
+
+
+def demo(request: HttpRequest) -> dict[str, object]:
+    settings_row = demo_settings_get()
+    labels = dict(DemoSettings.RETENTION_CHOICES)
+    return {
+        "demo_note": settings_row.signin_note,
+        "demo_default_retention": settings_row.default_retention,
+        "demo_retention_presets": [
+            (value, labels[value]) for value in settings_row.retention_presets()
+        ],
+    }

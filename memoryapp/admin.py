@@ -1,0 +1,91 @@
+"""Hook the "Shopper memory" page onto the demo-shopper admin.
+
+The page belongs to the memory app, the shopper list to the shop: this extends the shop's
+DemoShopper admin with the memory URLs and a link, rather than the shop knowing about memory.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404
+from django.urls import path, reverse
+from django.utils.html import format_html
+
+from memoryapp import admin_views
+from shop.admin import DemoShopperAdmin
+from shop.models import DemoShopper
+
+admin.site.unregister(DemoShopper)
+
+
+@admin.register(DemoShopper)
+class DemoShopperMemoryAdmin(DemoShopperAdmin):
+    list_display = (*DemoShopperAdmin.list_display, "memory_link")
+    readonly_fields = ("memory_link",)
+
+    @admin.display(description="memory")
+    def memory_link(self, shopper: DemoShopper) -> str:
+        if shopper.pk is None:
+            return "—"
+        url = reverse("admin:shop_demoshopper_memory", args=[shopper.pk])
+        return format_html('<a href="{}">Shopper memory</a>', url)
+
+    def get_urls(self) -> list:
+        wrap = self.admin_site.admin_view
+        return [
+            path(
+                "<int:pk>/memory/",
+                wrap(self.memory_view),
+                name="shop_demoshopper_memory",
+            ),
+            path(
+                "<int:pk>/memory/delete-block/",
+                wrap(self.memory_block_delete_view),
+                name="shop_demoshopper_memory_delete_block",
+            ),
+            path(
+                "<int:pk>/memory/erase/",
+                wrap(self.memory_erase_view),
+                name="shop_demoshopper_memory_erase",
+            ),
+            *super().get_urls(),
+        ]
+
+    def _shopper(self, request: HttpRequest, pk: int, *, write: bool) -> DemoShopper:
+        allowed = (
+            self.has_delete_permission(request) if write else self.has_view_permission(request)
+        )
+        if not allowed:
+            raise PermissionDenied
+        shopper = get_object_or_404(DemoShopper.objects.select_related("user"), pk=pk)
+        if shopper.user.is_staff or shopper.user.is_superuser:
+            raise Http404("Staff accounts have no shopper memory.")
+        return shopper
+
+    def _context(self, request: HttpRequest, shopper: DemoShopper) -> dict[str, Any]:
+        return {
+            **self.admin_site.each_context(request),
+            "opts": self.opts,
+            "original": shopper,
+            "can_delete": self.has_delete_permission(request),
+        }
+
+    def memory_view(self, request: HttpRequest, pk: int) -> HttpResponse:
+        shopper = self._shopper(request, pk, write=False)
+        return admin_views.shopper_memory_view(
+            request, shopper=shopper, context=self._context(request, shopper)
+        )
+
+    def memory_block_delete_view(self, request: HttpRequest, pk: int) -> HttpResponse:
+        shopper = self._shopper(request, pk, write=True)
+        return admin_views.shopper_memory_block_delete_view(request, shopper=shopper)
+
+    def memory_erase_view(self, request: HttpRequest, pk: int) -> HttpResponse:
+        shopper = self._shopper(request, pk, write=True)
+        return admin_views.shopper_memory_erase_view(
+            request, shopper=shopper, context=self._context(request, shopper)
+        )

@@ -1,0 +1,121 @@
+"""The "Shopper memory" admin page against the live embedded memory server."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from memoryapp.clients import memory_client_sync
+from shop.models import DemoShopper
+from tests.commands.conftest import memory_blocks, memory_user_exists
+
+pytestmark = pytest.mark.django_db
+
+
+def memory_url(shopper: DemoShopper, name: str = "") -> str:
+    suffix = f"_{name}" if name else ""
+    return reverse(f"admin:shop_demoshopper_memory{suffix}", args=[shopper.pk])
+
+
+def test_the_page_shows_sessions_and_blocks(admin_client, remembered_shopper):
+    response = admin_client.get(memory_url(remembered_shopper))
+    page = response.content.decode()
+    assert response.status_code == 200
+    assert f"Shopper memory: Wren ({remembered_shopper.user.username})" in page
+    # The session: its id, the date from its metadata, its retention and that it ended.
+    assert "<code>session1</code>" in page and "2026-04-12" in page and "1h (3600 s)" in page
+    assert "open</td>" not in page
+    # The blocks: the exchange, the judged facts (never expire) and the visit summary.
+    assert "Shopper: I&#x27;m a size M and I hate yellow, show me dresses" in page
+    assert "The shopper wears size M." in page and "The shopper dislikes yellow." in page
+    assert "episode" in page and "resolved: " in page
+    assert "never" in page
+    assert page.count('value="Delete"') == len(memory_blocks(remembered_shopper.user.username))
+    assert "Erase this shopper's memory" in page
+
+
+def test_the_change_page_links_to_the_memory_page(admin_client, remembered_shopper):
+    page = admin_client.get(
+        reverse("admin:shop_demoshopper_change", args=[remembered_shopper.pk])
+    ).content.decode()
+    assert memory_url(remembered_shopper) in page
+
+
+def test_delete_removes_one_block(admin_client, remembered_shopper):
+    username = remembered_shopper.user.username
+    blocks = memory_blocks(username)
+    fact = next(b for b in blocks if b.fact == "The shopper wears size M.")
+    response = admin_client.post(
+        memory_url(remembered_shopper, "delete_block"), {"block_id": fact.block_id}, follow=True
+    )
+    page = response.content.decode()
+    assert f"Deleted block {fact.block_id}." in page
+    assert "The shopper wears size M." not in page
+    remaining = {b.block_id for b in memory_blocks(username)}
+    assert fact.block_id not in remaining and len(remaining) == len(blocks) - 1
+
+
+def test_deleting_an_unknown_block_deletes_nothing(admin_client, remembered_shopper):
+    before = len(memory_blocks(remembered_shopper.user.username))
+    response = admin_client.post(
+        memory_url(remembered_shopper, "delete_block"), {"block_id": "no-such-block"}, follow=True
+    )
+    assert "No block no-such-block in this shopper&#x27;s memory" in response.content.decode()
+    assert len(memory_blocks(remembered_shopper.user.username)) == before
+
+
+def test_erase_asks_first_then_deletes_the_memory_user(admin_client, remembered_shopper):
+    username = remembered_shopper.user.username
+    confirm = admin_client.get(memory_url(remembered_shopper, "erase")).content.decode()
+    assert "This cannot be undone." in confirm and "Yes, erase this shopper" in confirm
+    assert memory_user_exists(username)  # asking erased nothing
+
+    response = admin_client.post(memory_url(remembered_shopper, "erase"), follow=True)
+    page = response.content.decode()
+    assert f"Erased everything Agent Memory kept for {username}." in page
+    assert "Nothing remembered yet" in page
+    assert not memory_user_exists(username)
+
+
+def test_a_shopper_with_no_memory_user(admin_client, live_memory):
+    maria = DemoShopper.objects.get(user__username="maria")
+    with memory_client_sync() as client:
+        assert not [u for u in client.list_users(limit=500).users if u.id == "maria"]
+    page = admin_client.get(memory_url(maria)).content.decode()
+    assert "Nothing remembered yet" in page
+
+
+def test_memory_down_is_explained_not_a_crash(admin_client, settings):
+    settings.AGENT_MEMORY_URL = "http://127.0.0.1:9"
+    ann = DemoShopper.objects.get(user__username="ann")
+    response = admin_client.get(memory_url(ann))
+    assert response.status_code == 503
+    assert "Agent Memory is unavailable" in response.content.decode()
+
+    deleted = admin_client.post(memory_url(ann, "delete_block"), {"block_id": "x"}, follow=True)
+    assert "Agent Memory is unavailable; block x was kept" in deleted.content.decode()
+    erased = admin_client.post(memory_url(ann, "erase"), follow=True)
+    assert "Agent Memory is unavailable; nothing was erased" in erased.content.decode()
+
+
+def test_non_staff_cannot_see_or_change_memory(shopper_client, remembered_shopper):
+    for url in (memory_url(remembered_shopper), memory_url(remembered_shopper, "erase")):
+        response = shopper_client.post(url) if url.endswith("erase/") else shopper_client.get(url)
+        assert response.status_code == 302
+        assert response["Location"].startswith(reverse("admin:login"))
+    assert memory_user_exists(remembered_shopper.user.username)
+
+
+def test_writes_need_post_and_a_csrf_token(admin_user, remembered_shopper):
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(admin_user)
+    username = remembered_shopper.user.username
+    assert client.get(memory_url(remembered_shopper, "delete_block")).status_code == 405
+    assert client.post(memory_url(remembered_shopper, "erase")).status_code == 403
+    block = memory_blocks(username)[0]
+    response = client.post(
+        memory_url(remembered_shopper, "delete_block"), {"block_id": block.block_id}
+    )
+    assert response.status_code == 403
+    assert memory_user_exists(username) and len(memory_blocks(username)) >= 1
