@@ -1,0 +1,297 @@
+"""Benchmark the app's share of a chat turn, and many shoppers chatting at once.
+
+    .venv/bin/python benchmarks/turn_overhead.py [--sizes 0,100,1000] [--turns 60]
+        [--shoppers 50] [--rounds 3] [--embedder hashing]
+
+Part 1, in process: the time before the first token that the app spends (open the session,
+three-plus-one recall searches issued together, render the notes, build the prompt and the
+tool schemas), p50/p95 over --turns turns for a shopper with 0, 100 and 1,000 stored blocks;
+and the recall time against one search alone (the target ratio is <= 1.3).
+Part 2, over loopback: daphne serving the app and the embedded memory server, each in its own
+process, and --shoppers signed-in shoppers on websockets sending --rounds messages each at
+once, answered by the offline model: errors, and turn p50/p95 (send -> done) and
+(send -> memory.added).
+Everything runs against 127.0.0.1 with temporary databases.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+TMP = Path(tempfile.mkdtemp(prefix="aisle-bench-"))
+os.environ["AISLE_VAR_DIR"] = str(TMP)
+os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings.base"
+os.environ["OPENAI_API_KEY"] = ""
+
+QUERIES = [
+    "show me jeans in size M",
+    "any waterproof jackets for hiking?",
+    "black boots for the office",
+    "a dress for a summer wedding",
+    "running shoes under 100 euros",
+    "linen shirts",
+]
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))]
+
+
+def fmt(values: list[float]) -> str:
+    return f"p50 {pct(values, 50):7.2f} ms  p95 {pct(values, 95):7.2f} ms  (n={len(values)})"
+
+
+def start_memory_server(embedder: str, *, label: str = "overhead") -> tuple[str, object]:
+    from tests.support.agentmemory_server import start_agentmemory_server
+
+    return start_agentmemory_server(TMP / f"memory-{label}", AGENT_MEMORY_EMBEDDER=embedder)
+
+
+async def populate(username: str, size: int) -> str:
+    """Spread `size` blocks over ten earlier visits; return a current session with 5 turns."""
+    from memoryapp.services import facts_record, session_open
+
+    per_session = size // 10
+    for visit in range(10 if size else 0):
+        memory = await session_open(username=username, display_name=username, session_id=None)
+        facts = [f"The shopper likes style {visit}-{i}." for i in range(per_session // 5)]
+        messages = [
+            {
+                "user_content": f"{QUERIES[i % len(QUERIES)]} (visit {visit}, {i})",
+                "assistant_content": f"Here are {i} options.",
+            }
+            for i in range(per_session - len(facts))
+        ]
+        for start in range(0, len(messages), 50):
+            await memory.resource.add_memory(
+                messages=messages[start : start + 50],
+                annotations={"type": "turn"},
+                context_required=False,
+            )
+        if facts:
+            await facts_record(memory=memory, facts=facts)
+    current = await session_open(username=username, display_name=username, session_id=None)
+    for i in range(5):
+        await current.resource.add_memory(
+            messages=[{"user_content": QUERIES[i], "assistant_content": "Here are some."}],
+            annotations={"type": "turn"},
+            context_required=False,
+        )
+    return current.session_id
+
+
+async def overhead(size: int, turns: int) -> dict[str, list[float]]:
+    from assistant.prompting import turn_messages
+    from assistant.tools import tool_schemas, vocabulary_load
+    from memoryapp.render import notes_message
+    from memoryapp.services import memories_recall, session_open
+
+    username = f"bench-{size}"
+    session_id = await populate(username, size)
+    figures: dict[str, list[float]] = {"overhead": [], "recall": [], "one_search": []}
+    for i in range(turns):
+        text = QUERIES[i % len(QUERIES)]
+        started = time.perf_counter()
+        memory = await session_open(username=username, display_name=username, session_id=session_id)
+        recall = await memories_recall(memory=memory, message=text, turn_count=5)
+        vocabulary = await vocabulary_load()
+        turn_messages(signed_in=True, notes=notes_message(recall.lines), text=text)
+        tool_schemas(vocabulary=vocabulary, with_memory=True)
+        figures["overhead"].append((time.perf_counter() - started) * 1000)
+        figures["recall"].append(recall.duration_ms)
+        started = time.perf_counter()
+        await memory.resource.search_memory(
+            query=text,
+            filters={"session_ids": "all", "annotations": {"type": "turn"}, "relevant_k": 10},
+        )
+        figures["one_search"].append((time.perf_counter() - started) * 1000)
+    return figures
+
+
+def part_one(args: argparse.Namespace) -> None:
+    import django
+    from django.conf import settings
+
+    django.setup()
+    subprocess.run(
+        [sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, check=True, env=os.environ
+    )
+    subprocess.run(
+        [sys.executable, "manage.py", "seed_catalog", "-v0"], cwd=ROOT, check=True, env=os.environ
+    )
+    base_url, stop = start_memory_server(args.embedder)
+    settings.AGENT_MEMORY_URL = base_url
+    try:
+        print(
+            f"Part 1: app overhead before the first token ({args.embedder} embedder, {args.turns} turns)"
+        )
+        for size in args.sizes:
+            figures = asyncio.run(overhead(size, args.turns))
+            ratio = statistics.median(figures["recall"]) / statistics.median(figures["one_search"])
+            print(f"  {size:>5} blocks  overhead {fmt(figures['overhead'])}")
+            print(f"               recall   {fmt(figures['recall'])}")
+            print(
+                f"               1 search {fmt(figures['one_search'])}  recall/one-search (medians) {ratio:.2f}"
+            )
+    finally:
+        stop()
+
+
+def shopper_cookies(count: int) -> list[str]:
+    script = (
+        "from django.contrib.auth import get_user_model\n"
+        "from django.contrib.sessions.backends.db import SessionStore\n"
+        "from shop.services import shopper_get_or_create\n"
+        "from django.contrib.auth import SESSION_KEY, BACKEND_SESSION_KEY, HASH_SESSION_KEY\n"
+        f"for i in range({count}):\n"
+        "    user = shopper_get_or_create(username=f'load-{i:03d}')\n"
+        "    s = SessionStore()\n"
+        "    s[SESSION_KEY] = str(user.pk)\n"
+        "    s[BACKEND_SESSION_KEY] = 'django.contrib.auth.backends.ModelBackend'\n"
+        "    s[HASH_SESSION_KEY] = user.get_session_auth_hash()\n"
+        "    s.save()\n"
+        "    print('session-key', s.session_key)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "manage.py", "shell", "-c", script],
+        cwd=ROOT,
+        env=os.environ,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    # The shell may print its own lines (auto-imports); keep only ours.
+    return [line.split()[1] for line in out.splitlines() if line.startswith("session-key ")]
+
+
+async def one_shopper(port: int, cookie: str, rounds: int, results: dict) -> None:
+    import websockets
+
+    session_id = None
+    try:
+        async with websockets.connect(
+            f"ws://127.0.0.1:{port}/ws/assistant/",
+            additional_headers={
+                "Cookie": f"sessionid={cookie}",
+                "Origin": f"http://127.0.0.1:{port}",
+            },
+            open_timeout=30,
+        ) as socket:
+            for turn in range(rounds):
+                frame = {
+                    "type": "message",
+                    "text": QUERIES[turn % len(QUERIES)],
+                    "session_id": session_id,
+                    "turn_count": turn,
+                    "session_date": None,
+                    "retention": None,
+                }
+                started = time.perf_counter()
+                await socket.send(json.dumps(frame))
+                while True:
+                    event = json.loads(await asyncio.wait_for(socket.recv(), 60))
+                    if os.environ.get("BENCH_DEBUG"):
+                        print(event["type"], str(event)[:150])
+                    if event["type"] == "session":
+                        session_id = event["session_id"]
+                        if event["mode"] != "remembering":
+                            results["errors"].append(f"mode {event['mode']}")
+                    elif event["type"] == "done":
+                        results["done"].append((time.perf_counter() - started) * 1000)
+                    elif event["type"] == "memory.added":
+                        results["added"].append((time.perf_counter() - started) * 1000)
+                        break
+                    elif event["type"] == "error":
+                        results["errors"].append(event["message"])
+                        break
+    except Exception as exc:  # a benchmark counts failures instead of stopping at the first
+        results["errors"].append(repr(exc))
+
+
+def part_two(args: argparse.Namespace) -> None:
+    from tests.support.agentmemory_server import free_port
+
+    base_url, stop_memory = start_memory_server(args.embedder, label="load")
+    env = {**os.environ, "AGENT_MEMORY_URL": base_url}
+    cookies = shopper_cookies(args.shoppers)
+    port = free_port()
+    daphne = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "daphne",
+            "-b",
+            "127.0.0.1",
+            "-p",
+            str(port),
+            "config.asgi:application",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        import httpx
+
+        for _ in range(100):
+            try:
+                httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1)
+                break
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        results: dict = {"done": [], "added": [], "errors": []}
+
+        async def everyone() -> float:
+            started = time.perf_counter()
+            await asyncio.gather(*(one_shopper(port, c, args.rounds, results) for c in cookies))
+            return time.perf_counter() - started
+
+        wall = asyncio.run(everyone())
+        turns = args.shoppers * args.rounds
+        print(
+            f"Part 2: {args.shoppers} concurrent shoppers x {args.rounds} turns on the offline model "
+            f"(daphne + embedded memory server, {args.embedder} embedder)"
+        )
+        print(f"  errors: {len(results['errors'])} of {turns} turns  {results['errors'][:3]}")
+        print(f"  send -> done          {fmt(results['done'])}")
+        print(f"  send -> memory.added  {fmt(results['added'])}")
+        print(f"  wall time {wall:.1f} s, {turns / wall:.1f} turns/s")
+    finally:
+        daphne.terminate()
+        daphne.wait(10)
+        stop_memory()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--sizes", default="0,100,1000", type=lambda s: [int(x) for x in s.split(",")]
+    )
+    parser.add_argument("--turns", type=int, default=60)
+    parser.add_argument("--shoppers", type=int, default=50)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--embedder", default="hashing", choices=["hashing", "minilm"])
+    args = parser.parse_args()
+    print(f"Machine: {os.cpu_count()} cores; Python {sys.version.split()[0]}; temp dir {TMP}")
+    part_one(args)
+    part_two(args)
+
+
+if __name__ == "__main__":
+    main()
