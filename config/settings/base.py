@@ -161,6 +161,8 @@ OPENAI_BASE_URL = env_str("OPENAI_BASE_URL", "") or None
 ASSISTANT_MODEL = env_str("ASSISTANT_MODEL", "gpt-4o-mini")
 JUDGE_MODEL = env_str("JUDGE_MODEL", "gpt-4o-mini")
 EXTRACTION_MODEL = env_str("EXTRACTION_MODEL", "gpt-4o-mini")
+# Unset: the judge's model writes the episode record when a session closes.
+EPISODE_MODEL = env_str("EPISODE_MODEL", "")
 EMBEDDING_MODEL = env_str("EMBEDDING_MODEL", "text-embedding-3-small")
 MODEL_TIMEOUT_SECONDS = env_float("MODEL_TIMEOUT_SECONDS", 60.0, minimum=1.0)
 
