@@ -360,6 +360,48 @@ class ScriptedPanelTests(BrowserTestCase):
             assert not self.by("control-date").is_disabled()
             assert self.by("control-retention").input_value() == "default"
 
+    def test_memory_unavailable_mode_and_a_dropped_socket_retry(self) -> None:
+        with self.screenshot_on_failure():
+            unavailable = {
+                **SESSION,
+                "session_id": None,
+                "mode": "memory_unavailable",
+                "session_date": None,
+                "retention": None,
+                "created": False,
+            }
+
+            def reply(frame: dict, n: int) -> list[dict]:
+                if n == 1:
+                    socket.emit(unavailable)
+                    socket.route.close()  # the connection dies mid-turn
+                    return []
+                return [
+                    unavailable,
+                    {
+                        "type": "done",
+                        "text": "Back again.",
+                        "products": [],
+                        "turn_id": 3,
+                        "model": "offline",
+                        "spans": [],
+                    },
+                ]
+
+            socket = ScriptedSocket(self.page, reply)
+            self.sign_in("Ann")
+            self.open_panel()
+            self.send("any boots?")
+            self.by("chat-error").filter(has_text="Connection to the assistant was lost").wait_for()
+            assert self.by("chat-mode").inner_text() == "Memory unavailable right now"
+            # The socket comes back by itself; Retry asks the same question once more.
+            self.page.wait_for_selector('#chat-panel[data-connected="true"]')
+            self.by("chat-retry").click()
+            self.wait_for_answer(1)
+            assert self.last_answer() == "Back again."
+            assert [f["text"] for f in socket.frames] == ["any boots?", "any boots?"]
+            assert socket.frames[1]["session_id"] is None
+
     def test_keyboard_shift_enter_newline_and_escape(self) -> None:
         with self.screenshot_on_failure():
             socket = ScriptedSocket(self.page, lambda frame, n: [])
