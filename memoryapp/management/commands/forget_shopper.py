@@ -8,6 +8,7 @@ from agentmemory.exceptions import NotFoundError
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
+from django.db.models import Count
 
 from memoryapp.clients import memory_client_sync
 from memoryapp.guard import MEMORY_ERRORS
@@ -31,9 +32,9 @@ def shopper_memory_forget(*, username: str) -> bool:
 def shopper_chat_records_delete(*, user: Any) -> tuple[int, int]:
     """Delete the shopper's chat sessions and their turns; return (sessions, turns)."""
     sessions = user.chat_sessions.all()
-    counts = (sessions.count(), sum(s.turns.count() for s in sessions))
+    counts = sessions.aggregate(sessions=Count("pk", distinct=True), turns=Count("turns"))
     sessions.delete()  # turns cascade
-    return counts
+    return counts["sessions"], counts["turns"]
 
 
 class Command(BaseCommand):

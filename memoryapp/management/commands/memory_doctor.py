@@ -193,7 +193,10 @@ class Command(BaseCommand):
                 f"({', '.join(c.name for c in failed)}).",
                 returncode=2,
             )
-        self.stdout.write(self.style.SUCCESS(f"Agent Memory is healthy ({len(checks)} checks)."))
+        if self.verbosity >= 1:
+            self.stdout.write(
+                self.style.SUCCESS(f"Agent Memory is healthy ({len(checks)} checks).")
+            )
 
     def _report(self, title: str, checks: list[Check]) -> None:
         shown = [c for c in checks if self.verbosity >= 1 or not c.ok]

@@ -31,6 +31,7 @@ from django.utils import timezone
 
 from memoryapp.clients import memory_client_async, memory_health_status
 from memoryapp.conf import RETENTION_PRESETS, memory_conf, retention_preset_for
+from memoryapp.guard import MEMORY_ERRORS
 from memoryapp.services import exchange_remember, session_close, session_open
 from memoryapp.types import MemoryUnavailable
 from shop.services import USERNAME_RE, SignInRefused, shopper_get_or_create
@@ -78,27 +79,27 @@ class ScenarioInvalid(Exception):
         self.errors = errors
 
 
-Path_ = tuple[str | int, ...]
+JsonPath = tuple[str | int, ...]
 
 
-def _path_text(path: Path_) -> str:
+def _path_text(path: JsonPath) -> str:
     text = ""
     for part in path:
         text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else part)
     return text or "(top level)"
 
 
-def json_value_lines(text: str) -> dict[Path_, int]:
+def json_value_lines(text: str) -> dict[JsonPath, int]:
     """Map the path of every value in a valid JSON document to the line it starts on."""
     newlines = [i for i, ch in enumerate(text) if ch == "\n"]
     decoder = json.JSONDecoder()
     spaces = re.compile(r"[ \t\n\r]*")
-    lines: dict[Path_, int] = {}
+    lines: dict[JsonPath, int] = {}
 
     def skip(i: int) -> int:
         return spaces.match(text, i).end()
 
-    def value(i: int, path: Path_) -> int:
+    def value(i: int, path: JsonPath) -> int:
         i = skip(i)
         lines[path] = bisect.bisect_right(newlines, i - 1) + 1
         opener = text[i]
@@ -130,11 +131,11 @@ def json_value_lines(text: str) -> dict[Path_, int]:
 class _Checker:
     """Collect every problem in the file, each with the line of the offending value."""
 
-    def __init__(self, lines: dict[Path_, int]) -> None:
+    def __init__(self, lines: dict[JsonPath, int]) -> None:
         self.lines = lines
         self.problems: list[tuple[int, str]] = []
 
-    def fail(self, path: Path_, problem: str) -> None:
+    def fail(self, path: JsonPath, problem: str) -> None:
         line = self.lines.get(path)
         while line is None and path:
             path_up = path[:-1]
@@ -149,13 +150,13 @@ class _Checker:
     def errors(self) -> list[str]:
         return [text for _, text in sorted(self.problems, key=lambda p: p[0])]
 
-    def keys(self, data: dict, allowed: set[str], required: set[str], path: Path_) -> None:
+    def keys(self, data: dict, allowed: set[str], required: set[str], path: JsonPath) -> None:
         for key in sorted(set(data) - allowed):
             self.fail((*path, key), f"unknown key {key!r} (expected {', '.join(sorted(allowed))})")
         for key in sorted(required - set(data)):
             self.fail(path, f"missing {key!r}")
 
-    def text(self, data: dict, key: str, path: Path_, *, max_chars: int | None = None) -> str:
+    def text(self, data: dict, key: str, path: JsonPath, *, max_chars: int | None = None) -> str:
         if key not in data:
             return ""  # reported as missing by keys()
         value = data[key]
@@ -166,20 +167,20 @@ class _Checker:
             self.fail((*path, key), f"longer than {max_chars} characters")
         return value
 
-    def array(self, data: Any, path: Path_, what: str) -> list:
+    def array(self, data: Any, path: JsonPath, what: str) -> list:
         if not isinstance(data, list) or not data:
             self.fail(path, f"expected a non-empty list of {what}")
             return []
         return data
 
-    def obj(self, data: Any, path: Path_, what: str) -> dict | None:
+    def obj(self, data: Any, path: JsonPath, what: str) -> dict | None:
         if not isinstance(data, dict):
             self.fail(path, f"expected {what} (a JSON object), got {json.dumps(data)[:40]}")
             return None
         return data
 
 
-def _session_check(check: _Checker, data: Any, path: Path_) -> ScenarioSession | None:
+def _session_check(check: _Checker, data: Any, path: JsonPath) -> ScenarioSession | None:
     data = check.obj(data, path, "a session")
     if data is None:
         return None
@@ -218,7 +219,7 @@ def _session_check(check: _Checker, data: Any, path: Path_) -> ScenarioSession |
     )
 
 
-def _shopper_check(check: _Checker, data: Any, path: Path_) -> ScenarioShopper | None:
+def _shopper_check(check: _Checker, data: Any, path: JsonPath) -> ScenarioShopper | None:
     data = check.obj(data, path, "a shopper")
     if data is None:
         return None
@@ -284,7 +285,7 @@ async def _session_discard(username: str, session_id: str) -> None:
     try:
         user = await memory_client_async().get_user(username)
         await (await user.get_session(session_id)).delete()
-    except Exception:  # the server is already failing; the error below says so
+    except MEMORY_ERRORS:  # the server is already failing; the caller's error says so
         pass
 
 
@@ -387,6 +388,8 @@ class Command(BaseCommand):
 
         if options["dry_run"]:
             self._describe(shoppers, verbosity)
+            if verbosity < 1:
+                return
             self.stdout.write(
                 self.style.SUCCESS(
                     f"Dry run: {source.name} is valid; would write {sessions} session(s) with "
@@ -436,6 +439,8 @@ class Command(BaseCommand):
                         f"({self._session_label(session)}): {len(written.turn_ids)} exchange(s), "
                         f"{len(written.fact_ids)} fact(s)" + (", closed" if session.close else "")
                     )
+        if verbosity < 1:
+            return
         self.stdout.write(
             self.style.SUCCESS(
                 f"Wrote {sessions} session(s), {exchanges} exchange(s) and {facts} fact(s) "
