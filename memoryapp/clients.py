@@ -22,12 +22,13 @@ _async_clients: weakref.WeakKeyDictionary[
 ] = weakref.WeakKeyDictionary()
 
 
+def _transport_timeout() -> float:
+    # The transport allows the slowest call; each guarded call bounds itself more tightly.
+    return max(settings.AGENT_MEMORY_TIMEOUT_SECONDS, settings.AGENT_MEMORY_WRITE_TIMEOUT_SECONDS)
+
+
 def _client_key() -> tuple:
-    return (
-        settings.AGENT_MEMORY_URL,
-        settings.AGENT_MEMORY_TOKEN,
-        settings.AGENT_MEMORY_TIMEOUT_SECONDS,
-    )
+    return (settings.AGENT_MEMORY_URL, settings.AGENT_MEMORY_TOKEN, _transport_timeout())
 
 
 def memory_client_async() -> AsyncAgentMemoryClient:
@@ -40,7 +41,7 @@ def memory_client_async() -> AsyncAgentMemoryClient:
     client = AsyncAgentMemoryClient(
         base_url=settings.AGENT_MEMORY_URL,
         token=settings.AGENT_MEMORY_TOKEN,
-        timeout=settings.AGENT_MEMORY_TIMEOUT_SECONDS,
+        timeout=_transport_timeout(),
         max_retries=0,
     )
     _async_clients[loop] = (key, client)

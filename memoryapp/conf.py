@@ -40,6 +40,7 @@ class MemoryConf:
     max_facts_per_turn: int
     note_max_chars: int
     timeout_seconds: float
+    write_timeout_seconds: float
 
     def retention_seconds(self, preset: str | None) -> int:
         seconds = RETENTION_PRESETS.get(preset or "default")
@@ -59,6 +60,7 @@ def memory_conf() -> MemoryConf:
         max_facts_per_turn=settings.MEMORY_MAX_FACTS_PER_TURN,
         note_max_chars=settings.MEMORY_NOTE_MAX_CHARS,
         timeout_seconds=settings.AGENT_MEMORY_TIMEOUT_SECONDS,
+        write_timeout_seconds=settings.AGENT_MEMORY_WRITE_TIMEOUT_SECONDS,
     )
 
 

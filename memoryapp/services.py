@@ -273,7 +273,7 @@ async def turn_record(*, memory: MemorySession, query: str, answer: str) -> list
         ),
         path="write",
         lost="this exchange",
-        timeout=conf.timeout_seconds,
+        timeout=conf.write_timeout_seconds,
     )
     return list(response.block_ids) if ok and response else []
 
@@ -293,7 +293,7 @@ async def facts_record(*, memory: MemorySession, facts: list[str]) -> list[str]:
         ),
         path="write",
         lost="facts from this exchange",
-        timeout=conf.timeout_seconds,
+        timeout=conf.write_timeout_seconds,
     )
     return list(response.block_ids) if ok and response else []
 
@@ -337,12 +337,13 @@ async def session_close(*, username: str, display_name: str, session_id: str) ->
     conf = memory_conf()
     try:
         user = await asyncio.wait_for(
-            user_ensure(username=username, display_name=display_name), timeout=conf.timeout_seconds
+            user_ensure(username=username, display_name=display_name),
+            timeout=conf.write_timeout_seconds,
         )
         if session_id not in (user.sessions or []):
             return None
         resource = await asyncio.wait_for(
-            user.get_session(session_id), timeout=conf.timeout_seconds
+            user.get_session(session_id), timeout=conf.write_timeout_seconds
         )
     except MEMORY_ERRORS as exc:
         outages.failed("write", "the closing episode", exc)
@@ -354,7 +355,7 @@ async def session_close(*, username: str, display_name: str, session_id: str) ->
         _list_session(resource, cap=conf.max_session_blocks),
         path="read",
         lost="the closing episode",
-        timeout=conf.timeout_seconds,
+        timeout=conf.write_timeout_seconds,
     )
     turns = [
         (b.message.user_content, b.message.assistant_content)
@@ -374,11 +375,11 @@ async def session_close(*, username: str, display_name: str, session_id: str) ->
                 ),
                 path="write",
                 lost="the closing episode",
-                timeout=conf.timeout_seconds,
+                timeout=conf.write_timeout_seconds,
             )
             if ok and response and response.block_ids:
                 episode_id = response.block_ids[0]
     await guarded(
-        resource.end(), path="write", lost="ending the session", timeout=conf.timeout_seconds
+        resource.end(), path="write", lost="ending the session", timeout=conf.write_timeout_seconds
     )
     return episode_id

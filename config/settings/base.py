@@ -140,8 +140,12 @@ LOGGING = {
 # --- Agent Memory (client side) -------------------------------------------------------
 AGENT_MEMORY_URL = env_str("AGENT_MEMORY_URL", "http://127.0.0.1:8080").rstrip("/")
 AGENT_MEMORY_TOKEN = env_str("AGENT_MEMORY_TOKEN", "") or None
-# A dead server must cost a turn about one second at most.
+# A dead server must cost a turn about one second at most (the reads before the answer).
 AGENT_MEMORY_TIMEOUT_SECONDS = env_float("AGENT_MEMORY_TIMEOUT_SECONDS", 1.0, minimum=0.05)
+# Writes happen after the answer is sent, so they may wait longer before giving up.
+AGENT_MEMORY_WRITE_TIMEOUT_SECONDS = env_float(
+    "AGENT_MEMORY_WRITE_TIMEOUT_SECONDS", 10.0, minimum=0.05
+)
 
 # --- Memory policy (names and defaults of the memory specification) --------------------
 MEMORY_MESSAGE_TTL_SECONDS = env_int("MEMORY_MESSAGE_TTL_SECONDS", 7_776_000, minimum=0)
