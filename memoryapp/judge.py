@@ -109,7 +109,7 @@ class Episode:
             parts.append(f"Occasion: {self.occasion}.")
         parts.append("Found what they wanted." if self.found else "Did not find what they wanted.")
         if self.follow_ups:
-            parts.append("Follow-ups: " + "; ".join(self.follow_ups) + ".")
+            parts.append("Follow-ups: " + "; ".join(f.rstrip(" .") for f in self.follow_ups) + ".")
         return " ".join(parts)
 
 

@@ -93,7 +93,7 @@ class ProductDetail:
         return asdict(self)
 
 
-def _sizes_sorted(sizes: Iterable[str]) -> list[str]:
+def sizes_sorted(sizes: Iterable[str]) -> list[str]:
     order = {size: i for i, size in enumerate(ALL_SIZES)}
     return sorted(set(sizes), key=lambda s: order.get(s, len(order)))
 
@@ -214,7 +214,7 @@ def products_search(
             category=product.category,
             price_eur=float(product.price),
             colours=sorted({v.colour for v in product.in_stock}),
-            sizes_in_stock=_sizes_sorted(v.size for v in product.in_stock),
+            sizes_in_stock=sizes_sorted(v.size for v in product.in_stock),
             url=product.get_absolute_url(),
         )
         for product in products[:limit]
@@ -244,7 +244,7 @@ def product_get(*, sku: str) -> ProductDetail | None:
         description=product.description,
         price_eur=float(product.price),
         colours=sorted({v.colour for v in in_stock}),
-        sizes_in_stock=_sizes_sorted(v.size for v in in_stock),
+        sizes_in_stock=sizes_sorted(v.size for v in in_stock),
         url=product.get_absolute_url(),
         variants=[
             VariantInfo(sku=v.sku, colour=v.colour, size=v.size, stock=v.stock) for v in in_stock

@@ -66,3 +66,11 @@ def test_unknown_and_withdrawn_products_are_404(client):
 def test_base_template_has_launcher_and_sign_in(client):
     body = client.get("/").content.decode()
     assert 'id="chat-launcher"' in body and "Sign in" in body
+
+
+def test_catalog_cards_list_each_size_in_stock_once(client):
+    response = client.get("/", {"category": "t-shirts"})
+    for product in response.context["page"]:
+        sizes = product.sizes_in_stock
+        assert sizes and len(sizes) == len(set(sizes))
+        assert all(product.variants.filter(size=s, stock__gt=0).exists() for s in sizes)
