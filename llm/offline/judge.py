@@ -60,8 +60,8 @@ _POSITIVE = re.compile(
     re.I,
 )
 _BRAND = re.compile(
-    r"\b(?:i (?:really )?(?:love|like|prefer|adore|always buy|always wear|mostly wear|trust)|"
-    r"i'm a (?:big |huge )?fan of|my (?:favourite|favorite|go-to) brand is)\s+"
+    r"\b(?:[Ii] (?:really )?(?:love|like|prefer|adore|always buy|always wear|mostly wear|trust)|"
+    r"[Ii]'m a (?:big |huge )?fan of|[Mm]y (?:favourite|favorite|go-to) brand is)\s+"
     r"(?P<brand>(?!I\b)[A-Z][\w'\u2019]*(?:\s*(?:&|and)\s*(?!I\b)[A-Z][\w'\u2019]*|\s+(?!I\b)[A-Z][\w'\u2019]*)*)"
 )
 _BRAND_ANY_CASE = re.compile(

@@ -37,6 +37,7 @@ JUDGE_CASES = [
     ),
     ("I love navy but can't stand pink", ["The shopper likes navy.", "The shopper dislikes pink."]),
     ("My favourite brand is Fjord & Pine", ["The shopper prefers the brand Fjord & Pine."]),
+    ("I really like Kestrel", ["The shopper prefers the brand Kestrel."]),
     ("I don't want to spend more than 80 euros", ["The shopper's budget is up to 80 EUR."]),
     ("My budget is €120.", ["The shopper's budget is up to 120 EUR."]),
     ("I prefer a slim fit", ["The shopper prefers a slim fit."]),
