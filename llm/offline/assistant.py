@@ -360,12 +360,18 @@ def _search_answer(arguments: dict, result: dict, plan: Plan, *, relaxed: bool) 
         brand = plan.call[1].get("brand")
         intro.append(f"There's nothing from {brand} that fits right now, so here are other brands.")
     shown = products[:SHOWN_PRODUCTS]
-    count = "one option" if len(shown) == 1 else f"{len(shown)} options"
-    intro.append(f"Here are {count} for {described}:")
+    if len(shown) == 1:
+        intro.append(f"Here is one option for {described}:")
+    else:
+        intro.append(f"Here are {len(shown)} options for {described}:")
     outro = []
     if excluded_categories:
         outro.append(f"I've left out {', '.join(excluded_categories)} as you asked.")
-    outro.append("Want me to check a size or colour for one of these?")
+    outro.append(
+        "Want me to check a size or colour for it?"
+        if len(shown) == 1
+        else "Want me to check a size or colour for one of these?"
+    )
     bullets = "\n".join(product_line(p) for p in shown)
     return f"{' '.join(intro)}\n\n{bullets}\n\n{' '.join(outro)}"
 
