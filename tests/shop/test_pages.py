@@ -74,3 +74,11 @@ def test_catalog_cards_list_each_size_in_stock_once(client):
         sizes = product.sizes_in_stock
         assert sizes and len(sizes) == len(set(sizes))
         assert all(product.variants.filter(size=s, stock__gt=0).exists() for s in sizes)
+
+
+def test_the_app_itself_serves_the_panel_script_and_styles(client):
+    # daphne has no static file handler of its own: without this the panel never loads.
+    for path in ("/static/js/chat/main.js", "/static/css/site.css", "/static/css/chat.css"):
+        response = client.get(path)
+        assert response.status_code == 200, path
+        assert b"".join(response.streaming_content)
