@@ -9,6 +9,7 @@ from django.contrib import admin
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import reverse
 
+from assistant import admin_shoppers  # noqa: F401 - registers the shopper admin with memory pages
 from assistant.demo import demo_settings_get
 from assistant.models import ChatSession, ChatTurn, DemoSettings
 

@@ -1,7 +1,8 @@
 """Hook the "Shopper memory" page onto the demo-shopper admin.
 
-The page belongs to the memory app, the shopper list to the shop: this extends the shop's
-DemoShopper admin with the memory URLs and a link, rather than the shop knowing about memory.
+The page belongs to the memory app, the shopper list to the shop. The assistant app is the
+one that may know both, so the two meet here: neither the shop nor the memory app imports
+the other.
 """
 
 from __future__ import annotations
