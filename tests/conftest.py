@@ -7,12 +7,20 @@ import pytest
 from shop.services import catalog_seed, shoppers_seed
 
 
-@pytest.fixture(scope="session")
-def django_db_setup(django_db_setup, django_db_blocker):
-    """Load the bundled catalog and demo shoppers once; each test rolls back its own writes."""
+@pytest.fixture(autouse=True)
+def _catalog_loaded(django_db_setup, django_db_blocker):
+    """Keep the bundled catalog and demo shoppers in the test database.
+
+    Loaded outside any test's transaction, so ordinary tests roll back only their own
+    writes; transactional and live-server tests flush everything when they end, so the
+    next test finds the tables empty and loads them again.
+    """
+    from shop.models import Product
+
     with django_db_blocker.unblock():
-        catalog_seed()
-        shoppers_seed()
+        if not Product.objects.exists():
+            catalog_seed()
+            shoppers_seed()
 
 
 class LiveMemory:
@@ -57,3 +65,13 @@ def shopper_name(request):
 
     name = re.sub(r"[^a-z0-9]+", "-", request.node.name.lower()).strip("-")
     return f"t-{name[:40]}-{id(request) % 10_000}"
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """Run the browser tests first.
+
+    Their live server is a forked process. Forking after earlier tests have started thread
+    pools (sync_to_async, SDK clients) can copy a lock in its held state into the child,
+    which then hangs on its first websocket turn; before those threads exist it cannot.
+    """
+    items.sort(key=lambda item: 0 if "tests/browser/" in item.nodeid else 1)

@@ -12,15 +12,6 @@ from tests.support.fake_openai import Reply
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-@pytest.fixture(autouse=True)
-def _catalog(django_db_setup, django_db_blocker):
-    from shop.services import catalog_seed, shoppers_seed
-
-    with django_db_blocker.unblock():
-        catalog_seed()
-        shoppers_seed()
-
-
 def signed_in_client(username: str) -> Client:
     client = Client(enforce_csrf_checks=True)
     client.force_login(get_user_model().objects.get(username=username))

@@ -18,16 +18,6 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 SEARCH_JEANS = json.dumps({"category": "jeans", "size": "M", "exclude_colours": ["yellow"]})
 
 
-@pytest.fixture(autouse=True)
-def _catalog(django_db_setup, django_db_blocker):
-    # Transactional tests flush the database afterwards; put the catalog back first.
-    from shop.services import catalog_seed, shoppers_seed
-
-    with django_db_blocker.unblock():
-        catalog_seed()
-        shoppers_seed()
-
-
 async def test_signed_out_turn_streams_tool_results_and_cards(fake_openai):
     fake_openai.script(
         "assistant",

@@ -16,15 +16,6 @@ from tests.support.fake_openai import Reply
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
 
-@pytest.fixture(autouse=True)
-def _catalog(django_db_setup, django_db_blocker):
-    from shop.services import catalog_seed, shoppers_seed
-
-    with django_db_blocker.unblock():
-        catalog_seed()
-        shoppers_seed()
-
-
 @pytest.fixture
 def shopper(shopper_name, django_db_blocker):
     """A fresh signed-in shopper, so tests sharing one memory server never meet."""
