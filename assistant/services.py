@@ -217,22 +217,16 @@ async def turn_run(*, user, request: TurnRequest) -> AsyncIterator[Event]:
                 )
             elif isinstance(event, FinalEvent):
                 final = event
-    except openai.APITimeoutError as exc:
-        error = f"model timed out: {exc}"
-        logger.warning("Assistant model timed out: %s", exc)
-        yield {
-            "type": "error",
-            "code": 504,
-            "message": "The assistant took too long to answer. Please try again.",
-            "retryable": True,
-        }
     except openai.OpenAIError as exc:
-        error = f"model error: {exc}"
-        logger.warning("Assistant model failed: %s", exc)
+        timed_out = isinstance(exc, openai.APITimeoutError)
+        error = f"model {'timed out' if timed_out else 'error'}: {exc}"
+        logger.warning("Assistant model failed: %s", error)
         yield {
             "type": "error",
-            "code": 502,
-            "message": "The assistant could not answer just now. Please try again.",
+            "code": 504 if timed_out else 502,
+            "message": "The assistant took too long to answer. Please try again."
+            if timed_out
+            else "The assistant could not answer just now. Please try again.",
             "retryable": True,
         }
 

@@ -159,3 +159,16 @@ async def _cookie(username: str) -> bytes:
     from asgiref.sync import sync_to_async
 
     return await sync_to_async(session_cookie_for)(username)
+
+
+async def test_a_model_timeout_is_reported_and_the_socket_stays_usable(fake_openai, settings):
+    settings.MODEL_TIMEOUT_SECONDS = 0.3
+    fake_openai.script("assistant", Reply(text="late", delay=1.5), Reply(text="late", delay=1.5))
+    async with Chat() as chat:
+        events = await chat.turn("hello", until=("done",))
+        assert events[-1]["type"] == "error" and events[-1]["code"] == 504
+        assert "too long" in events[-1]["message"]
+        settings.MODEL_TIMEOUT_SECONDS = 30
+        fake_openai.script("assistant", Reply(text="On time."))
+        events = await chat.turn("hello again", until=("done",))
+    assert events[-1]["type"] == "done" and events[-1]["text"] == "On time."
