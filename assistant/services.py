@@ -17,6 +17,7 @@ from asgiref.sync import sync_to_async
 from django.utils import timezone
 
 from assistant.agent import FinalEvent, RoundEvent, TokenEvent, ToolEvent, agent_run
+from assistant.demo import demo_settings_get
 from assistant.models import ChatSession, ChatTurn
 from assistant.prompting import turn_messages
 from assistant.tools import tool_run, tool_schemas, vocabulary_load
@@ -42,8 +43,6 @@ Event = dict[str, Any]
 
 def memory_switched_on() -> bool:
     """Staff can turn memory off for the whole demo (every chat becomes stateless)."""
-    from assistant.demo import demo_settings_get
-
     return demo_settings_get().memory_enabled
 
 
@@ -126,7 +125,8 @@ async def turn_run(*, user, request: TurnRequest) -> AsyncIterator[Event]:
     shopper = await sync_to_async(shopper_display_name)(user) if signed_in else None
     memory: MemorySession | None = None
     mode = "stateless"
-    if signed_in and await sync_to_async(memory_switched_on)():
+    demo = await sync_to_async(demo_settings_get)()
+    if signed_in and demo.memory_enabled:
         start = spans.now_ms()
         try:
             memory = await session_open(
@@ -134,7 +134,8 @@ async def turn_run(*, user, request: TurnRequest) -> AsyncIterator[Event]:
                 display_name=shopper or user.username,
                 session_id=request.session_id,
                 session_date=request.session_date,
-                retention=request.retention,
+                # A client that says nothing gets the default staff chose for the demo.
+                retention=request.retention or demo.default_retention,
             )
             mode = "remembering"
         except MemoryUnavailable:

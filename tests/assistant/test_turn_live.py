@@ -179,3 +179,17 @@ async def test_memory_switched_off_makes_every_chat_stateless(
     assert "memory.searched" not in types(events)
     with pytest.raises(Exception):  # noqa: B017 - NotFoundError: no memory user was created
         await memory_client_async().get_user(username)
+
+
+async def test_the_demo_default_retention_applies_when_the_client_sends_none(live_memory, shopper):
+    from assistant.models import DemoSettings
+
+    _username, cookie = shopper
+    await DemoSettings.objects.aupdate_or_create(
+        pk=1, defaults={"default_retention": "1h", "presets_offered": ["1h", "never"]}
+    )
+    async with Chat(cookie=cookie) as chat:
+        events = await chat.turn("hello", retention=None)
+        chosen = await chat.turn("hello", session_id=None, retention="never")
+    assert (events[0]["retention"], events[0]["retention_seconds"]) == ("1h", 3600)
+    assert (chosen[0]["retention"], chosen[0]["retention_seconds"]) == ("never", 0)

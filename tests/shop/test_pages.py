@@ -82,3 +82,16 @@ def test_the_app_itself_serves_the_panel_script_and_styles(client):
         response = client.get(path)
         assert response.status_code == 200, path
         assert b"".join(response.streaming_content)
+
+
+def test_the_panel_offers_the_retention_presets_staff_chose(client):
+    from assistant.models import DemoSettings
+
+    DemoSettings.objects.update_or_create(
+        pk=1, defaults={"default_retention": "5m", "presets_offered": ["5m", "1h"]}
+    )
+    body = client.get("/").content.decode()
+    assert 'data-default="5m"' in body
+    assert '<option value="5m" selected>5 minutes</option>' in body
+    assert '<option value="1h">1 hour</option>' in body
+    assert 'value="never"' not in body

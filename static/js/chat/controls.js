@@ -16,6 +16,9 @@ export function createControls(root, store) {
   const date = root.querySelector('[data-testid="control-date"]');
   const retention = root.querySelector('[data-testid="control-retention"]');
   const note = root.querySelector('[data-testid="controls-note"]');
+  // Staff choose the default preset and which presets are offered (demo settings).
+  const defaultRetention = retention.dataset.default || "default";
+  const offered = () => Array.from(retention.options, (option) => option.value);
 
   function remember() {
     store.controls = { session_date: date.value, retention: retention.value };
@@ -42,20 +45,26 @@ export function createControls(root, store) {
     /** Show the session's own values (from a `session` event) and lock. */
     lock(session) {
       if (session && session.session_date !== undefined) date.value = session.session_date || "";
-      if (session && session.retention) retention.value = session.retention;
+      if (session && session.retention) {
+        // A session may run with a preset no longer offered: show it anyway.
+        if (!offered().includes(session.retention)) {
+          retention.add(new Option(RETENTION_LABELS[session.retention] || session.retention, session.retention));
+        }
+        retention.value = session.retention;
+      }
       setDisabled(true, LOCKED_REASON);
       note.textContent = LOCKED_REASON;
     },
     unlock() {
       const saved = store.controls;
       date.value = saved.session_date || "";
-      retention.value = saved.retention in RETENTION_LABELS ? saved.retention : "default";
+      retention.value = offered().includes(saved.retention) ? saved.retention : defaultRetention;
       setDisabled(false, null);
       note.textContent = OPEN_NOTE;
     },
     reset() {
       date.value = "";
-      retention.value = "default";
+      retention.value = defaultRetention;
       remember();
       this.unlock();
     },
