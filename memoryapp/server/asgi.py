@@ -2,17 +2,125 @@
 
 The server runs in its own process, so it repoints this process's settings at the server's
 URLconf before Django builds its handler: the shop's URLs and database are never touched.
+
+Requests for the API's routes skip Django's ASGI handler and go straight from the event loop
+to the view on a thread pool (see `DirectDispatch`): the handler's per-request machinery
+(a fresh thread for the request-started/finished signals, the middleware chain, three thread
+hops) cost more than a whole search and serialised concurrent requests on the GIL.
 """
 
 from __future__ import annotations
+
+import asyncio
+import io
+import logging
+from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 from django.conf import settings
 
 SERVER_URLCONF = "memoryapp.server.urls"
 SERVER_MIDDLEWARE = ["memoryapp.server.middleware.BearerTokenMiddleware"]
+# Enough threads that a write extracting synchronously (async_processing=false) never
+# starves the searches; SQLite readers each get their own connection (WAL).
+REQUEST_THREADS = 8
+
+logger = logging.getLogger(__name__)
+
+Scope = dict[str, Any]
+Receive = Callable[[], Awaitable[dict[str, Any]]]
+Send = Callable[[dict[str, Any]], Awaitable[None]]
 
 
-def build_application():
+class DirectDispatch:
+    """Serve the API's routes without Django's request handler; anything else falls back.
+
+    Same view, same bearer check, same exception handler and the same response bytes and
+    headers as through Django: only the handler's plumbing is skipped. The skipped
+    request signals only reset the debug query log and recycle the handler thread's own
+    database connection, neither of which the pool threads use.
+    """
+
+    def __init__(self, fallback: Callable[[Scope, Receive, Send], Awaitable[None]]) -> None:
+        from django.urls import get_resolver
+
+        self.fallback = fallback
+        self.resolver = get_resolver(SERVER_URLCONF)
+        self.executor = ThreadPoolExecutor(REQUEST_THREADS, thread_name_prefix="agentmemory-req")
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.fallback(scope, receive, send)
+            return
+        body = bytearray()
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return  # the client left before sending its body; nobody to answer
+            body += message.get("body", b"")
+            if not message.get("more_body", False):
+                break
+        response = await self._direct(scope, bytes(body))
+        if response is None:
+            await self.fallback(scope, _replay(bytes(body), receive), send)
+            return
+        await _send(response, send)
+
+    async def _direct(self, scope: Scope, body: bytes) -> Any | None:
+        from django.core.handlers.asgi import ASGIRequest
+        from django.urls import Resolver404
+
+        from memoryapp.server.middleware import auth_failure
+
+        if len(body) > (settings.DATA_UPLOAD_MAX_MEMORY_SIZE or len(body)):
+            return None  # Django's handler owns the 413 path
+        try:
+            request = ASGIRequest(scope, io.BytesIO(body))
+            match = self.resolver.resolve(request.path_info)
+        except (Resolver404, UnicodeDecodeError):
+            return None
+        view = getattr(match.func, "sync_view", None)
+        if view is None:
+            return None
+        failure = auth_failure(request)
+        if failure is not None:
+            return failure
+        request.resolver_match = match
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(
+            self.executor, lambda: view(request, *match.args, **match.kwargs)
+        )
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    """A receive callable that hands the already-read body to the fallback once."""
+    sent = False
+
+    async def replayed() -> dict[str, Any]:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replayed
+
+
+async def _send(response: Any, send: Send) -> None:
+    # Exactly what Django's ASGIHandler.send_response does for a plain HttpResponse.
+    headers = [
+        (str(name).encode("ascii"), str(value).encode("latin1")) for name, value in response.items()
+    ]
+    for cookie in response.cookies.values():
+        headers.append((b"Set-Cookie", cookie.output(header="").encode("ascii").strip()))
+    await send({"type": "http.response.start", "status": response.status_code, "headers": headers})
+    # No response.close(): it would only fire request_finished, whose receivers tidy the
+    # debug query log and the calling thread's connection, and the loop thread has neither.
+    await send({"type": "http.response.body", "body": response.content})
+
+
+def build_application() -> DirectDispatch:
     import django
 
     django.setup(set_prefix=False)
@@ -24,5 +132,8 @@ def build_application():
 
     # Import the routes now so the first request does not pay for it.
     import memoryapp.server.urls  # noqa: F401
+    from memoryapp.server.blas import single_threaded_blas
 
-    return ASGIHandler()
+    single_threaded_blas()
+
+    return DirectDispatch(ASGIHandler())

@@ -3,6 +3,10 @@
 Each loaded user has a matrix of normalised vectors plus the columns search filters on
 (session, times, expiry, status, prompt, annotations). Writes update it in place under the
 registry lock, so a block is searchable the moment its write returns.
+
+It also caches each block's response payload once a search has returned it, so a repeated
+hit costs no SQL. Every change to a block goes through upsert/set_fields/remove (or
+`forget_payloads`), which drop the cached payload; the next search reads it again.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 import numpy as np
 
@@ -95,6 +100,7 @@ class UserIndex:
         self.prompt_vids = np.full(capacity, -1, dtype=np.int64)
         self.ids: list[str | None] = [None] * capacity
         self.annotations: list[dict[str, str] | None] = [None] * capacity
+        self.payloads: list[dict[str, Any] | None] = [None] * capacity
 
     def _grow(self) -> None:
         old = (
@@ -109,7 +115,7 @@ class UserIndex:
             self.prompts,
             self.prompt_vids,
         )
-        ids, anns, n = self.ids, self.annotations, self.size
+        ids, anns, payloads, n = self.ids, self.annotations, self.payloads, self.size
         masks = self._annotation_masks
         self._allocate(self.capacity * 2)
         new = (
@@ -128,6 +134,7 @@ class UserIndex:
             dst[:n] = src[:n]
         self.ids[:n] = ids[:n]
         self.annotations[:n] = anns[:n]
+        self.payloads[:n] = payloads[:n]
         self._annotation_masks = {}
         for key, mask in masks.items():
             grown = np.zeros(self.capacity, dtype=bool)
@@ -160,6 +167,7 @@ class UserIndex:
         self.prompts[pos] = self._code(self.prompt_codes, row.prompt_id) if row.prompt_id else -1
         self.prompt_vids[pos] = row.prompt_vid if row.prompt_vid is not None else -1
         self.annotations[pos] = row.annotations or None
+        self.payloads[pos] = None
         for (key, value), mask in self._annotation_masks.items():
             mask[pos] = bool(row.annotations) and row.annotations.get(key) == value
 
@@ -174,6 +182,7 @@ class UserIndex:
         pos = self.positions.get(block_id)
         if pos is None:
             return
+        self.payloads[pos] = None
         if status is not None:
             self.status[pos] = STATUS_CODES[status]
         if expires_at is not False:
@@ -186,6 +195,7 @@ class UserIndex:
                 self.alive[pos] = False
                 self.ids[pos] = None
                 self.annotations[pos] = None
+                self.payloads[pos] = None
         # Compact when most slots are dead so scans stay proportional to live blocks.
         if self.size > 256 and len(self.positions) < self.size // 2:
             self._compact()
@@ -215,6 +225,7 @@ class UserIndex:
             )
             for p in keep
         ]
+        payloads = [self.payloads[p] for p in keep]
         columns = [
             a[keep].copy()
             for a in (
@@ -239,6 +250,7 @@ class UserIndex:
             self.pks[pos] = row.pk
             self.vectors[pos] = row.vector
             self.annotations[pos] = row.annotations
+            self.payloads[pos] = payloads[pos]
         for dst, src in zip(
             (
                 self.sessions,
@@ -253,6 +265,27 @@ class UserIndex:
             strict=True,
         ):
             dst[:n] = src
+
+    def forget_payloads(self, block_ids: Iterable[str]) -> None:
+        """Drop cached payloads of blocks changed outside upsert/set_fields/remove."""
+        for block_id in block_ids:
+            pos = self.positions.get(block_id)
+            if pos is not None:
+                self.payloads[pos] = None
+
+    def payload(self, block_id: str) -> dict[str, Any] | None:
+        pos = self.positions.get(block_id)
+        return self.payloads[pos] if pos is not None else None
+
+    def keep_payload(self, block_id: str, payload: dict[str, Any]) -> None:
+        """Cache a payload read from SQLite; call under the same read lock as the search.
+
+        Writers commit first and then change the index under the write lock, so a payload
+        read and kept within one read-lock hold is either current or dropped afterwards.
+        """
+        pos = self.positions.get(block_id)
+        if pos is not None:
+            self.payloads[pos] = payload
 
     def __len__(self) -> int:
         return len(self.positions)

@@ -15,6 +15,22 @@ from memoryapp.server.errors import envelope
 PUBLIC_PATHS = frozenset({"/health", "/metrics"})
 
 
+def auth_failure(request: HttpRequest) -> HttpResponse | None:
+    """The 401 envelope for a request without the right bearer token, else None.
+
+    Shared by the middleware and the direct dispatch in `asgi.py`, so both answer alike.
+    """
+    token = settings.AGENT_MEMORY_SERVER_TOKEN
+    if token and request.path not in PUBLIC_PATHS:
+        header = request.headers.get("Authorization", "")
+        scheme, _, given = header.partition(" ")
+        if scheme.lower() != "bearer" or not given:
+            return envelope(401, "AUTHENTICATION_REQUIRED", "a bearer token is required")
+        if not hmac.compare_digest(given.strip().encode(), token.encode()):
+            return envelope(401, "INVALID_TOKEN", "the bearer token is not valid")
+    return None
+
+
 class BearerTokenMiddleware:
     async_capable = True
     sync_capable = False
@@ -24,12 +40,7 @@ class BearerTokenMiddleware:
         markcoroutinefunction(self)
 
     async def __call__(self, request: HttpRequest) -> HttpResponse:
-        token = settings.AGENT_MEMORY_SERVER_TOKEN
-        if token and request.path not in PUBLIC_PATHS:
-            header = request.headers.get("Authorization", "")
-            scheme, _, given = header.partition(" ")
-            if scheme.lower() != "bearer" or not given:
-                return envelope(401, "AUTHENTICATION_REQUIRED", "a bearer token is required")
-            if not hmac.compare_digest(given.strip().encode(), token.encode()):
-                return envelope(401, "INVALID_TOKEN", "the bearer token is not valid")
+        failure = auth_failure(request)
+        if failure is not None:
+            return failure
         return await self.get_response(request)

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 import numpy as np
 from django.conf import settings
+from django.db import connections
 from django.db.models import F, Q, QuerySet
 
 from memoryapp.server.clock import clock
@@ -131,32 +133,61 @@ def load_user_index(user_id: str) -> UserIndex:
     return index
 
 
+def session_exists(*, user_id: str, session_id: str) -> None:
+    """Raise like `session_get` when the session is missing, without building a model.
+
+    One indexed SELECT through a bare cursor: the ORM's query building alone cost more than
+    the rest of a search at 10k blocks.
+    """
+    sql = (
+        f"SELECT 1 FROM {MemorySession._meta.db_table} s "
+        f"JOIN {MemoryUser._meta.db_table} u ON u.id = s.user_id "
+        "WHERE u.user_id = %s AND s.session_id = %s LIMIT 1"
+    )
+    with connections[DB].cursor() as cursor:
+        cursor.execute(sql, [user_id, session_id])
+        found = cursor.fetchone() is not None
+    if not found:
+        session_get(user_id=user_id, session_id=session_id)  # raises the precise error
+
+
 def blocks_search(
     *, user_id: str, session_id: str, query: str | None, criteria: Query
-) -> list[tuple[MemoryBlock, float | None]]:
-    session_get(user_id=user_id, session_id=session_id)
+) -> list[dict[str, Any]]:
+    """Return the response payloads of the matching blocks, rel_score filled in."""
+    session_exists(user_id=user_id, session_id=session_id)
     if query is not None:
         criteria.vector = get_embedder().embed_query(query)
     criteria.now = clock.now().timestamp()
     with registry().reading(user_id, lambda: load_user_index(user_id)) as index:
         if criteria.vector is not None and criteria.vector.shape[0] != index.dimensions:
-            hits: list[Hit] = []
-        else:
-            hits = index.search(criteria)
-    return _rows_for(hits)
+            return []
+        hits = index.search(criteria)
+        # Payloads are read and cached under this same read-lock hold (see keep_payload).
+        return _payloads_for(index, hits)
 
 
-def _rows_for(hits: list[Hit]) -> list[tuple[MemoryBlock, float | None]]:
-    if not hits:
-        return []
-    found: dict[str, MemoryBlock] = {}
-    ids = [h.block_id for h in hits]
-    for start in range(0, len(ids), 500):
-        chunk = ids[start : start + 500]
+def _payloads_for(index: UserIndex, hits: list[Hit]) -> list[dict[str, Any]]:
+    from memoryapp.server.serializers import block_out
+
+    payloads = {h.block_id: index.payload(h.block_id) for h in hits}
+    missing = [block_id for block_id, payload in payloads.items() if payload is None]
+    for start in range(0, len(missing), 500):
+        chunk = missing[start : start + 500]
         for block in MemoryBlock.objects.using(DB).filter(block_id__in=chunk).defer("embedding"):
-            found[block.block_id] = block
-    # A block deleted between the index read and this fetch is simply left out.
-    return [(found[h.block_id], h.score) for h in hits if h.block_id in found]
+            payload = block_out(block)
+            payloads[block.block_id] = payload
+            index.keep_payload(block.block_id, payload)
+    found = []
+    for hit in hits:
+        payload = payloads.get(hit.block_id)
+        if payload is None:
+            continue  # deleted between the index read and this fetch: left out
+        # A shallow copy keeps the cached dict intact and the key order of block_out.
+        row = payload.copy()
+        row["rel_score"] = hit.score
+        found.append(row)
+    return found
 
 
 def prompt_get(*, prompt_id: str) -> Prompt:

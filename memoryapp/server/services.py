@@ -511,6 +511,14 @@ def extract_now(block_pk: int) -> str | None:
 def block_mark_queued(block_pks: list[int]) -> None:
     with WRITE_LOCK:
         MemoryBlock.objects.using(DB).filter(pk__in=block_pks).update(last_queued_at=clock.now())
+        # last_queued_at is part of a block's payload: drop the cached copies.
+        by_user: dict[str, list[str]] = {}
+        for chunk in _chunks(block_pks):
+            rows = MemoryBlock.objects.using(DB).filter(pk__in=chunk)
+            for block_id, user_id in rows.values_list("block_id", "user_key"):
+                by_user.setdefault(user_id, []).append(block_id)
+        for user_id, ids in by_user.items():
+            _with_index(user_id, lambda index, ids=ids: index.forget_payloads(ids))
 
 
 # --- prompts ---------------------------------------------------------------------------

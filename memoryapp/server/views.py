@@ -361,8 +361,7 @@ class MemorySearchView(ApiView):
         found = selectors.blocks_search(
             user_id=user_id, session_id=session_id, query=data.get("query"), criteria=criteria
         )
-        blocks = [s.block_out(b, score) for b, score in found]
-        return Response({"memory_blocks": blocks, "count": len(blocks)})
+        return Response({"memory_blocks": found, "count": len(found)})
 
 
 # --- prompts ---------------------------------------------------------------------------
@@ -566,4 +565,6 @@ def in_thread_pool(view: Any) -> Any:
     async def view_async(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         return await runner(request, *args, **kwargs)
 
+    # asgi.DirectDispatch calls the sync view straight from its own thread pool.
+    view_async.sync_view = run  # type: ignore[attr-defined]
     return view_async

@@ -14,6 +14,7 @@ from memoryapp.server.clock import clock
 from memoryapp.server.embedders import HashingEmbedder
 from memoryapp.server.extraction import ExtractionError, ExtractiveExtractor, ModelExtractor
 from memoryapp.server.index import IndexRow, Query, UserIndex
+from memoryapp.server.models import MemoryBlock
 from memoryapp.server.views import search_criteria
 
 DB = ["default", "agentmemory"]  # agentmemory test DB depends on default
@@ -120,7 +121,7 @@ def test_ttl_follows_the_injected_clock_and_the_sweeper_deletes():
         found = selectors.blocks_search(
             user_id="clock-user", session_id="s", query=None, criteria=criteria
         )
-        return {b.block_id for b, _ in found}
+        return {b["block_id"] for b in found}
 
     try:
         assert len(visible()) == 3
@@ -135,3 +136,66 @@ def test_ttl_follows_the_injected_clock_and_the_sweeper_deletes():
         assert visible() == set(never.block_ids)
     finally:
         clock.reset()
+
+
+@pytest.mark.django_db(databases=DB)
+def test_search_payload_cache_follows_every_kind_of_block_change():
+    selectors.registry().clear()
+    services.user_create(user_id="cache-user", name="C", metadata=None)
+    services.session_create(
+        user_id="cache-user", session_id="s", annotations=None, metadata=None, blocks_ttl=None
+    )
+    added = services.blocks_add(
+        user_id="cache-user",
+        session_id="s",
+        items=[services.NewBlock(fact="I like the Summit Boot"), services.NewBlock(fact="other")],
+        annotations=None,
+        block_ttl=None,
+        context_required=True,
+        created_at=None,
+        async_processing=True,
+        prompt_id=None,
+        prompt_vid=None,
+    )
+    first, second = added.block_ids
+
+    def found() -> dict[str, dict]:
+        hits = selectors.blocks_search(
+            user_id="cache-user",
+            session_id="s",
+            query="Summit Boot",
+            criteria=search_criteria("cache-user", "s", {}),
+        )
+        return {b["block_id"]: b for b in hits}
+
+    before = found()  # caches both payloads
+    assert before[first]["status"] == "processing" and before[first]["summary"] is None
+    assert before[first]["rel_score"] > before[second]["rel_score"]
+    block = MemoryBlock.objects.using("agentmemory").get(block_id=first)
+
+    services.block_mark_queued([block.pk])
+    assert found()[first]["last_queued_at"] != before[first]["last_queued_at"]
+
+    assert services.extraction_attempt(block.pk) == "ready"
+    extracted = found()[first]
+    assert extracted["status"] == "ready" and extracted["summary"]
+
+    services.ttl_modify(user_id="cache-user", new_ttl=3600, session_id=None, block_ids=[first])
+    assert found()[first]["expires_at"] is not None
+
+    services.block_update(
+        user_id="cache-user",
+        session_id="s",
+        block_id=first,
+        content=None,
+        annotations={"k": "v"},
+        block_ttl=None,
+        async_processing=True,
+        context_required=None,
+        prompt_id=None,
+        prompt_vid=None,
+    )
+    assert found()[first]["annotations"] == {"k": "v"}
+
+    services.blocks_delete(user_id="cache-user", session_id="s", block_ids=[first])
+    assert set(found()) == {second}
