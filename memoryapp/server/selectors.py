@@ -168,16 +168,23 @@ def blocks_search(
 
 
 def _payloads_for(index: UserIndex, hits: list[Hit]) -> list[dict[str, Any]]:
-    from memoryapp.server.serializers import block_out
+    from memoryapp.server.serializers import BLOCK_PAYLOAD_COLUMNS, block_payload_from_row
 
     payloads = {h.block_id: index.payload(h.block_id) for h in hits}
     missing = [block_id for block_id, payload in payloads.items() if payload is None]
-    for start in range(0, len(missing), 500):
-        chunk = missing[start : start + 500]
-        for block in MemoryBlock.objects.using(DB).filter(block_id__in=chunk).defer("embedding"):
-            payload = block_out(block)
-            payloads[block.block_id] = payload
-            index.keep_payload(block.block_id, payload)
+    if missing:
+        with connections[DB].cursor() as cursor:
+            for start in range(0, len(missing), 500):
+                chunk = missing[start : start + 500]
+                cursor.execute(
+                    f"SELECT {BLOCK_PAYLOAD_COLUMNS} FROM {MemoryBlock._meta.db_table} "
+                    f"WHERE block_id IN ({', '.join(['%s'] * len(chunk))})",
+                    chunk,
+                )
+                for row in cursor.fetchall():
+                    payload = block_payload_from_row(row)
+                    payloads[payload["block_id"]] = payload
+                    index.keep_payload(payload["block_id"], payload)
     found = []
     for hit in hits:
         payload = payloads.get(hit.block_id)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from datetime import UTC, datetime
 from typing import Any
@@ -373,6 +374,73 @@ def block_out(block: MemoryBlock, rel_score: float | None = None) -> dict[str, A
         "prompt_vid": block.prompt_vid,
         # Not in the SDK model (ignored there); lets a caller see when a block will go.
         "expires_at": iso(block.expires_at),
+    }
+
+
+# Columns read for a block's payload when a search hit is not cached in the index; the
+# order matches `block_payload_from_row`. A bare cursor skips the ORM's query compiler and
+# model construction, which cost ten times the SELECT itself.
+BLOCK_PAYLOAD_COLUMNS = (
+    "block_id, user_key, session_key, fact, user_content, assistant_content, ingested_at, "
+    "created_at, last_queued_at, fail_count, annotations, summary, contexts, status, "
+    "prompt_id, prompt_vid, expires_at"
+)
+
+
+def _db_time(value: Any) -> datetime | None:
+    # SQLite hands back naive UTC datetimes (or their text); Django would make them aware.
+    if value is None:
+        return None
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value)
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value
+
+
+def _db_json(value: Any) -> Any:
+    return json.loads(value) if isinstance(value, str) else value
+
+
+def block_payload_from_row(row: tuple[Any, ...]) -> dict[str, Any]:
+    """`block_out(block)` built from a raw BLOCK_PAYLOAD_COLUMNS row: same keys, same order."""
+    (
+        block_id,
+        user_key,
+        session_key,
+        fact,
+        user_content,
+        assistant_content,
+        ingested_at,
+        created_at,
+        last_queued_at,
+        fail_count,
+        annotations,
+        summary,
+        contexts,
+        status,
+        prompt_id,
+        prompt_vid,
+        expires_at,
+    ) = row
+    return {
+        "block_id": block_id,
+        "user_id": user_key,
+        "session_id": session_key,
+        "message": None
+        if fact is not None
+        else {"user_content": user_content or "", "assistant_content": assistant_content or ""},
+        "fact": fact,
+        "ingested_at": iso(_db_time(ingested_at)),
+        "created_at": iso(_db_time(created_at)),
+        "last_queued_at": iso(_db_time(last_queued_at)),
+        "fail_count": fail_count,
+        "annotations": _db_json(annotations),
+        "summary": summary,
+        "contexts": _db_json(contexts),
+        "status": status,
+        "rel_score": None,
+        "prompt_id": prompt_id,
+        "prompt_vid": prompt_vid,
+        "expires_at": iso(_db_time(expires_at)),
     }
 
 

@@ -199,3 +199,55 @@ def test_search_payload_cache_follows_every_kind_of_block_change():
 
     services.blocks_delete(user_id="cache-user", session_id="s", block_ids=[first])
     assert set(found()) == {second}
+
+
+@pytest.mark.django_db(databases=DB)
+def test_payloads_read_with_a_bare_cursor_equal_block_out():
+    from django.db import connections
+
+    from memoryapp.server.serializers import (
+        BLOCK_PAYLOAD_COLUMNS,
+        block_out,
+        block_payload_from_row,
+    )
+
+    services.user_create(user_id="raw-user", name="R", metadata=None)
+    services.session_create(
+        user_id="raw-user", session_id="s", annotations=None, metadata=None, blocks_ttl=3600
+    )
+    common = dict(
+        user_id="raw-user",
+        session_id="s",
+        block_ttl=None,
+        async_processing=True,
+        prompt_id=None,
+        prompt_vid=None,
+    )
+    services.blocks_add(
+        items=[services.NewBlock(fact="a fact ü")],
+        annotations={"k": "v", "x": ""},
+        context_required=True,
+        created_at=datetime(2025, 5, 6, 7, 8, 9, 123456, tzinfo=UTC),
+        **common,
+    )
+    services.blocks_add(
+        items=[services.NewBlock(user_content="hi", assistant_content="")],
+        annotations=None,
+        context_required=False,
+        created_at=None,
+        **common,
+    )
+    blocks = list(MemoryBlock.objects.using("agentmemory").filter(user_key="raw-user"))
+    services.extraction_attempt(blocks[0].pk)  # summary and contexts filled in
+    services.block_mark_queued([blocks[1].pk])
+    for block in MemoryBlock.objects.using("agentmemory").filter(user_key="raw-user"):
+        with connections["agentmemory"].cursor() as cursor:
+            cursor.execute(
+                f"SELECT {BLOCK_PAYLOAD_COLUMNS} FROM {MemoryBlock._meta.db_table} "
+                "WHERE block_id = %s",
+                [block.block_id],
+            )
+            raw = block_payload_from_row(cursor.fetchone())
+        expected = block_out(block)
+        assert raw == expected and list(raw) == list(expected)
+        assert json.dumps(raw) == json.dumps(expected)
