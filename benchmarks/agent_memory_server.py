@@ -7,8 +7,8 @@ Starts its own server process on 127.0.0.1 with a temporary database per embedde
 for the search figures are bulk-loaded straight into that database before the server starts
 (adding 100k blocks through HTTP with MiniLM would take far too long); the loader embeds a
 pool of distinct texts with the real embedder and reuses their vectors, which costs search
-exactly what distinct vectors would. Every query is distinct, so the query-vector cache
-never hits and each search pays for embedding its query.
+exactly what distinct vectors would. Every query is distinct (across sizes too), so the
+query-vector cache never hits and each search pays for embedding its query.
 """
 
 from __future__ import annotations
@@ -139,7 +139,9 @@ def measure_searches(base_url: str, size: int, count: int) -> tuple[float, list[
         first = (time.perf_counter() - t) * 1000
         timings = []
         for n in range(count):
-            query = f"{QUERIES[n % len(QUERIES)]} {n}"
+            # The size is in the text: otherwise the next size would reuse these queries and
+            # the server's query-vector cache would hide the embedding cost.
+            query = f"{QUERIES[n % len(QUERIES)]} {size} {n}"
             t = time.perf_counter()
             result = session.search_memory(query)
             timings.append((time.perf_counter() - t) * 1000)
