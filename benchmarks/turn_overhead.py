@@ -181,6 +181,7 @@ async def one_shopper(port: int, cookie: str, rounds: int, results: dict) -> Non
     import websockets
 
     session_id = None
+    remembering = True
     try:
         async with websockets.connect(
             f"ws://127.0.0.1:{port}/ws/assistant/",
@@ -207,10 +208,13 @@ async def one_shopper(port: int, cookie: str, rounds: int, results: dict) -> Non
                         print(event["type"], str(event)[:150])
                     if event["type"] == "session":
                         session_id = event["session_id"]
-                        if event["mode"] != "remembering":
+                        remembering = event["mode"] == "remembering"
+                        if not remembering:
                             results["errors"].append(f"mode {event['mode']}")
                     elif event["type"] == "done":
                         results["done"].append((time.perf_counter() - started) * 1000)
+                        if not remembering:
+                            break  # no memory.added follows
                     elif event["type"] == "memory.added":
                         results["added"].append((time.perf_counter() - started) * 1000)
                         break

@@ -100,15 +100,18 @@ async def _session_open(
     retention: str | None,
     conf: MemoryConf,
 ) -> MemorySession:
-    user = await user_ensure(username=username, display_name=display_name)
-    # Looked up under this shopper only: another shopper's id is simply not found here.
-    if session_id and session_id in (user.sessions or []):
+    if session_id:
+        # Looked up under this shopper's path only: another shopper's id is simply not found.
+        # Every turn but the first takes this path, so it skips fetching the user: the SDK
+        # offers no unfetched user handle, hence its own HTTP client is borrowed here.
+        shopper = AsyncUserResource(memory_client_async()._http, username)
         try:
-            resource = await user.get_session(session_id)
+            resource = await shopper.get_session(session_id)
         except NotFoundError:
             resource = None
         if resource is not None and not resource.end_time:
             return MemorySession(username, resource, _session_info(resource, created=False))
+    user = await user_ensure(username=username, display_name=display_name)
     metadata: dict[str, Any] = {"retention": retention or "default"}
     if session_date is not None:
         metadata["session_date"] = session_date.isoformat()
