@@ -34,6 +34,8 @@ TMP = Path(tempfile.mkdtemp(prefix="aisle-bench-"))
 os.environ["AISLE_VAR_DIR"] = str(TMP)
 os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings.base"
 os.environ["OPENAI_API_KEY"] = ""
+# Measured as deployed: DEBUG keeps every SQL query in memory and wraps each cursor.
+os.environ["DJANGO_DEBUG"] = "false"
 
 QUERIES = [
     "show me jeans in size M",
@@ -210,7 +212,7 @@ async def one_shopper(port: int, cookie: str, rounds: int, results: dict) -> Non
                         session_id = event["session_id"]
                         remembering = event["mode"] == "remembering"
                         if not remembering:
-                            results["errors"].append(f"mode {event['mode']}")
+                            results["degraded"].append(event["mode"])
                     elif event["type"] == "done":
                         results["done"].append((time.perf_counter() - started) * 1000)
                         if not remembering:
@@ -257,7 +259,7 @@ def part_two(args: argparse.Namespace) -> None:
                 break
             except httpx.HTTPError:
                 time.sleep(0.1)
-        results: dict = {"done": [], "added": [], "errors": []}
+        results: dict = {"done": [], "added": [], "errors": [], "degraded": []}
 
         async def everyone() -> float:
             started = time.perf_counter()
@@ -270,7 +272,13 @@ def part_two(args: argparse.Namespace) -> None:
             f"Part 2: {args.shoppers} concurrent shoppers x {args.rounds} turns on the offline model "
             f"(daphne + embedded memory server, {args.embedder} embedder)"
         )
-        print(f"  errors: {len(results['errors'])} of {turns} turns  {results['errors'][:3]}")
+        print(
+            f"  errors (no answer): {len(results['errors'])} of {turns} turns  {results['errors'][:3]}"
+        )
+        print(
+            f"  answered without memory (its 1 s bound ran out under load): "
+            f"{len(results['degraded'])} of {turns} turns"
+        )
         print(f"  send -> done          {fmt(results['done'])}")
         print(f"  send -> memory.added  {fmt(results['added'])}")
         print(f"  wall time {wall:.1f} s, {turns / wall:.1f} turns/s")
@@ -291,10 +299,18 @@ def main() -> None:
     parser.add_argument("--shoppers", type=int, default=50)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--embedder", default="hashing", choices=["hashing", "minilm"])
+    parser.add_argument("--parts", default="1,2", help="which parts to run, e.g. 2")
     args = parser.parse_args()
     print(f"Machine: {os.cpu_count()} cores; Python {sys.version.split()[0]}; temp dir {TMP}")
-    part_one(args)
-    part_two(args)
+    parts = set(args.parts.split(","))
+    for command in (["migrate"], ["seed_catalog"]):
+        subprocess.run(
+            [sys.executable, "manage.py", *command, "-v0"], cwd=ROOT, check=True, env=os.environ
+        )
+    if "1" in parts:
+        part_one(args)
+    if "2" in parts:
+        part_two(args)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from decimal import Decimal
 
-from django.db.models import Prefetch, Q
+from django.db.models import Q
 
 from shop.models import ALL_SIZES, Category, Colour, Product, Variant
 
@@ -135,8 +135,8 @@ def products_ranked(
     """Active products with an in-stock variant matching every filter, best match first.
 
     Query words rank rather than filter: a product must match at least one of them, and
-    products matching more words come first, then cheaper ones. Each product carries
-    `in_stock`, its in-stock variants that survive the colour filters.
+    products matching more words come first, then cheaper ones. Call `in_stock_attach` on
+    the products actually shown: ranking needs no variants, so none are loaded here.
     """
     colour = colour.lower() if colour else None
     size = size.upper() if size else None
@@ -159,15 +159,9 @@ def products_ranked(
     if max_price is not None:
         products = products.filter(price__lte=Decimal(str(max_price)))
 
-    shown = Q(stock__gt=0)
-    if colour:
-        shown &= Q(colour=colour)
-    if excluded:
-        shown &= ~Q(colour__in=excluded)
-    products = products.prefetch_related(
-        Prefetch("variants", queryset=Variant.objects.filter(shown), to_attr="in_stock")
+    products = products.only(
+        "id", "sku", "name", "slug", "category", "brand", "description", "colour", "price"
     )
-
     words = query_words(query)
     scored: list[tuple[int, Product]] = []
     for product in products:
@@ -182,6 +176,22 @@ def products_ranked(
         scored.append((score, product))
     scored.sort(key=lambda pair: (-pair[0], pair[1].price, pair[1].name))
     return [product for _, product in scored]
+
+
+def in_stock_attach(
+    products: Sequence[Product], *, colour: str | None = None, exclude_colours: Sequence[str] = ()
+) -> None:
+    """Give each product `in_stock`: its in-stock variants that survive the colour filters."""
+    shown = Q(stock__gt=0, product_id__in=[p.id for p in products])
+    if colour:
+        shown &= Q(colour=colour.lower())
+    if exclude_colours:
+        shown &= ~Q(colour__in={c.lower() for c in exclude_colours})
+    by_product: dict[int, list[Variant]] = {p.id: [] for p in products}
+    for variant in Variant.objects.filter(shown).only("product_id", "colour", "size", "stock"):
+        by_product[variant.product_id].append(variant)
+    for product in products:
+        product.in_stock = by_product[product.id]
 
 
 def products_search(
@@ -205,7 +215,8 @@ def products_search(
         size=size,
         brand=brand,
         max_price=max_price,
-    )
+    )[:limit]
+    in_stock_attach(products, colour=colour, exclude_colours=exclude_colours)
     return [
         ProductHit(
             sku=product.sku,
@@ -217,7 +228,7 @@ def products_search(
             sizes_in_stock=sizes_sorted(v.size for v in product.in_stock),
             url=product.get_absolute_url(),
         )
-        for product in products[:limit]
+        for product in products
     ]
 
 

@@ -8,7 +8,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from shop.forms import CatalogFilterForm, SignInForm
 from shop.models import ALL_SIZES, DemoShopper, Product
-from shop.selectors import products_ranked, sizes_sorted
+from shop.selectors import in_stock_attach, products_ranked, sizes_sorted
 from shop.services import SignInRefused, shopper_get_or_create
 
 PAGE_SIZE = 24
@@ -28,6 +28,11 @@ def catalog(request):
         }
     products = products_ranked(**filters)
     page = Paginator(products, PAGE_SIZE).get_page(request.GET.get("page"))
+    in_stock_attach(
+        page.object_list,
+        colour=filters.get("colour"),
+        exclude_colours=filters.get("exclude_colours", ()),
+    )
     for product in page:
         product.sizes_in_stock = sizes_sorted(v.size for v in product.in_stock)
     query_without_page = request.GET.copy()
