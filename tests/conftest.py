@@ -6,18 +6,26 @@ import pytest
 
 from shop.services import catalog_seed, shoppers_seed
 
+_DB_FIXTURES = {"db", "transactional_db", "django_db_reset_sequences", "admin_client", "admin_user"}
+
 
 @pytest.fixture(autouse=True)
-def _catalog_loaded(django_db_setup, django_db_blocker):
+def _catalog_loaded(request):
     """Keep the bundled catalog and demo shoppers in the test database.
 
     Loaded outside any test's transaction, so ordinary tests roll back only their own
     writes; transactional and live-server tests flush everything when they end, so the
-    next test finds the tables empty and loads them again.
+    next test finds the tables empty and loads them again. Tests without the database
+    skip this (and never make pytest-django create one).
     """
+    if not (
+        request.node.get_closest_marker("django_db") or _DB_FIXTURES & set(request.fixturenames)
+    ):
+        return
+    request.getfixturevalue("django_db_setup")
     from shop.models import Product
 
-    with django_db_blocker.unblock():
+    with request.getfixturevalue("django_db_blocker").unblock():
         if not Product.objects.exists():
             catalog_seed()
             shoppers_seed()

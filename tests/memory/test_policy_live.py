@@ -267,3 +267,58 @@ async def test_exchange_remember_judges_and_stores_facts(live_memory, shopper_na
     recall = await memories_recall(memory=memory, message="t-shirts", turn_count=1)
     fact_lines = " ".join(i.line for i in recall.items if i.scope == "fact").lower()
     assert "size m" in fact_lines and "yellow" in fact_lines
+
+
+async def test_a_twelve_exchange_session_switches_from_listing_to_window_and_search(
+    live_memory, shopper_name, monkeypatch
+):
+    memory = await open_session(shopper_name)
+    await exchanges(memory, [(f"question {i}", f"answer {i}") for i in range(12)])
+    calls: list[tuple[str, dict]] = []
+    real_list, real_search = memory.resource.list_memories, memory.resource.search_memory
+
+    async def listing(**kwargs):
+        calls.append(("list", kwargs))
+        return await real_list(**kwargs)
+
+    async def searching(query=None, filters=None):
+        calls.append(("search", {"query": query, **(filters or {})}))
+        return await real_search(query=query, filters=filters)
+
+    monkeypatch.setattr(memory.resource, "list_memories", listing)
+    monkeypatch.setattr(memory.resource, "search_memory", searching)
+
+    under = await memories_recall(memory=memory, message="question", turn_count=9)
+    in_session_searches = [c for c in calls if c[0] == "search" and "session_ids" not in c[1]]
+    assert [c[0] for c in calls].count("list") == 1 and in_session_searches == []
+    assert len([i for i in under.items if i.scope == "session"]) == 12
+
+    calls.clear()
+    past = await memories_recall(memory=memory, message="question 3", turn_count=12)
+    lists = [c[1] for c in calls if c[0] == "list"]
+    in_session_searches = [c[1] for c in calls if c[0] == "search" and "session_ids" not in c[1]]
+    # The window covers three exchanges (with room for facts): 3 * 3 + 3 blocks.
+    assert lists == [{"limit": 12, "offset": 0}]
+    assert len(in_session_searches) == 1 and in_session_searches[0]["query"] == "question 3"
+    session_lines = [i.line for i in past.items if i.scope == "session"]
+    assert session_lines[-3:] == [
+        f"[this visit] Shopper: question {i} ‖ Assistant: answer {i}" for i in (9, 10, 11)
+    ]
+
+
+async def test_a_hung_server_costs_recall_one_timeout_and_nothing_else(
+    live_memory, shopper_name, monkeypatch, settings
+):
+    settings.AGENT_MEMORY_TIMEOUT_SECONDS = 0.2
+    memory = await open_session(shopper_name)
+
+    async def hang(*args, **kwargs):
+        await asyncio.sleep(30)
+
+    monkeypatch.setattr(memory.resource, "list_memories", hang)
+    monkeypatch.setattr(memory.resource, "search_memory", hang)
+    recall = await asyncio.wait_for(
+        memories_recall(memory=memory, message="jeans", turn_count=0), timeout=5
+    )
+    assert recall.items == []
+    assert sorted(recall.failed) == ["episode", "fact", "session", "turn"]
