@@ -276,7 +276,7 @@ def part_two(args: argparse.Namespace) -> None:
             f"  errors (no answer): {len(results['errors'])} of {turns} turns  {results['errors'][:3]}"
         )
         print(
-            f"  answered without memory (its 1 s bound ran out under load): "
+            f"  answered without memory (the session bound ran out under load): "
             f"{len(results['degraded'])} of {turns} turns"
         )
         print(f"  send -> done          {fmt(results['done'])}")
