@@ -31,6 +31,21 @@ def epoch(value: datetime | None, default: float = math.nan) -> float:
     return value.timestamp() if value is not None else default
 
 
+# The numpy columns of a user's index, copied over when it grows.
+_COLUMNS = (
+    "vectors",
+    "alive",
+    "pks",
+    "sessions",
+    "ingested",
+    "created",
+    "expires",
+    "status",
+    "prompts",
+    "prompt_vids",
+)
+
+
 @dataclass
 class IndexRow:
     """What the index needs to know about one block."""
@@ -103,33 +118,11 @@ class UserIndex:
         self.payloads: list[dict[str, Any] | None] = [None] * capacity
 
     def _grow(self) -> None:
-        old = (
-            self.vectors,
-            self.alive,
-            self.pks,
-            self.sessions,
-            self.ingested,
-            self.created,
-            self.expires,
-            self.status,
-            self.prompts,
-            self.prompt_vids,
-        )
+        old = tuple(getattr(self, name) for name in _COLUMNS)
         ids, anns, payloads, n = self.ids, self.annotations, self.payloads, self.size
         masks = self._annotation_masks
         self._allocate(self.capacity * 2)
-        new = (
-            self.vectors,
-            self.alive,
-            self.pks,
-            self.sessions,
-            self.ingested,
-            self.created,
-            self.expires,
-            self.status,
-            self.prompts,
-            self.prompt_vids,
-        )
+        new = tuple(getattr(self, name) for name in _COLUMNS)
         for src, dst in zip(old, new, strict=True):
             dst[:n] = src[:n]
         self.ids[:n] = ids[:n]
