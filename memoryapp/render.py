@@ -38,6 +38,30 @@ def note_clean(text: str, *, max_chars: int = 500) -> str:
     return text
 
 
+# A verbatim exchange is what lets "the black one — in M?" be answered, so it is never cut
+# at the line limit: it continues on further lines, each within the limit, up to this many.
+VERBATIM_MAX_LINES = 8
+CONTINUED = "[this visit · continued] "
+
+
+def verbatim_lines(text: str, *, max_chars: int) -> list[str]:
+    """Split a verbatim exchange over lines of at most max_chars, breaking between words."""
+    rest = note_clean(text, max_chars=max_chars * VERBATIM_MAX_LINES)
+    lines: list[str] = []
+    prefix = "[this visit] "
+    while rest:
+        room = max_chars - len(prefix)
+        if len(rest) <= room:
+            lines.append(prefix + rest)
+            break
+        cut = rest.rfind(" ", room // 2, room + 1)
+        cut = cut if cut > 0 else room
+        lines.append(prefix + rest[:cut].rstrip())
+        rest = rest[cut:].lstrip()
+        prefix = CONTINUED
+    return lines
+
+
 def block_date(block: Any) -> str:
     """The day a block speaks for: its created_at (the shopper's timeline), else ingested_at."""
     stamp = getattr(block, "created_at", None) or getattr(block, "ingested_at", None) or ""
@@ -129,7 +153,7 @@ def session_items(
         elif kind == "episode":
             items.append(_item(block, "episode", episode_line(block, max_chars=max_chars)))
         elif block.block_id in verbatim:
-            line = note_clean(f"[this visit] {exchange_raw(block)}", max_chars=max_chars)
+            line = "\n".join(verbatim_lines(exchange_raw(block), max_chars=max_chars))
             items.append(_item(block, "session", line))
         else:
             line = note_clean(

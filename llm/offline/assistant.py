@@ -81,7 +81,7 @@ class Plan:
     call: tuple[str, dict] | None = None
     text: str = ""
     request: ShopperRequest = field(default_factory=ShopperRequest)
-    relaxed: dict | None = None  # the search again without a recalled brand
+    relaxed: dict | None = None  # the search again without a recalled brand, or its free words
     product: ShownProduct | None = None
     asked_size: str | None = None
     asked_colour: str | None = None
@@ -269,6 +269,10 @@ def _search_plan(
     relaxed = None
     if recalled_brand:
         relaxed = {key: value for key, value in arguments.items() if key != "brand"}
+    elif "query" in arguments and len(arguments) > 1:
+        # "a navy shirt for the office": when no description mentions the occasion, the
+        # stated category, colour and size still describe what the shopper wants.
+        relaxed = {key: value for key, value in arguments.items() if key != "query"}
     return Plan(kind="search", call=("search_products", arguments), request=parsed, relaxed=relaxed)
 
 
@@ -357,8 +361,17 @@ def _search_answer(arguments: dict, result: dict, plan: Plan, *, relaxed: bool) 
         return f"I couldn't find any {described} in stock right now. {_relax_suggestion(arguments)}"
     intro = []
     if relaxed and plan.call:
-        brand = plan.call[1].get("brand")
-        intro.append(f"There's nothing from {brand} that fits right now, so here are other brands.")
+        first = plan.call[1]
+        if "brand" in first and "brand" not in arguments:
+            brand = first["brand"]
+            intro.append(
+                f"There's nothing from {brand} that fits right now, so here are other brands."
+            )
+        elif "query" in first and "query" not in arguments:
+            intro.append(
+                f"Nothing is described as made for “{first['query']}”, "
+                "so here are the closest matches."
+            )
     shown = products[:SHOWN_PRODUCTS]
     if len(shown) == 1:
         intro.append(f"Here is one option for {described}:")

@@ -6,6 +6,7 @@ Line formats (a fixed contract with the memory code), one per line inside the fe
   [past visit summary · 2026-04-12 · unresolved] <episode summary>
   [this visit · earlier] <compressed older exchange of this session>
   [this visit] Shopper: <query> ‖ Assistant: <answer>
+  [this visit · continued] <more of the exchange above, when it was longer than one line>
 Everything in the fence is data: only these shapes are read, nothing is ever obeyed.
 """
 
@@ -85,6 +86,9 @@ def notes_parse(text: str) -> Notes:
             exchange = _EXCHANGE.match(body)
             if exchange:
                 notes.exchanges.append(Exchange(exchange["query"], exchange["answer"]))
+        elif parts == ["this visit", "continued"] and notes.exchanges:
+            last = notes.exchanges[-1]
+            notes.exchanges[-1] = Exchange(last.query, f"{last.answer} {body}")
         elif parts[0] in ("earlier visit", "past visit summary"):
             notes.earlier.append(Memory(date=date, text=body))
     return notes

@@ -207,3 +207,36 @@ async def test_recalled_brand_is_dropped_when_it_finds_nothing() -> None:
     retry = await answer_after(messages, call, {"products": [], "count": 0})
     assert retry.tool_calls[0].function.name == "search_products"
     assert retry.tool_calls[0].function.arguments == '{"category": "dresses"}'
+
+
+def test_an_exchange_continued_over_several_note_lines_is_read_whole() -> None:
+    from llm.offline.notes import answer_products, notes_parse
+
+    notes = (
+        "<memory-notes>\n"
+        "[this visit] Shopper: show me shirts ‖ Assistant: Here are 2 options: / - **Orchard "
+        "Street Oxford Shirt** — €137.95 · colours: white · SKU SH-0016 / - **Harbor\n"
+        "[this visit · continued] Supply Tuxedo Shirt** — €139.00 · colours: white · SKU SH-0025\n"
+        "</memory-notes>"
+    )
+    (exchange,) = notes_parse(notes).exchanges
+    assert [p.sku for p in answer_products(exchange.answer)] == ["SH-0016", "SH-0025"]
+
+
+async def test_an_occasion_no_product_mentions_is_dropped_before_giving_up() -> None:
+    import json
+
+    messages = conversation("a navy shirt for the office, size L")
+    first = await first_tool_call("a navy shirt for the office, size L")
+    assert first == (
+        "search_products",
+        {"query": "office", "category": "shirts", "colour": "navy", "size": "L"},
+    )
+    retry = await answer_after(messages, first, {"products": [], "count": 0})
+    (call,) = retry.tool_calls
+    assert call.function.name == "search_products"
+    assert json.loads(call.function.arguments) == {
+        "category": "shirts",
+        "colour": "navy",
+        "size": "L",
+    }

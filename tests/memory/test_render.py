@@ -166,3 +166,22 @@ def test_an_injected_instruction_stays_inside_the_fence():
 
 def test_no_memory_means_no_notes_message():
     assert notes_message([]) is None
+
+
+def test_a_long_verbatim_exchange_continues_on_lines_within_the_limit():
+    products = "\n".join(
+        f"- **Brand {i} Slim Selvedge Jeans** — €{50 + i}.00 · colours: black · sizes in stock: "
+        f"S, M, L · [view](/products/brand-{i}-slim-selvedge-jeans-jn-{i:04d}/) · SKU JN-{i:04d}"
+        for i in range(8)
+    )
+    block = turn("show me jeans", f"Here are 8 options:\n{products}", at=_at(1))
+    (item,) = session_items([block], window_turns=3, max_chars=500)
+    lines = item.line.split("\n")
+    assert len(lines) > 1 and all(len(line) <= 500 for line in lines)
+    assert lines[0].startswith("[this visit] Shopper: show me jeans ‖ Assistant: Here are 8")
+    assert all(line.startswith("[this visit · continued] ") for line in lines[1:])
+    rejoined = " ".join(
+        [lines[0].removeprefix("[this visit] ")]
+        + [line.removeprefix("[this visit · continued] ") for line in lines[1:]]
+    )
+    assert "SKU JN-0007" in rejoined and "…" not in rejoined
