@@ -176,6 +176,10 @@ async def _list_session(resource: AsyncSessionResource, *, cap: int) -> list[Any
     return blocks
 
 
+async def _nothing() -> list[Any]:
+    return []
+
+
 async def _session_window_and_search(
     resource: AsyncSessionResource, *, message: str, conf: MemoryConf
 ) -> list[Any]:
@@ -194,7 +198,9 @@ async def memories_recall(*, memory: MemorySession, message: str, turn_count: in
     resource = memory.resource
     started = time.perf_counter()
     query = message.strip() or None
-    if turn_count < conf.search_threshold_turns:
+    if memory.info.created:
+        session_call = _nothing()  # a session minted this turn holds nothing yet
+    elif turn_count < conf.search_threshold_turns:
         session_call = _list_session(resource, cap=conf.max_session_blocks)
     else:
         session_call = _session_window_and_search(resource, message=message, conf=conf)

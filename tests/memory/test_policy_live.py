@@ -28,6 +28,12 @@ async def open_session(name: str, session_id=None, **kwargs):
     return await session_open(username=name, display_name="Tester", session_id=session_id, **kwargs)
 
 
+async def resumed_session(name: str):
+    """A session as a later turn sees it: minted by an earlier turn, resumed by this one."""
+    first = await open_session(name)
+    return await open_session(name, session_id=first.session_id)
+
+
 async def exchanges(memory, pairs):
     for query, answer in pairs:
         assert await turn_record(memory=memory, query=query, answer=answer)
@@ -106,7 +112,7 @@ async def test_facts_outlive_a_one_minute_session_whose_turns_expire(live_memory
 
 
 async def test_listing_pages_past_twenty_under_the_threshold(live_memory, shopper_name):
-    memory = await open_session(shopper_name)
+    memory = await resumed_session(shopper_name)
     await exchanges(memory, [(f"question {i}", f"answer {i}") for i in range(25)])
     recall = await memories_recall(memory=memory, message="next", turn_count=5)
     session_lines = [i.line for i in recall.items if i.scope == "session"]
@@ -116,7 +122,7 @@ async def test_listing_pages_past_twenty_under_the_threshold(live_memory, shoppe
 
 
 async def test_past_the_threshold_the_window_is_kept_and_search_fills_in(live_memory, shopper_name):
-    memory = await open_session(shopper_name)
+    memory = await resumed_session(shopper_name)
     pairs = [("do you have wedding sandals in size 38", "Yes: the Vela Strappy Sandals.")]
     pairs += [(f"tell me about socks number {i}", f"Socks {i} are cotton.") for i in range(30)]
     await exchanges(memory, pairs)
@@ -202,7 +208,7 @@ async def test_a_failing_write_does_not_affect_reads(live_memory, shopper_name, 
 
 
 async def test_one_failing_search_leaves_the_others(live_memory, shopper_name, monkeypatch):
-    memory = await open_session(shopper_name)
+    memory = await resumed_session(shopper_name)
     await exchanges(memory, [("hello", "hi")])
     await facts_record(memory=memory, facts=["The shopper prefers Kestrel."])
     real_search = memory.resource.search_memory
@@ -272,7 +278,7 @@ async def test_exchange_remember_judges_and_stores_facts(live_memory, shopper_na
 async def test_a_twelve_exchange_session_switches_from_listing_to_window_and_search(
     live_memory, shopper_name, monkeypatch
 ):
-    memory = await open_session(shopper_name)
+    memory = await resumed_session(shopper_name)
     await exchanges(memory, [(f"question {i}", f"answer {i}") for i in range(12)])
     calls: list[tuple[str, dict]] = []
     real_list, real_search = memory.resource.list_memories, memory.resource.search_memory
@@ -310,7 +316,7 @@ async def test_a_hung_server_costs_recall_one_timeout_and_nothing_else(
     live_memory, shopper_name, monkeypatch, settings
 ):
     settings.AGENT_MEMORY_TIMEOUT_SECONDS = 0.2
-    memory = await open_session(shopper_name)
+    memory = await resumed_session(shopper_name)
 
     async def hang(*args, **kwargs):
         await asyncio.sleep(30)
@@ -322,3 +328,15 @@ async def test_a_hung_server_costs_recall_one_timeout_and_nothing_else(
     )
     assert recall.items == []
     assert sorted(recall.failed) == ["episode", "fact", "session", "turn"]
+
+
+async def test_a_session_minted_this_turn_is_not_listed(live_memory, shopper_name, monkeypatch):
+    memory = await open_session(shopper_name)
+    assert memory.info.created
+
+    async def must_not_list(**kwargs):
+        raise AssertionError("listed a session that cannot hold anything yet")
+
+    monkeypatch.setattr(memory.resource, "list_memories", must_not_list)
+    recall = await memories_recall(memory=memory, message="hello", turn_count=0)
+    assert recall.failed == [] and recall.counts["session"] == 0
