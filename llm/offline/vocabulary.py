@@ -62,12 +62,6 @@ class Vocabulary:
     def is_footwear(self, category: str | None) -> bool:
         return bool(category) and any(hint in category.lower() for hint in FOOTWEAR_HINTS)
 
-    def letter_sizes(self) -> list[str]:
-        return [size for size in self.sizes if not size.isdigit()]
-
-    def shoe_sizes(self) -> list[str]:
-        return [size for size in self.sizes if size.isdigit()]
-
 
 def vocabulary_from_tools(tools: list[dict] | None) -> Vocabulary:
     """Read category, colour, size and brand enums off the `search_products` schema."""

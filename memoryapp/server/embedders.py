@@ -295,10 +295,3 @@ def get_embedder() -> CachedEmbedder:
         if _embedder is None:
             _embedder = CachedEmbedder(build_embedder(settings.AGENT_MEMORY_EMBEDDER))
         return _embedder
-
-
-def set_embedder(embedder: Embedder | None) -> None:
-    """Swap the process embedder (tests); None rebuilds it from settings on next use."""
-    global _embedder
-    with _embedder_lock:
-        _embedder = CachedEmbedder(embedder) if embedder is not None else None

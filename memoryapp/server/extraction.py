@@ -69,11 +69,6 @@ def _names(text: str) -> list[str]:
     return found
 
 
-def _split_roles(text: str) -> tuple[str, str]:
-    user, _, assistant = text.partition("\n")
-    return user, assistant
-
-
 class ExtractiveExtractor:
     """Deterministic summary (one sentence) and contexts (names, figures, the request)."""
 
@@ -183,10 +178,3 @@ def get_extractor() -> Extractor:
         if _extractor is None:
             _extractor = build_extractor(settings.AGENT_MEMORY_EXTRACTOR)
         return _extractor
-
-
-def set_extractor(extractor: Extractor | None) -> None:
-    """Swap the process extractor (tests); None rebuilds it from settings on next use."""
-    global _extractor
-    with _extractor_lock:
-        _extractor = extractor
