@@ -41,11 +41,6 @@ logger = logging.getLogger("assistant")
 Event = dict[str, Any]
 
 
-def memory_switched_on() -> bool:
-    """Staff can turn memory off for the whole demo (every chat becomes stateless)."""
-    return demo_settings_get().memory_enabled
-
-
 class _Spans:
     def __init__(self) -> None:
         self.started = time.perf_counter()
@@ -271,7 +266,8 @@ async def conversation_close(*, user, request: CloseRequest) -> Event:
         return {"type": "closed", "session_id": request.session_id, "episode_block_id": None}
     shopper = await sync_to_async(shopper_display_name)(user)
     episode_id = None
-    if await sync_to_async(memory_switched_on)():
+    # Staff can switch memory off for the whole demo: then nothing is written at close either.
+    if (await sync_to_async(demo_settings_get)()).memory_enabled:
         episode_id = await session_close(
             username=user.username, display_name=shopper, session_id=request.session_id
         )

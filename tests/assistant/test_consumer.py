@@ -120,16 +120,20 @@ async def test_model_error_sends_an_error_and_the_socket_stays_usable(fake_opena
         ({"type": "message", "text": "hi", "session_date": "2026-02-30"}, 422, "not a real date"),
     ],
 )
-async def test_bad_frames_get_an_error_and_write_nothing(fake_openai, frame, code, fragment):
+async def test_bad_frames_get_an_error_and_write_nothing(
+    fake_openai, live_memory, frame, code, fragment
+):
     cookie = await _cookie("ann")
     async with Chat(cookie=cookie) as chat:
         await chat.send(frame)
         (event,) = await chat.events_until("error")
         assert event["code"] == code and fragment in event["message"]
-        # Still usable afterwards.
+        assert fake_openai.requests == []
+        assert not await ChatSession.objects.aexists() and not await ChatTurn.objects.aexists()
+        # The same socket still answers the next, well-formed message.
         fake_openai.script("assistant", Reply(text="Hi!"))
-    assert fake_openai.requests == []
-    assert not await ChatSession.objects.aexists() and not await ChatTurn.objects.aexists()
+        events = await chat.turn("hello", until=("done",))
+    assert events[-1]["type"] == "done" and events[-1]["text"] == "Hi!"
 
 
 async def test_a_foreign_origin_is_refused():

@@ -252,15 +252,6 @@ async def test_closing_writes_an_episode_recalled_on_the_next_visit(live_memory,
     assert recall.items[0].scope == "episode"
 
 
-async def test_recall_issues_its_searches_together(live_memory, shopper_name):
-    memory = await open_session(shopper_name)
-    await exchanges(memory, [("hello", "hi")])
-    recall = await asyncio.wait_for(
-        memories_recall(memory=memory, message="hello", turn_count=1), 5
-    )
-    assert recall.counts["session"] == 1 and recall.failed == []
-
-
 async def test_exchange_remember_judges_and_stores_facts(live_memory, shopper_name):
     memory = await open_session(shopper_name)
     saved = await exchange_remember(
