@@ -44,7 +44,7 @@ fmt: $(VENV)/.installed ## Apply ruff fixes and formatting
 	$(VENV)/bin/ruff format .
 
 agentmemory: $(VENV)/.installed ## Serve only the embedded Agent Memory server on 127.0.0.1:8080
-	$(PY) manage.py agentmemory
+	$(PY) -m memoryserver
 
 bench: $(VENV)/.installed $(VENV)/.model ## Run the benchmarks (prints figures; see docs/benchmarks.md)
 	@for b in benchmarks/*.py; do echo "== $$b"; $(PY) $$b || exit 1; done

@@ -71,22 +71,18 @@ def load(sizes: list[int], distinct: int) -> None:
     django.setup()
     from django.core.management import call_command
 
-    call_command("migrate", database="agentmemory", interactive=False, verbosity=0)
-    from memoryapp.server.clock import clock
-    from memoryapp.server.embedders import get_embedder
-    from memoryapp.server.models import BlockStatus, MemoryBlock, MemorySession, MemoryUser
+    call_command("migrate", interactive=False, verbosity=0)
+    from memoryserver.clock import clock
+    from memoryserver.embedders import get_embedder
+    from memoryserver.models import BlockStatus, MemoryBlock, MemorySession, MemoryUser
 
     started = time.monotonic()
     vectors = get_embedder().embed([block_text(n) for n in range(distinct)])
     embed_seconds = time.monotonic() - started
     for size in sizes:
         now = clock.now()
-        user = MemoryUser.objects.using("agentmemory").create(
-            user_id=f"bench-{size}", name="bench", created_at=now
-        )
-        session = MemorySession.objects.using("agentmemory").create(
-            user=user, session_id="s", start_time=now
-        )
+        user = MemoryUser.objects.create(user_id=f"bench-{size}", name="bench", created_at=now)
+        session = MemorySession.objects.create(user=user, session_id="s", start_time=now)
         batch: list[MemoryBlock] = []
         for n in range(size):
             batch.append(
@@ -103,9 +99,9 @@ def load(sizes: list[int], distinct: int) -> None:
                 )
             )
             if len(batch) == 5000:
-                MemoryBlock.objects.using("agentmemory").bulk_create(batch)
+                MemoryBlock.objects.bulk_create(batch)
                 batch = []
-        MemoryBlock.objects.using("agentmemory").bulk_create(batch)
+        MemoryBlock.objects.bulk_create(batch)
     print(f"loaded {sizes} blocks ({distinct} distinct texts embedded in {embed_seconds:.1f}s)")
 
 
@@ -176,7 +172,7 @@ def run_embedder(embedder: str, sizes: list[int], args: argparse.Namespace) -> N
     tmp = Path(tempfile.mkdtemp(prefix=f"ambench-{embedder}-"))
     env = {
         **os.environ,
-        "DJANGO_SETTINGS_MODULE": "config.settings.test",
+        "DJANGO_SETTINGS_MODULE": "memoryserver.settings",
         "AGENT_MEMORY_SERVER_DB": str(tmp / "agentmemory.sqlite3"),
         "AGENT_MEMORY_EMBEDDER": embedder,
         "PYTHONPATH": str(ROOT),

@@ -1,4 +1,9 @@
-"""Dependencies run one way (config -> apps; assistant -> shop, memoryapp, llm; memoryapp -> llm)."""
+"""Dependencies run one way (design section 3).
+
+config -> apps; assistant -> shop, memoryapp, llm; memoryapp -> llm; the embedded server
+(`memoryserver`) -> llm only; llm and shop import nothing of the project. The server is a
+separate program: no app imports it, and it imports no app.
+"""
 
 from __future__ import annotations
 
@@ -8,13 +13,13 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PROJECT = {"config", "shop", "assistant", "memoryapp", "llm"}
+PROJECT = {"config", "shop", "assistant", "memoryapp", "llm", "memoryserver"}
 
 ALLOWED = {
     "shop": set(),
     "llm": set(),
     "memoryapp": {"llm"},
-    "memoryapp/server": {"llm"},
+    "memoryserver": {"llm"},
     "assistant": {"shop", "memoryapp", "llm"},
 }
 
@@ -28,27 +33,26 @@ def imported_packages(path: Path) -> set[str]:
             names = [node.module]
         else:
             continue
-        for name in names:
-            parts = name.split(".")
-            if parts[0] in PROJECT:
-                found.add("memoryapp/server" if parts[:2] == ["memoryapp", "server"] else parts[0])
+        found.update(name.split(".")[0] for name in names if name.split(".")[0] in PROJECT)
     return found
 
 
 @pytest.mark.parametrize("package", sorted(ALLOWED))
 def test_package_imports_only_what_the_design_allows(package):
-    own = {package}
-    folder = ROOT / package
     offenders = {}
-    for path in folder.rglob("*.py"):
-        if package == "memoryapp" and "server" in path.relative_to(folder).parts:
-            continue
+    for path in (ROOT / package).rglob("*.py"):
         if "migrations" in path.parts:
             continue
-        extra = imported_packages(path) - own - ALLOWED[package]
-        if path.name == "agentmemory.py" and "commands" in path.parts:
-            # The command that starts the embedded server is its entry point, not policy code.
-            extra -= {"memoryapp/server"}
+        extra = imported_packages(path) - {package} - ALLOWED[package]
         if extra:
             offenders[str(path.relative_to(ROOT))] = sorted(extra)
     assert offenders == {}
+
+
+def test_only_the_test_settings_know_the_embedded_server():
+    """The shop's own settings carry none of the server's database, router or knobs."""
+    for name in ("base.py", "production.py"):
+        path = ROOT / "config" / "settings" / name
+        if path.exists():
+            text = path.read_text()
+            assert "memoryserver" not in text and "AGENT_MEMORY_SERVER" not in text, name

@@ -36,7 +36,6 @@ INSTALLED_APPS = [
     "channels",
     "shop",
     "memoryapp",
-    "memoryapp.server",
     "assistant",
 ]
 
@@ -75,15 +74,7 @@ DATABASES = {
     "default": dj_database_url.parse(
         env_str("DATABASE_URL", f"sqlite:///{VAR_DIR / 'aisle.sqlite3'}"), conn_max_age=0
     ),
-    # The embedded Agent Memory server's own store: only its process opens it.
-    "agentmemory": {
-        "ENGINE": "django.db.backends.sqlite3",
-        "NAME": env_str("AGENT_MEMORY_SERVER_DB", str(VAR_DIR / "agentmemory.sqlite3")),
-        "OPTIONS": {"init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"},
-        "TEST": {"NAME": str(VAR_DIR / "test-agentmemory.sqlite3")},
-    },
 }
-DATABASE_ROUTERS = ["memoryapp.server.router.AgentMemoryRouter"]
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 _channel_layer_url = env_str("CHANNEL_LAYER_URL", "")
@@ -169,31 +160,6 @@ OPENAI_API_KEY = env_str("OPENAI_API_KEY", "") or None
 OPENAI_BASE_URL = env_str("OPENAI_BASE_URL", "") or None
 ASSISTANT_MODEL = env_str("ASSISTANT_MODEL", "gpt-4o-mini")
 JUDGE_MODEL = env_str("JUDGE_MODEL", "gpt-4o-mini")
-EXTRACTION_MODEL = env_str("EXTRACTION_MODEL", "gpt-4o-mini")
 # Unset: the judge's model writes the episode record when a session closes.
 EPISODE_MODEL = env_str("EPISODE_MODEL", "")
-EMBEDDING_MODEL = env_str("EMBEDDING_MODEL", "text-embedding-3-small")
 MODEL_TIMEOUT_SECONDS = env_float("MODEL_TIMEOUT_SECONDS", 60.0, minimum=1.0)
-
-# --- Embedded Agent Memory server (server side) ------------------------------------------
-AGENT_MEMORY_SERVER_TOKEN = env_str("AGENT_MEMORY_SERVER_TOKEN", "") or None
-AGENT_MEMORY_EMBEDDER = env_str("AGENT_MEMORY_EMBEDDER", "minilm")
-AGENT_MEMORY_DEFAULT_BLOCK_TTL = env_int("AGENT_MEMORY_DEFAULT_BLOCK_TTL", 0, minimum=0)
-AGENT_MEMORY_MAX_FAIL_COUNT = env_int("AGENT_MEMORY_MAX_FAIL_COUNT", 3, minimum=1)
-AGENT_MEMORY_EXTRACT_SEMANTIC = env_bool("AGENT_MEMORY_EXTRACT_SEMANTIC", True)
-AGENT_MEMORY_SEARCH_INCLUDE_NOT_READY = env_bool("AGENT_MEMORY_SEARCH_INCLUDE_NOT_READY", True)
-AGENT_MEMORY_SWEEP_INTERVAL_SECONDS = env_float(
-    "AGENT_MEMORY_SWEEP_INTERVAL_SECONDS", 30.0, minimum=0.1
-)
-AGENT_MEMORY_QUEUE_MAX_SIZE = env_int("AGENT_MEMORY_QUEUE_MAX_SIZE", 10_000, minimum=1)
-AGENT_MEMORY_PER_REQUEST_TOKEN_LIMIT = env_int(
-    "AGENT_MEMORY_PER_REQUEST_TOKEN_LIMIT", 4096, minimum=1
-)
-# "model" asks the chat model for summary and contexts; "extractive" builds them from the text.
-AGENT_MEMORY_EXTRACTOR = env_str("AGENT_MEMORY_EXTRACTOR", "model")
-# Vectors kept in memory across all loaded shoppers (384 floats each, ~1.5 KB).
-AGENT_MEMORY_INDEX_MAX_BLOCKS = env_int("AGENT_MEMORY_INDEX_MAX_BLOCKS", 400_000, minimum=1000)
-# Delay before a failed extraction attempt is tried again.
-AGENT_MEMORY_EXTRACTION_RETRY_SECONDS = env_float(
-    "AGENT_MEMORY_EXTRACTION_RETRY_SECONDS", 2.0, minimum=0.0
-)

@@ -11,7 +11,8 @@ os.environ.setdefault("AISLE_VAR_DIR", os.path.join(os.path.dirname(__file__), "
 os.environ["OPENAI_API_KEY"] = ""
 
 from config.settings.base import *  # noqa: F403
-from config.settings.base import DATABASES, VAR_DIR
+from config.settings.base import DATABASES, INSTALLED_APPS, VAR_DIR
+from memoryserver.conf import ServerSettings, sqlite_database
 
 DEBUG = False
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
@@ -21,3 +22,19 @@ DATABASES["default"] = {
     "NAME": str(VAR_DIR / "test-aisle.sqlite3"),
     "TEST": {"NAME": str(VAR_DIR / "test-aisle.sqlite3")},
 }
+
+# The embedded server's in-process tests load its models and services into this process:
+# its tables get an alias of their own (the router keeps them there), and its knobs join
+# these settings. The shop's code never touches either; live tests run the server in its
+# own process on its own settings.
+INSTALLED_APPS = [*INSTALLED_APPS, "memoryserver"]
+_server = ServerSettings(AGENT_MEMORY_SERVER_DB=VAR_DIR / "test-agentmemory.sqlite3")
+DATABASES["agentmemory"] = {
+    **sqlite_database(_server.database_path),
+    "TEST": {"NAME": str(_server.database_path)},
+}
+DATABASE_ROUTERS = ["memoryserver.router.AgentMemoryRouter"]
+globals().update(
+    {k: v for k, v in _server.knobs().items() if k.startswith("AGENT_MEMORY_")}
+    | {"EXTRACTION_MODEL": _server.EXTRACTION_MODEL, "EMBEDDING_MODEL": _server.EMBEDDING_MODEL}
+)

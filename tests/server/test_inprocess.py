@@ -9,13 +9,14 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from memoryapp.server import selectors, services
-from memoryapp.server.clock import clock
-from memoryapp.server.embedders import HashingEmbedder
-from memoryapp.server.extraction import ExtractionError, ExtractiveExtractor, ModelExtractor
-from memoryapp.server.index import IndexRow, Query, UserIndex
-from memoryapp.server.models import MemoryBlock
-from memoryapp.server.views import search_criteria
+from memoryserver import selectors, services
+from memoryserver.clock import clock
+from memoryserver.db import db_alias
+from memoryserver.embedders import HashingEmbedder
+from memoryserver.extraction import ExtractionError, ExtractiveExtractor, ModelExtractor
+from memoryserver.index import IndexRow, Query, UserIndex
+from memoryserver.models import MemoryBlock
+from memoryserver.views import search_criteria
 
 DB = ["default", "agentmemory"]  # agentmemory test DB depends on default
 
@@ -171,7 +172,7 @@ def test_search_payload_cache_follows_every_kind_of_block_change():
     before = found()  # caches both payloads
     assert before[first]["status"] == "processing" and before[first]["summary"] is None
     assert before[first]["rel_score"] > before[second]["rel_score"]
-    block = MemoryBlock.objects.using("agentmemory").get(block_id=first)
+    block = MemoryBlock.objects.get(block_id=first)
 
     services.block_mark_queued([block.pk])
     assert found()[first]["last_queued_at"] != before[first]["last_queued_at"]
@@ -205,7 +206,7 @@ def test_search_payload_cache_follows_every_kind_of_block_change():
 def test_payloads_read_with_a_bare_cursor_equal_block_out():
     from django.db import connections
 
-    from memoryapp.server.serializers import (
+    from memoryserver.serializers import (
         BLOCK_PAYLOAD_COLUMNS,
         block_out,
         block_payload_from_row,
@@ -237,11 +238,11 @@ def test_payloads_read_with_a_bare_cursor_equal_block_out():
         created_at=None,
         **common,
     )
-    blocks = list(MemoryBlock.objects.using("agentmemory").filter(user_key="raw-user"))
+    blocks = list(MemoryBlock.objects.filter(user_key="raw-user"))
     services.extraction_attempt(blocks[0].pk)  # summary and contexts filled in
     services.block_mark_queued([blocks[1].pk])
-    for block in MemoryBlock.objects.using("agentmemory").filter(user_key="raw-user"):
-        with connections["agentmemory"].cursor() as cursor:
+    for block in MemoryBlock.objects.filter(user_key="raw-user"):
+        with connections[db_alias()].cursor() as cursor:
             cursor.execute(
                 f"SELECT {BLOCK_PAYLOAD_COLUMNS} FROM {MemoryBlock._meta.db_table} "
                 "WHERE block_id = %s",

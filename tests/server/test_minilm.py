@@ -17,7 +17,7 @@ pytestmark = pytest.mark.skipif(
 
 
 def test_minilm_matches_the_reference_similarity():
-    from memoryapp.server.embedders import MiniLMEmbedder
+    from memoryserver.embedders import MiniLMEmbedder
 
     vectors = MiniLMEmbedder().embed(["A man is eating food.", "A man is eating a piece of bread."])
     assert vectors.dtype == np.float32 and vectors.shape == (2, 384)

@@ -23,7 +23,6 @@ import httpx
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_ENV = {
-    "DJANGO_SETTINGS_MODULE": "config.settings.test",
     "AGENT_MEMORY_EMBEDDER": "hashing",
     "AGENT_MEMORY_EXTRACTOR": "extractive",
     "AGENT_MEMORY_EXTRACTION_RETRY_SECONDS": "0.05",
@@ -41,7 +40,7 @@ def free_port() -> int:
 def start_agentmemory_server(
     tmp_dir: str | os.PathLike[str], **env: str
 ) -> tuple[str, Callable[[], None]]:
-    """Start `manage.py agentmemory`, wait for /health, return (base_url, stop)."""
+    """Start `python -m memoryserver`, wait for /health, return (base_url, stop)."""
     tmp = Path(tmp_dir)
     tmp.mkdir(parents=True, exist_ok=True)
     port = free_port()
@@ -57,8 +56,8 @@ def start_agentmemory_server(
     process = subprocess.Popen(
         [
             sys.executable,
-            str(ROOT / "manage.py"),
-            "agentmemory",
+            "-m",
+            "memoryserver",
             "--host",
             "127.0.0.1",
             "--port",

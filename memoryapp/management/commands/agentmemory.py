@@ -1,18 +1,20 @@
-"""Serve the embedded Agent Memory server in this process (daphne, own URLconf)."""
+"""Start the embedded Agent Memory server: a launcher for `python -m memoryserver`."""
 
 from __future__ import annotations
 
-import logging
-import time
+import os
+import sys
 from typing import Any
 
 from django.conf import settings
-from django.core.management import call_command
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import BaseCommand, CommandParser
 
 
 class Command(BaseCommand):
-    help = "Run the embedded Agent Memory server (the REST API the agentmemory SDK speaks)."
+    help = (
+        "Run the embedded Agent Memory server (the REST API the agentmemory SDK speaks) "
+        "in place of this process; same as `python -m memoryserver`."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument(
@@ -26,49 +28,22 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        started = time.monotonic()
-        self.verbosity = int(options["verbosity"])
-        if self.verbosity < 2:
-            logging.getLogger("daphne").setLevel(logging.WARNING)
-        if not options["no_migrate"]:
-            # A fresh machine just works: the server creates its own tables.
-            call_command("migrate", database="agentmemory", interactive=False, verbosity=0)
-
-        from memoryapp.server.embedders import EmbedderUnavailable, get_embedder
-
-        try:
-            embedder = get_embedder()  # loads MiniLM weights once, before the first request
-        except EmbedderUnavailable as exc:
-            raise CommandError(str(exc)) from exc
-
-        from memoryapp.server.asgi import build_application
-        from memoryapp.server.worker import start_background
-
-        application = build_application()
-        start_background()
-        self._serve(application, options["host"], options["port"], embedder.name, started)
-
-    def _serve(self, application: Any, host: str, port: int, embedder: str, started: float) -> None:
-        from daphne.endpoints import build_endpoint_description_strings
-        from daphne.server import Server
-
-        def ready() -> None:
-            if self.verbosity >= 1:
-                self.stdout.write(
-                    self.style.SUCCESS(
-                        f"Agent Memory server on http://{host}:{port} "
-                        f"(embedder {embedder}, extractor {settings.AGENT_MEMORY_EXTRACTOR}, "
-                        f"db {settings.DATABASES['agentmemory']['NAME']}, "
-                        f"ready in {time.monotonic() - started:.2f}s)"
-                    )
-                )
-                self.stdout.flush()
-
-        Server(
-            application=application,
-            endpoints=build_endpoint_description_strings(host=host, port=port),
-            signal_handlers=True,
-            verbosity=0,
-            ready_callable=ready,
-            server_name="agentmemory",
-        ).run()
+        argv = [
+            sys.executable,
+            "-m",
+            "memoryserver",
+            "--host",
+            options["host"],
+            "--port",
+            str(options["port"]),
+            "--verbosity",
+            str(options["verbosity"]),
+        ]
+        if options["no_migrate"]:
+            argv.append("--no-migrate")
+        self.stdout.flush()
+        paths = [str(settings.BASE_DIR), *filter(None, [os.environ.get("PYTHONPATH")])]
+        os.environ["PYTHONPATH"] = os.pathsep.join(paths)
+        # The server is a separate Django project with its own settings: it cannot share
+        # this process, so this process becomes it (signals reach the server directly).
+        os.execv(sys.executable, argv)

@@ -2,6 +2,6 @@ from django.apps import AppConfig
 
 
 class AgentMemoryServerConfig(AppConfig):
-    name = "memoryapp.server"
+    name = "memoryserver"
     label = "agentmemory_server"
     verbose_name = "Embedded Agent Memory server"

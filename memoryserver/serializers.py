@@ -9,7 +9,7 @@ from typing import Any
 
 from rest_framework import serializers
 
-from memoryapp.server.models import MemoryBlock, MemorySession, MemoryUser, Prompt, PromptVersion
+from memoryserver.models import MemoryBlock, MemorySession, MemoryUser, Prompt, PromptVersion
 
 ANNOTATION_KEY = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_]*$")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path, re_path
 
-from memoryapp.server import views as v
+from memoryserver import views as v
 
 P = v.in_thread_pool
 U = "users/<str:user_id>"

@@ -12,10 +12,9 @@ from typing import Any
 from django.conf import settings
 from django.db import close_old_connections
 
-from memoryapp.server.models import BlockStatus, MemoryBlock
+from memoryserver.models import BlockStatus, MemoryBlock
 
 logger = logging.getLogger(__name__)
-DB = "agentmemory"
 
 
 @dataclass
@@ -116,15 +115,14 @@ class ExtractionWorker:
     def recover(self) -> int:
         """Queue again every block left `processing` by an earlier run (restart recovery)."""
         pks = list(
-            MemoryBlock.objects.using(DB)
-            .filter(
+            MemoryBlock.objects.filter(
                 status=BlockStatus.PROCESSING, fail_count__lt=settings.AGENT_MEMORY_MAX_FAIL_COUNT
             )
             .order_by("id")
             .values_list("pk", flat=True)
         )
         if pks:
-            from memoryapp.server.services import block_mark_queued
+            from memoryserver.services import block_mark_queued
 
             block_mark_queued(pks)
             self.enqueue(pks, recovered=True)
@@ -146,7 +144,7 @@ class ExtractionWorker:
             return None
 
     def _run(self) -> None:
-        from memoryapp.server.services import block_mark_queued, extraction_attempt
+        from memoryserver.services import block_mark_queued, extraction_attempt
 
         while (pk := self._next()) is not None:
             try:
@@ -185,7 +183,7 @@ class Sweeper:
         self._stop.set()
 
     def _run(self) -> None:
-        from memoryapp.server.services import blocks_expired_sweep
+        from memoryserver.services import blocks_expired_sweep
 
         while not self._stop.wait(self.interval):
             try:

@@ -1,7 +1,4 @@
-"""ASGI application of the embedded server, on its own URLconf and middleware.
-
-The server runs in its own process, so it repoints this process's settings at the server's
-URLconf before Django builds its handler: the shop's URLs and database are never touched.
+"""ASGI application of the embedded server (settings `memoryserver.settings`).
 
 Requests for the API's routes skip Django's ASGI handler and go straight from the event loop
 to the view on a thread pool (see `DirectDispatch`): the handler's per-request machinery
@@ -14,14 +11,20 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
+import os
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+import django
 from django.conf import settings
+from django.core.handlers.asgi import ASGIHandler, ASGIRequest
+from django.urls import Resolver404, get_resolver
 
-SERVER_URLCONF = "memoryapp.server.urls"
-SERVER_MIDDLEWARE = ["memoryapp.server.middleware.BearerTokenMiddleware"]
+from memoryserver.blas import single_threaded_blas
+from memoryserver.middleware import auth_failure
+
+SETTINGS_MODULE = "memoryserver.settings"
 # Enough threads that a write extracting synchronously (async_processing=false) never
 # starves the searches; SQLite readers each get their own connection (WAL).
 REQUEST_THREADS = 8
@@ -43,10 +46,8 @@ class DirectDispatch:
     """
 
     def __init__(self, fallback: Callable[[Scope, Receive, Send], Awaitable[None]]) -> None:
-        from django.urls import get_resolver
-
         self.fallback = fallback
-        self.resolver = get_resolver(SERVER_URLCONF)
+        self.resolver = get_resolver()
         self.executor = ThreadPoolExecutor(REQUEST_THREADS, thread_name_prefix="agentmemory-req")
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -68,11 +69,6 @@ class DirectDispatch:
         await _send(response, send)
 
     async def _direct(self, scope: Scope, body: bytes) -> Any | None:
-        from django.core.handlers.asgi import ASGIRequest
-        from django.urls import Resolver404
-
-        from memoryapp.server.middleware import auth_failure
-
         if len(body) > (settings.DATA_UPLOAD_MAX_MEMORY_SIZE or len(body)):
             return None  # Django's handler owns the 413 path
         try:
@@ -121,19 +117,8 @@ async def _send(response: Any, send: Send) -> None:
 
 
 def build_application() -> DirectDispatch:
-    import django
-
+    """Set Django up on the server's own settings and wrap its handler."""
+    os.environ["DJANGO_SETTINGS_MODULE"] = SETTINGS_MODULE
     django.setup(set_prefix=False)
-    settings.ROOT_URLCONF = SERVER_URLCONF
-    settings.MIDDLEWARE = SERVER_MIDDLEWARE
-    # DEBUG would keep every SQL query in memory and serve HTML error pages.
-    settings.DEBUG = False
-    from django.core.handlers.asgi import ASGIHandler
-
-    # Import the routes now so the first request does not pay for it.
-    import memoryapp.server.urls  # noqa: F401
-    from memoryapp.server.blas import single_threaded_blas
-
     single_threaded_blas()
-
     return DirectDispatch(ASGIHandler())

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from memoryapp.server.rwlock import RWLock
+from memoryserver.rwlock import RWLock
 
 STATUS_CODES = {"processing": 0, "ready": 1, "extraction_failed": 2}
 _INF = math.inf

@@ -10,13 +10,13 @@ from django.conf import settings
 from django.db import connections
 from django.db.models import F, Q, QuerySet
 
-from memoryapp.server.clock import clock
-from memoryapp.server.embedders import get_embedder
-from memoryapp.server.errors import NotFound
-from memoryapp.server.index import Hit, IndexRegistry, Query, UserIndex
-from memoryapp.server.models import MemoryBlock, MemorySession, MemoryUser, Prompt, PromptVersion
+from memoryserver.clock import clock
+from memoryserver.db import db_alias
+from memoryserver.embedders import get_embedder
+from memoryserver.errors import NotFound
+from memoryserver.index import Hit, IndexRegistry, Query, UserIndex
+from memoryserver.models import MemoryBlock, MemorySession, MemoryUser, Prompt, PromptVersion
 
-DB = "agentmemory"
 _registry: IndexRegistry | None = None
 
 
@@ -29,11 +29,11 @@ def registry() -> IndexRegistry:
 
 def live_blocks(now: datetime) -> QuerySet[MemoryBlock]:
     """Blocks not yet expired; expired rows may linger until the sweeper runs."""
-    return MemoryBlock.objects.using(DB).filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now))
+    return MemoryBlock.objects.filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now))
 
 
 def user_get(*, user_id: str) -> MemoryUser:
-    user = MemoryUser.objects.using(DB).filter(user_id=user_id).first()
+    user = MemoryUser.objects.filter(user_id=user_id).first()
     if user is None:
         raise NotFound(
             f"user {user_id!r} not found", code="USER_NOT_FOUND", details={"user_id": user_id}
@@ -42,13 +42,13 @@ def user_get(*, user_id: str) -> MemoryUser:
 
 
 def user_session_ids(user: MemoryUser) -> list[str]:
-    return list(user.sessions.using(DB).order_by("id").values_list("session_id", flat=True))
+    return list(user.sessions.order_by("id").values_list("session_id", flat=True))
 
 
 def users_list(
     *, name: str | None, metadata: dict[str, str], limit: int, offset: int
 ) -> tuple[list[MemoryUser], int]:
-    users = MemoryUser.objects.using(DB).order_by("id")
+    users = MemoryUser.objects.order_by("id")
     if name is not None:
         users = users.filter(name=name)
     matched = [
@@ -64,8 +64,7 @@ def users_list(
 
 def session_get(*, user_id: str, session_id: str) -> MemorySession:
     session = (
-        MemorySession.objects.using(DB)
-        .select_related("user")
+        MemorySession.objects.select_related("user")
         .filter(user__user_id=user_id, session_id=session_id)
         .first()
     )
@@ -81,7 +80,7 @@ def session_get(*, user_id: str, session_id: str) -> MemorySession:
 
 def sessions_list(*, user_id: str, limit: int, offset: int) -> tuple[list[MemorySession], int]:
     user = user_get(user_id=user_id)
-    sessions = MemorySession.objects.using(DB).filter(user=user).order_by("start_time", "id")
+    sessions = MemorySession.objects.filter(user=user).order_by("start_time", "id")
     return list(sessions[offset : offset + limit]), sessions.count()
 
 
@@ -119,7 +118,7 @@ def blocks_list(
 
 def load_user_index(user_id: str) -> UserIndex:
     """Read a user's live vectors and filter columns from SQLite (once, on first search)."""
-    from memoryapp.server.services import index_row
+    from memoryserver.services import index_row
 
     index = UserIndex(dimensions=get_embedder().dimensions or 1)
     rows = live_blocks(clock.now()).filter(user_key=user_id).order_by("id")
@@ -144,7 +143,7 @@ def session_exists(*, user_id: str, session_id: str) -> None:
         f"JOIN {MemoryUser._meta.db_table} u ON u.id = s.user_id "
         "WHERE u.user_id = %s AND s.session_id = %s LIMIT 1"
     )
-    with connections[DB].cursor() as cursor:
+    with connections[db_alias()].cursor() as cursor:
         cursor.execute(sql, [user_id, session_id])
         found = cursor.fetchone() is not None
     if not found:
@@ -168,12 +167,12 @@ def blocks_search(
 
 
 def _payloads_for(index: UserIndex, hits: list[Hit]) -> list[dict[str, Any]]:
-    from memoryapp.server.serializers import BLOCK_PAYLOAD_COLUMNS, block_payload_from_row
+    from memoryserver.serializers import BLOCK_PAYLOAD_COLUMNS, block_payload_from_row
 
     payloads = {h.block_id: index.payload(h.block_id) for h in hits}
     missing = [block_id for block_id, payload in payloads.items() if payload is None]
     if missing:
-        with connections[DB].cursor() as cursor:
+        with connections[db_alias()].cursor() as cursor:
             for start in range(0, len(missing), 500):
                 chunk = missing[start : start + 500]
                 cursor.execute(
@@ -198,14 +197,14 @@ def _payloads_for(index: UserIndex, hits: list[Hit]) -> list[dict[str, Any]]:
 
 
 def prompt_get(*, prompt_id: str) -> Prompt:
-    prompt = Prompt.objects.using(DB).filter(prompt_id=prompt_id).first()
+    prompt = Prompt.objects.filter(prompt_id=prompt_id).first()
     if prompt is None:
         raise NotFound(f"prompt {prompt_id!r} not found", code="PROMPT_NOT_FOUND")
     return prompt
 
 
 def prompt_version_get(*, prompt: Prompt, vid: int) -> PromptVersion:
-    version = prompt.versions.using(DB).filter(vid=vid).first()
+    version = prompt.versions.filter(vid=vid).first()
     if version is None:
         raise NotFound(
             f"prompt {prompt.prompt_id!r} has no version {vid}", code="PROMPT_VERSION_NOT_FOUND"
@@ -217,7 +216,7 @@ def prompt_text(prompt_id: str | None, prompt_vid: int | None) -> str | None:
     """The custom prompt a block asks for; a purged prompt falls back to the default (None)."""
     if not prompt_id:
         return None
-    versions = PromptVersion.objects.using(DB).filter(prompt__prompt_id=prompt_id)
+    versions = PromptVersion.objects.filter(prompt__prompt_id=prompt_id)
     version = versions.filter(vid=prompt_vid).first() if prompt_vid is not None else None
     if version is None:
         version = versions.filter(vid=F("prompt__current_vid")).first()
@@ -225,7 +224,7 @@ def prompt_text(prompt_id: str | None, prompt_vid: int | None) -> str | None:
 
 
 def prompts_list(*, limit: int, offset: int) -> tuple[list[Prompt], int]:
-    prompts = Prompt.objects.using(DB).order_by("id")
+    prompts = Prompt.objects.order_by("id")
     return list(prompts[offset : offset + limit]), prompts.count()
 
 
@@ -233,5 +232,5 @@ def prompt_versions_list(
     *, prompt_id: str, limit: int, offset: int
 ) -> tuple[Prompt, list[PromptVersion], int]:
     prompt = prompt_get(prompt_id=prompt_id)
-    versions = prompt.versions.using(DB).order_by("vid")
+    versions = prompt.versions.order_by("vid")
     return prompt, list(versions[offset : offset + limit]), versions.count()

@@ -18,13 +18,14 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
 
-from memoryapp.server import selectors
-from memoryapp.server.clock import clock
-from memoryapp.server.embedders import get_embedder
-from memoryapp.server.errors import Conflict, InvalidRequest, QueueFull, SessionEnded
-from memoryapp.server.extraction import ExtractionError, get_extractor
-from memoryapp.server.index import IndexRow, UserIndex
-from memoryapp.server.models import (
+from memoryserver import selectors
+from memoryserver.clock import clock
+from memoryserver.db import db_alias
+from memoryserver.embedders import get_embedder
+from memoryserver.errors import Conflict, InvalidRequest, QueueFull, SessionEnded
+from memoryserver.extraction import ExtractionError, get_extractor
+from memoryserver.index import IndexRow, UserIndex
+from memoryserver.models import (
     BlockStatus,
     MemoryBlock,
     MemorySession,
@@ -33,7 +34,6 @@ from memoryapp.server.models import (
     PromptVersion,
 )
 
-DB = "agentmemory"
 WRITE_LOCK = threading.RLock()
 
 
@@ -106,13 +106,13 @@ def _open_session(user_id: str, session_id: str) -> MemorySession:
 
 def user_create(*, user_id: str, name: str, metadata: dict[str, Any] | None) -> MemoryUser:
     with WRITE_LOCK:
-        if MemoryUser.objects.using(DB).filter(user_id=user_id).exists():
+        if MemoryUser.objects.filter(user_id=user_id).exists():
             raise Conflict(
                 f"user {user_id!r} already exists",
                 code="USER_ALREADY_EXISTS",
                 details={"user_id": user_id},
             )
-        return MemoryUser.objects.using(DB).create(
+        return MemoryUser.objects.create(
             user_id=user_id, name=name, metadata=metadata, created_at=clock.now()
         )
 
@@ -126,16 +126,16 @@ def user_update(
             user.name = name
         if set_metadata:
             user.metadata = metadata  # replaced, not merged (spec C13)
-        user.save(using=DB)
+        user.save()
         return user
 
 
 def user_delete(*, user_id: str) -> None:
     with WRITE_LOCK:
         user = selectors.user_get(user_id=user_id)
-        with transaction.atomic(using=DB):
-            MemoryBlock.objects.using(DB).filter(user_key=user_id).delete()
-            user.delete(using=DB)
+        with transaction.atomic(using=db_alias()):
+            MemoryBlock.objects.filter(user_key=user_id).delete()
+            user.delete()
         selectors.registry().drop(user_id)
 
 
@@ -155,7 +155,7 @@ def ttl_modify(
     with WRITE_LOCK:
         ids = list(blocks.values_list("block_id", flat=True))
         for chunk in _chunks(ids):
-            MemoryBlock.objects.using(DB).filter(block_id__in=chunk).update(expires_at=expires_at)
+            MemoryBlock.objects.filter(block_id__in=chunk).update(expires_at=expires_at)
 
         def apply(index: UserIndex) -> None:
             for block_id in ids:
@@ -178,13 +178,13 @@ def session_create(
 ) -> MemorySession:
     with WRITE_LOCK:
         user = selectors.user_get(user_id=user_id)
-        if MemorySession.objects.using(DB).filter(user=user, session_id=session_id).exists():
+        if MemorySession.objects.filter(user=user, session_id=session_id).exists():
             raise Conflict(
                 f"session {session_id!r} already exists for user {user_id!r}",
                 code="SESSION_ALREADY_EXISTS",
                 details={"user_id": user_id, "session_id": session_id},
             )
-        return MemorySession.objects.using(DB).create(
+        return MemorySession.objects.create(
             user=user,
             session_id=session_id,
             start_time=clock.now(),
@@ -208,14 +208,14 @@ def session_update(
             session.annotations = annotations
         if metadata is not None:
             session.metadata = metadata
-        session.save(using=DB)
+        session.save()
         return session
 
 
 def session_delete(*, user_id: str, session_id: str) -> None:
     with WRITE_LOCK:
         session = selectors.session_get(user_id=user_id, session_id=session_id)
-        session.delete(using=DB)
+        session.delete()
         _with_index(user_id, lambda index: index.remove_session(session_id))
 
 
@@ -223,7 +223,7 @@ def session_end(*, user_id: str, session_id: str) -> MemorySession:
     with WRITE_LOCK:
         session = _open_session(user_id, session_id)
         session.end_time = clock.now()
-        session.save(using=DB, update_fields=["end_time"])
+        session.save(update_fields=["end_time"])
         return session
 
 
@@ -306,7 +306,7 @@ def blocks_add(
         else:
             accepted.append(item)
 
-    from memoryapp.server.worker import get_worker
+    from memoryserver.worker import get_worker
 
     worker = get_worker()
     if wanted and async_processing and not worker.has_room(len(accepted)):
@@ -343,8 +343,8 @@ def blocks_add(
         for i, item in enumerate(accepted)
     ]
     with WRITE_LOCK:
-        with transaction.atomic(using=DB):
-            MemoryBlock.objects.using(DB).bulk_create(rows)
+        with transaction.atomic(using=db_alias()):
+            MemoryBlock.objects.bulk_create(rows)
         _with_index(
             user_id,
             lambda index: [index.upsert(index_row(r, vectors[i])) for i, r in enumerate(rows)],  # type: ignore[index]
@@ -386,7 +386,7 @@ def block_update(
     vector = get_embedder().embed([content.text])[0] if content is not None else None
     now = clock.now()
     with WRITE_LOCK:
-        block.refresh_from_db(using=DB)
+        block.refresh_from_db()
         reextract = content is not None or prompt_id is not None
         if content is not None:
             block.fact, block.user_content = content.fact, content.user_content
@@ -410,23 +410,23 @@ def block_update(
             block.summary, block.contexts, block.fail_count = None, None, 0
             block.status = BlockStatus.PROCESSING if wanted else BlockStatus.READY
             block.last_queued_at = now if wanted else block.last_queued_at
-        block.save(using=DB)
+        block.save()
         _with_index(user_id, lambda index: index.upsert(index_row(block, vector)))
     if reextract and wanted:
         if async_processing:
-            from memoryapp.server.worker import get_worker
+            from memoryserver.worker import get_worker
 
             get_worker().enqueue([block.pk])
         else:
             extract_now(block.pk)
-            block.refresh_from_db(using=DB)
+            block.refresh_from_db()
     return block
 
 
 def blocks_delete(*, user_id: str, session_id: str, block_ids: list[str] | None) -> int:
     """Delete blocks of this session (None = all); absent ids count as deleted."""
     selectors.session_get(user_id=user_id, session_id=session_id)
-    scope = MemoryBlock.objects.using(DB).filter(user_key=user_id, session_key=session_id)
+    scope = MemoryBlock.objects.filter(user_key=user_id, session_key=session_id)
     with WRITE_LOCK:
         if block_ids is None:
             doomed = list(scope.values_list("block_id", flat=True))
@@ -441,11 +441,11 @@ def blocks_delete(*, user_id: str, session_id: str, block_ids: list[str] | None)
 def blocks_expired_sweep() -> int:
     """Delete expired blocks and drop them from loaded indexes; return how many went."""
     now = clock.now()
-    expired = MemoryBlock.objects.using(DB).filter(expires_at__lte=now)
+    expired = MemoryBlock.objects.filter(expires_at__lte=now)
     with WRITE_LOCK:
         doomed = list(expired.values_list("block_id", "user_key"))
         for chunk in _chunks([b for b, _ in doomed]):
-            MemoryBlock.objects.using(DB).filter(block_id__in=chunk).delete()
+            MemoryBlock.objects.filter(block_id__in=chunk).delete()
         by_user: dict[str, list[str]] = {}
         for block_id, user_id in doomed:
             by_user.setdefault(user_id, []).append(block_id)
@@ -464,8 +464,7 @@ def _chunks(values: list[Any], size: int = 500) -> list[list[Any]]:
 def extraction_attempt(block_pk: int) -> str | None:
     """Run one extraction attempt; return the new status, or None when nothing was due."""
     block = (
-        MemoryBlock.objects.using(DB)
-        .filter(pk=block_pk, status=BlockStatus.PROCESSING)
+        MemoryBlock.objects.filter(pk=block_pk, status=BlockStatus.PROCESSING)
         .filter(Q(expires_at__isnull=True) | Q(expires_at__gt=clock.now()))
         .first()
     )
@@ -488,11 +487,9 @@ def extraction_attempt(block_pk: int) -> str | None:
         }
     with WRITE_LOCK:
         # Only the revision that was extracted may receive the result.
-        changed = (
-            MemoryBlock.objects.using(DB)
-            .filter(pk=block_pk, revision=block.revision, status=BlockStatus.PROCESSING)
-            .update(**fields)
-        )
+        changed = MemoryBlock.objects.filter(
+            pk=block_pk, revision=block.revision, status=BlockStatus.PROCESSING
+        ).update(**fields)
         if not changed:
             return None
         status = str(fields["status"])
@@ -510,11 +507,11 @@ def extract_now(block_pk: int) -> str | None:
 
 def block_mark_queued(block_pks: list[int]) -> None:
     with WRITE_LOCK:
-        MemoryBlock.objects.using(DB).filter(pk__in=block_pks).update(last_queued_at=clock.now())
+        MemoryBlock.objects.filter(pk__in=block_pks).update(last_queued_at=clock.now())
         # last_queued_at is part of a block's payload: drop the cached copies.
         by_user: dict[str, list[str]] = {}
         for chunk in _chunks(block_pks):
-            rows = MemoryBlock.objects.using(DB).filter(pk__in=chunk)
+            rows = MemoryBlock.objects.filter(pk__in=chunk)
             for block_id, user_id in rows.values_list("block_id", "user_key"):
                 by_user.setdefault(user_id, []).append(block_id)
         for user_id, ids in by_user.items():
@@ -528,21 +525,21 @@ def prompt_create(
     *, prompt_id: str, text: str, description: str, annotations: dict[str, str] | None
 ) -> Prompt:
     with WRITE_LOCK:
-        if Prompt.objects.using(DB).filter(prompt_id=prompt_id).exists():
+        if Prompt.objects.filter(prompt_id=prompt_id).exists():
             raise Conflict(
                 f"prompt {prompt_id!r} already exists (archived ids stay reserved)",
                 code="PROMPT_ALREADY_EXISTS",
             )
         now = clock.now()
-        with transaction.atomic(using=DB):
-            prompt = Prompt.objects.using(DB).create(
+        with transaction.atomic(using=db_alias()):
+            prompt = Prompt.objects.create(
                 prompt_id=prompt_id,
                 description=description,
                 annotations=annotations or None,
                 current_vid=0,
                 last_updated_at=now,
             )
-            PromptVersion.objects.using(DB).create(prompt=prompt, vid=0, text=text, updated_at=now)
+            PromptVersion.objects.create(prompt=prompt, vid=0, text=text, updated_at=now)
         return prompt
 
 
@@ -558,20 +555,18 @@ def prompt_update(
         if prompt.archived:
             raise Conflict(f"prompt {prompt_id!r} is archived", code="PROMPT_ARCHIVED")
         now = clock.now()
-        with transaction.atomic(using=DB):
+        with transaction.atomic(using=db_alias()):
             if text is not None:
-                last = prompt.versions.using(DB).order_by("-vid").first()
+                last = prompt.versions.order_by("-vid").first()
                 vid = (last.vid + 1) if last else 0
-                PromptVersion.objects.using(DB).create(
-                    prompt=prompt, vid=vid, text=text, updated_at=now
-                )
+                PromptVersion.objects.create(prompt=prompt, vid=vid, text=text, updated_at=now)
                 prompt.current_vid = vid
             if description is not None:
                 prompt.description = description
             if annotations is not None:
                 prompt.annotations = annotations or None
             prompt.last_updated_at = now
-            prompt.save(using=DB)
+            prompt.save()
         return prompt
 
 
@@ -583,8 +578,8 @@ def prompt_archive(*, prompt_id: str, vid: int | None) -> None:
             if prompt.archived:
                 raise Conflict(f"prompt {prompt_id!r} is already archived", code="PROMPT_ARCHIVED")
             prompt.archived = True
-            prompt.save(using=DB, update_fields=["archived"])
-            prompt.versions.using(DB).update(archived=True)
+            prompt.save(update_fields=["archived"])
+            prompt.versions.update(archived=True)
             return
         version = selectors.prompt_version_get(prompt=prompt, vid=vid)
         if version.archived:
@@ -592,7 +587,7 @@ def prompt_archive(*, prompt_id: str, vid: int | None) -> None:
                 f"prompt {prompt_id!r} version {vid} is already archived", code="PROMPT_ARCHIVED"
             )
         version.archived = True
-        version.save(using=DB, update_fields=["archived"])
+        version.save(update_fields=["archived"])
 
 
 def prompt_purge(*, prompt_id: str, vid: int | None) -> None:
@@ -600,7 +595,7 @@ def prompt_purge(*, prompt_id: str, vid: int | None) -> None:
     with WRITE_LOCK:
         prompt = selectors.prompt_get(prompt_id=prompt_id)
         if vid is None:
-            prompt.delete(using=DB)
+            prompt.delete()
             return
         version = selectors.prompt_version_get(prompt=prompt, vid=vid)
         if vid == prompt.current_vid:
@@ -608,4 +603,4 @@ def prompt_purge(*, prompt_id: str, vid: int | None) -> None:
                 f"version {vid} is the current version of {prompt_id!r}",
                 code="PROMPT_VERSION_CURRENT",
             )
-        version.delete(using=DB)
+        version.delete()

@@ -20,14 +20,15 @@ from rest_framework.response import Response
 from rest_framework.serializers import Serializer
 from rest_framework.views import APIView
 
-from memoryapp.server import selectors, services
-from memoryapp.server import serializers as s
-from memoryapp.server.clock import clock
-from memoryapp.server.embedders import get_embedder
-from memoryapp.server.errors import ApiError, envelope
-from memoryapp.server.extraction import get_extractor
-from memoryapp.server.index import Query
-from memoryapp.server.worker import get_worker
+from memoryserver import selectors, services
+from memoryserver import serializers as s
+from memoryserver.clock import clock
+from memoryserver.db import db_alias
+from memoryserver.embedders import get_embedder
+from memoryserver.errors import ApiError, envelope
+from memoryserver.extraction import get_extractor
+from memoryserver.index import Query
+from memoryserver.worker import get_worker
 
 logger = logging.getLogger(__name__)
 VERSION = "1.1.0"
@@ -369,8 +370,8 @@ class MemorySearchView(ApiView):
 
 def _prompt_body(prompt_id: str) -> dict[str, Any]:
     prompt = selectors.prompt_get(prompt_id=prompt_id)
-    current = prompt.versions.using("agentmemory").filter(vid=prompt.current_vid).first()
-    count = prompt.versions.using("agentmemory").count()
+    current = prompt.versions.filter(vid=prompt.current_vid).first()
+    count = prompt.versions.count()
     return s.prompt_out(prompt, count, current.text if current else "")
 
 
@@ -454,13 +455,13 @@ class HealthView(ApiView):
 class DatabaseHealthView(ApiView):
     def get(self, request: Request) -> Response:
         try:
-            with connections["agentmemory"].cursor() as cursor:
+            with connections[db_alias()].cursor() as cursor:
                 cursor.execute("SELECT 1")
         except Exception as exc:  # reported in the body: this route exists to say so
             return Response(
                 {"status": "unhealthy", "message": f"database error: {exc}", "backend": "sqlite"}
             )
-        name = str(settings.DATABASES["agentmemory"]["NAME"])
+        name = str(settings.DATABASES[db_alias()]["NAME"])
         return Response(
             {"status": "healthy", "backend": "sqlite", "database": os.path.basename(name)}
         )

@@ -1,0 +1,73 @@
+"""The embedded server's knobs: one typed class, read from the environment and `.env`.
+
+Every setting of the server process lives here and nowhere else, so it is plain which
+knobs belong to which process. A malformed value stops the server at start with a message
+naming the variable: a memory server that silently ran on a default it was told not to use
+would be harder to debug than one that refuses to start.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+
+class ServerSettings(BaseSettings):
+    """Field names are the environment variables, exactly as `.env.example` lists them."""
+
+    model_config = SettingsConfigDict(
+        env_file=BASE_DIR / ".env", extra="ignore", case_sensitive=True, frozen=True
+    )
+
+    AISLE_VAR_DIR: Path = BASE_DIR / "var"
+    AGENT_MEMORY_SERVER_DB: Path | None = None  # default: <AISLE_VAR_DIR>/agentmemory.sqlite3
+    AGENT_MEMORY_SERVER_TOKEN: str = ""
+    AGENT_MEMORY_EMBEDDER: str = "minilm"
+    AGENT_MEMORY_DEFAULT_BLOCK_TTL: int = Field(0, ge=0)
+    AGENT_MEMORY_MAX_FAIL_COUNT: int = Field(3, ge=1)
+    AGENT_MEMORY_EXTRACT_SEMANTIC: bool = True
+    AGENT_MEMORY_SEARCH_INCLUDE_NOT_READY: bool = True
+    AGENT_MEMORY_SWEEP_INTERVAL_SECONDS: float = Field(30.0, ge=0.1)
+    AGENT_MEMORY_QUEUE_MAX_SIZE: int = Field(10_000, ge=1)
+    AGENT_MEMORY_PER_REQUEST_TOKEN_LIMIT: int = Field(4096, ge=1)
+    # "model" asks the chat model for summary and contexts; "extractive" builds them from the
+    # text; a dotted path names another extractor class (tests use this).
+    AGENT_MEMORY_EXTRACTOR: str = "model"
+    # Vectors kept in memory across all loaded users (384 floats each, ~1.5 KB).
+    AGENT_MEMORY_INDEX_MAX_BLOCKS: int = Field(400_000, ge=1000)
+    AGENT_MEMORY_EXTRACTION_RETRY_SECONDS: float = Field(2.0, ge=0.0)
+    LOG_LEVEL: str = "INFO"
+
+    # The extraction model and the openai embedder reach a model through llm.factory, which
+    # reads these names.
+    OPENAI_API_KEY: str = ""
+    OPENAI_BASE_URL: str = ""
+    EXTRACTION_MODEL: str = "gpt-4o-mini"
+    JUDGE_MODEL: str = "gpt-4o-mini"
+    EMBEDDING_MODEL: str = "text-embedding-3-small"
+    MODEL_TIMEOUT_SECONDS: float = Field(60.0, ge=1.0)
+
+    @property
+    def database_path(self) -> Path:
+        return self.AGENT_MEMORY_SERVER_DB or self.AISLE_VAR_DIR / "agentmemory.sqlite3"
+
+    def knobs(self) -> dict[str, object]:
+        """The values the server's code reads from `django.conf.settings`."""
+        values = self.model_dump(exclude={"AISLE_VAR_DIR", "AGENT_MEMORY_SERVER_DB", "LOG_LEVEL"})
+        values["AGENT_MEMORY_SERVER_TOKEN"] = self.AGENT_MEMORY_SERVER_TOKEN or None
+        values["OPENAI_API_KEY"] = self.OPENAI_API_KEY or None
+        values["OPENAI_BASE_URL"] = self.OPENAI_BASE_URL or None
+        return values
+
+
+def sqlite_database(path: Path | str) -> dict[str, object]:
+    """The server's SQLite store, in WAL mode so searches read while a write commits."""
+    return {
+        "ENGINE": "django.db.backends.sqlite3",
+        "NAME": str(path),
+        "OPTIONS": {"init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"},
+    }

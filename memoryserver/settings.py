@@ -1,0 +1,44 @@
+"""Django settings of the embedded Agent Memory server's own process.
+
+A separate project from the shop: its own database (the server's SQLite file as `default`),
+URLconf and middleware, and only the knobs of `memoryserver.conf`.
+"""
+
+from __future__ import annotations
+
+import secrets
+
+from memoryserver.conf import ServerSettings, sqlite_database
+
+_conf = ServerSettings()
+_conf.database_path.parent.mkdir(parents=True, exist_ok=True)
+
+# Nothing is signed: there are no sessions, cookies or CSRF tokens in this process.
+SECRET_KEY = secrets.token_urlsafe(32)
+DEBUG = False
+ALLOWED_HOSTS = ["*"]
+
+INSTALLED_APPS = ["memoryserver"]
+MIDDLEWARE = ["memoryserver.middleware.BearerTokenMiddleware"]
+ROOT_URLCONF = "memoryserver.urls"
+DATABASES = {"default": sqlite_database(_conf.database_path)}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+USE_TZ = True
+TIME_ZONE = "UTC"
+
+REST_FRAMEWORK = {
+    "UNAUTHENTICATED_USER": None,
+    "DEFAULT_AUTHENTICATION_CLASSES": [],
+    "DEFAULT_PERMISSION_CLASSES": [],
+}
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": _conf.LOG_LEVEL},
+    "loggers": {"httpx": {"level": "WARNING"}},
+}
+
+globals().update(_conf.knobs())
