@@ -1,0 +1,128 @@
+"""Plain-text forms the assistant's model reads, defined once for writer and reader.
+
+Two pieces of context reach the model as text: the products an earlier answer showed (kept
+with the exchange in memory, or sent back by a signed-out browser), and the shop page the
+shopper is on. The turn pipeline writes them; any model, the offline one included, reads
+them. Both hold only catalog data: a model must still look a product up before quoting a
+price or linking it (memories are leads, not results).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+PRODUCTS_SHOWN = "Products shown:"
+PAGE_OPEN = "<page-context>"
+PAGE_CLOSE = "</page-context>"
+
+# One product: `Name [SKU] colours a/b, sizes S/M, €59.00` — separators that catalog names,
+# colours and sizes never contain, so the line parses back without ambiguity.
+_PRODUCT = re.compile(
+    r"^(?P<name>.+?) \[(?P<sku>[^\]\s]+)\]"
+    r"(?: colours (?P<colours>[^,]*))?"
+    r"(?:, sizes (?P<sizes>[^,]*))?"
+    r"(?:, €(?P<price>\d+(?:\.\d+)?))?$"
+)
+_SEPARATOR = " | "
+
+
+@dataclass(frozen=True)
+class ShownProduct:
+    """A product an earlier answer showed, as the transcript recorded it."""
+
+    name: str
+    sku: str
+    colours: tuple[str, ...] = ()
+    sizes: tuple[str, ...] = ()
+    price_eur: float | None = None
+
+
+def _clean(value: Any) -> str:
+    # The line must survive note cleaning (no newlines or angle brackets) and stay parseable.
+    return re.sub(r"[\x00-\x1f\x7f<>\[\]|/,]", " ", str(value)).strip()
+
+
+def products_shown_line(cards: list[dict[str, Any]]) -> str:
+    """`Products shown: A [SKU1] colours black/navy, sizes M/L, €59.00 | B [SKU2] ...`.
+
+    `cards` are the product cards of a `done` event (sku, name, colours, sizes_in_stock,
+    price_eur). Empty when there are none.
+    """
+    parts = []
+    for card in cards:
+        sku, name = _clean(card.get("sku", "")), _clean(card.get("name", ""))
+        if not sku or not name:
+            continue
+        part = f"{name} [{sku}]"
+        colours = [_clean(c) for c in card.get("colours") or [] if _clean(c)]
+        sizes = [_clean(s) for s in card.get("sizes_in_stock") or [] if _clean(s)]
+        part += f" colours {'/'.join(colours)}" if colours else ""
+        part += f", sizes {'/'.join(sizes)}" if sizes else ""
+        price = card.get("price_eur")
+        if isinstance(price, int | float) and not isinstance(price, bool):
+            part += f", €{float(price):.2f}"
+        parts.append(part)
+    return f"{PRODUCTS_SHOWN} {_SEPARATOR.join(parts)}" if parts else ""
+
+
+def products_shown_parse(text: str) -> list[ShownProduct]:
+    """The products of the last `Products shown:` line in text; [] when there is none."""
+    start = text.rfind(PRODUCTS_SHOWN)
+    if start < 0:
+        return []
+    listing = text[start + len(PRODUCTS_SHOWN) :]
+    # Note cleaning turns the newline that ends the line into " / ".
+    listing = re.split(r" / |\n", listing, maxsplit=1)[0].strip()
+    products = []
+    for part in listing.split(_SEPARATOR):
+        match = _PRODUCT.match(part.strip())
+        if not match:
+            continue
+        products.append(
+            ShownProduct(
+                name=match.group("name").strip(),
+                sku=match.group("sku"),
+                colours=tuple(c for c in (match.group("colours") or "").split("/") if c),
+                sizes=tuple(s for s in (match.group("sizes") or "").split("/") if s),
+                price_eur=float(match.group("price")) if match.group("price") else None,
+            )
+        )
+    return products
+
+
+def exchange_with_products(answer: str, cards: list[dict[str, Any]]) -> str:
+    """An answer as the transcript keeps it: the text, then the products it showed."""
+    line = products_shown_line(cards)
+    return f"{answer}\n{line}" if line else answer
+
+
+def page_context_message(page: dict[str, Any]) -> str:
+    """The system message that tells the model which page the shopper is on.
+
+    `page` is `{"kind": "product", "product": <get_product result>}` or
+    `{"kind": "catalog", "filters": {...}}`, built by the pipeline from the catalog.
+    """
+    if page.get("kind") == "product":
+        lead = (
+            "The shopper is looking at this product page of the shop (catalog data, looked "
+            "up this turn). When they say this, it or this one, they mean this product."
+        )
+    else:
+        lead = "The shopper is browsing the shop's catalog with these filters."
+    body = json.dumps(page, ensure_ascii=False, default=str).replace("<", " ").replace(">", " ")
+    return f"{lead}\n{PAGE_OPEN}{body}{PAGE_CLOSE}"
+
+
+def page_context_parse(text: str) -> dict[str, Any] | None:
+    """The page of a page-context message, or None when text carries none."""
+    start, end = text.find(PAGE_OPEN), text.rfind(PAGE_CLOSE)
+    if start < 0 or end < start:
+        return None
+    try:
+        page = json.loads(text[start + len(PAGE_OPEN) : end])
+    except ValueError:
+        return None
+    return page if isinstance(page, dict) else None
