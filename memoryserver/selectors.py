@@ -6,7 +6,6 @@ from datetime import datetime
 from typing import Any
 
 import numpy as np
-from django.conf import settings
 from django.db import connections
 from django.db.models import F, Q, QuerySet
 
@@ -14,17 +13,9 @@ from memoryserver.clock import clock
 from memoryserver.db import db_alias
 from memoryserver.embedders import get_embedder
 from memoryserver.errors import NotFound
-from memoryserver.index import Hit, IndexRegistry, Query, UserIndex
+from memoryserver.index.registry import get_registry
+from memoryserver.index.slot import Hit, Query, UserIndex
 from memoryserver.models import MemoryBlock, MemorySession, MemoryUser, Prompt, PromptVersion
-
-_registry: IndexRegistry | None = None
-
-
-def registry() -> IndexRegistry:
-    global _registry
-    if _registry is None:
-        _registry = IndexRegistry(settings.AGENT_MEMORY_INDEX_MAX_BLOCKS)
-    return _registry
 
 
 def live_blocks(now: datetime) -> QuerySet[MemoryBlock]:
@@ -158,7 +149,7 @@ def blocks_search(
     if query is not None:
         criteria.vector = get_embedder().embed_query(query)
     criteria.now = clock.now().timestamp()
-    with registry().reading(user_id, lambda: load_user_index(user_id)) as index:
+    with get_registry().reading(user_id, lambda: load_user_index(user_id)) as index:
         if criteria.vector is not None and criteria.vector.shape[0] != index.dimensions:
             return []
         hits = index.search(criteria)

@@ -24,7 +24,8 @@ from memoryserver.db import db_alias
 from memoryserver.embedders import get_embedder
 from memoryserver.errors import Conflict, InvalidRequest, QueueFull, SessionEnded
 from memoryserver.extraction import ExtractionError, get_extractor
-from memoryserver.index import IndexRow, UserIndex
+from memoryserver.index.registry import get_registry
+from memoryserver.index.slot import IndexRow, UserIndex
 from memoryserver.models import (
     BlockStatus,
     MemoryBlock,
@@ -84,7 +85,7 @@ def index_row(block: MemoryBlock, vector: np.ndarray | None = None) -> IndexRow:
 
 def _with_index(user_id: str, apply: Any) -> None:
     """Apply `apply(index)` to the user's index when it is loaded; absent ones load fresh."""
-    registry = selectors.registry()
+    registry = get_registry()
     with registry.lock.write():
         index = registry.loaded(user_id)
         if index is not None:
@@ -136,7 +137,7 @@ def user_delete(*, user_id: str) -> None:
         with transaction.atomic(using=db_alias()):
             MemoryBlock.objects.filter(user_key=user_id).delete()
             user.delete()
-        selectors.registry().drop(user_id)
+        get_registry().drop(user_id)
 
 
 def ttl_modify(

@@ -27,7 +27,7 @@ from memoryserver.db import db_alias
 from memoryserver.embedders import get_embedder
 from memoryserver.errors import ApiError, envelope
 from memoryserver.extraction import get_extractor
-from memoryserver.index import Query
+from memoryserver.index.slot import Query
 from memoryserver.worker import get_worker
 
 logger = logging.getLogger(__name__)

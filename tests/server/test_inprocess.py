@@ -14,7 +14,8 @@ from memoryserver.clock import clock
 from memoryserver.db import db_alias
 from memoryserver.embedders import HashingEmbedder
 from memoryserver.extraction import ExtractionError, ExtractiveExtractor, ModelExtractor
-from memoryserver.index import IndexRow, Query, UserIndex
+from memoryserver.index.registry import get_registry
+from memoryserver.index.slot import IndexRow, Query, UserIndex
 from memoryserver.models import MemoryBlock
 from memoryserver.views import search_criteria
 
@@ -94,7 +95,7 @@ def test_model_extractor_parses_json_and_counts_bad_json_as_failure(monkeypatch)
 
 @pytest.mark.django_db(databases=DB)
 def test_ttl_follows_the_injected_clock_and_the_sweeper_deletes():
-    selectors.registry().clear()
+    get_registry().clear()
     services.user_create(user_id="clock-user", name="C", metadata=None)
     services.session_create(
         user_id="clock-user", session_id="s", annotations=None, metadata=None, blocks_ttl=60
@@ -141,7 +142,7 @@ def test_ttl_follows_the_injected_clock_and_the_sweeper_deletes():
 
 @pytest.mark.django_db(databases=DB)
 def test_search_payload_cache_follows_every_kind_of_block_change():
-    selectors.registry().clear()
+    get_registry().clear()
     services.user_create(user_id="cache-user", name="C", metadata=None)
     services.session_create(
         user_id="cache-user", session_id="s", annotations=None, metadata=None, blocks_ttl=None
