@@ -16,6 +16,7 @@ from memoryserver.errors import NotFound
 from memoryserver.index.registry import get_registry
 from memoryserver.index.slot import Hit, Query, UserIndex
 from memoryserver.models import MemoryBlock, MemorySession, MemoryUser, Prompt, PromptVersion
+from memoryserver.payloads import BLOCK_PAYLOAD_COLUMNS, block_payload_from_row
 
 
 def live_blocks(now: datetime) -> QuerySet[MemoryBlock]:
@@ -158,8 +159,6 @@ def blocks_search(
 
 
 def _payloads_for(index: UserIndex, hits: list[Hit]) -> list[dict[str, Any]]:
-    from memoryserver.serializers import BLOCK_PAYLOAD_COLUMNS, block_payload_from_row
-
     payloads = {h.block_id: index.payload(h.block_id) for h in hits}
     missing = [block_id for block_id, payload in payloads.items() if payload is None]
     if missing:
@@ -180,7 +179,7 @@ def _payloads_for(index: UserIndex, hits: list[Hit]) -> list[dict[str, Any]]:
         payload = payloads.get(hit.block_id)
         if payload is None:
             continue  # deleted between the index read and this fetch: left out
-        # A shallow copy keeps the cached dict intact and the key order of block_out.
+        # A shallow copy keeps the cached dict intact and the payload's key order.
         row = payload.copy()
         row["rel_score"] = hit.score
         found.append(row)

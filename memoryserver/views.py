@@ -28,6 +28,7 @@ from memoryserver.embedders import get_embedder
 from memoryserver.errors import ApiError, envelope
 from memoryserver.extraction import get_extractor
 from memoryserver.index.slot import Query
+from memoryserver.payloads import block_payload, iso
 from memoryserver.worker import get_worker
 
 logger = logging.getLogger(__name__)
@@ -187,7 +188,7 @@ class UserMemoryView(ApiView):
         )
         return Response(
             {
-                "memory_blocks": [s.block_out(b) for b in blocks],
+                "memory_blocks": [block_payload(b) for b in blocks],
                 "count": len(blocks),
                 "total": total,
                 "limit": data["limit"],
@@ -323,7 +324,7 @@ class MemoryBlockView(ApiView):
             prompt_id=data.get("prompt_id"),
             prompt_vid=data.get("prompt_vid"),
         )
-        return Response({"message": "memory block updated", "block": s.block_out(block)})
+        return Response({"message": "memory block updated", "block": block_payload(block)})
 
 
 def search_criteria(user_id: str, session_id: str, filters: dict[str, Any]) -> Query:
@@ -528,7 +529,7 @@ class MemoryHealthView(ApiView):
                 "accepting_requests": True,
                 "usage_percent": usage,
                 "threshold_percent": 90.0,
-                "last_check": s.iso(clock.now()),
+                "last_check": iso(clock.now()),
             }
         )
 

@@ -8,6 +8,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from django.db import connections
 
 from memoryserver import selectors, services
 from memoryserver.clock import clock
@@ -17,6 +18,7 @@ from memoryserver.extraction import ExtractionError, ExtractiveExtractor, ModelE
 from memoryserver.index.registry import get_registry
 from memoryserver.index.slot import IndexRow, Query, UserIndex
 from memoryserver.models import MemoryBlock
+from memoryserver.payloads import BLOCK_PAYLOAD_COLUMNS, block_payload, block_payload_from_row
 from memoryserver.views import search_criteria
 
 DB = ["default", "agentmemory"]  # agentmemory test DB depends on default
@@ -204,15 +206,7 @@ def test_search_payload_cache_follows_every_kind_of_block_change():
 
 
 @pytest.mark.django_db(databases=DB)
-def test_payloads_read_with_a_bare_cursor_equal_block_out():
-    from django.db import connections
-
-    from memoryserver.serializers import (
-        BLOCK_PAYLOAD_COLUMNS,
-        block_out,
-        block_payload_from_row,
-    )
-
+def test_payloads_read_with_a_bare_cursor_equal_the_model_payload():
     services.user_create(user_id="raw-user", name="R", metadata=None)
     services.session_create(
         user_id="raw-user", session_id="s", annotations=None, metadata=None, blocks_ttl=3600
@@ -250,6 +244,6 @@ def test_payloads_read_with_a_bare_cursor_equal_block_out():
                 [block.block_id],
             )
             raw = block_payload_from_row(cursor.fetchone())
-        expected = block_out(block)
+        expected = block_payload(block)
         assert raw == expected and list(raw) == list(expected)
         assert json.dumps(raw) == json.dumps(expected)
