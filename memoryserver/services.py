@@ -34,6 +34,7 @@ from memoryserver.models import (
     Prompt,
     PromptVersion,
 )
+from memoryserver.queue import get_queue
 
 WRITE_LOCK = threading.RLock()
 
@@ -307,10 +308,8 @@ def blocks_add(
         else:
             accepted.append(item)
 
-    from memoryserver.worker import get_worker
-
-    worker = get_worker()
-    if wanted and async_processing and not worker.has_room(len(accepted)):
+    queue = get_queue()
+    if wanted and async_processing and not queue.has_room(len(accepted)):
         raise QueueFull(
             "the extraction queue is full; retry shortly",
             details={"retry_after_seconds": 1},
@@ -352,7 +351,7 @@ def blocks_add(
         )
     if wanted:
         if async_processing:
-            worker.enqueue([r.pk for r in rows])
+            queue.enqueue([r.pk for r in rows])
         else:
             for row in rows:
                 extract_now(row.pk)
@@ -415,9 +414,7 @@ def block_update(
         _with_index(user_id, lambda index: index.upsert(index_row(block, vector)))
     if reextract and wanted:
         if async_processing:
-            from memoryserver.worker import get_worker
-
-            get_worker().enqueue([block.pk])
+            get_queue().enqueue([block.pk])
         else:
             extract_now(block.pk)
             block.refresh_from_db()
@@ -517,6 +514,21 @@ def block_mark_queued(block_pks: list[int]) -> None:
                 by_user.setdefault(user_id, []).append(block_id)
         for user_id, ids in by_user.items():
             _with_index(user_id, lambda index, ids=ids: index.forget_payloads(ids))
+
+
+def extraction_recover() -> int:
+    """Queue again every block left `processing` by an earlier run (restart recovery)."""
+    pks = list(
+        MemoryBlock.objects.filter(
+            status=BlockStatus.PROCESSING, fail_count__lt=settings.AGENT_MEMORY_MAX_FAIL_COUNT
+        )
+        .order_by("id")
+        .values_list("pk", flat=True)
+    )
+    if pks:
+        block_mark_queued(pks)
+        get_queue().enqueue(pks, recovered=True)
+    return len(pks)
 
 
 # --- prompts ---------------------------------------------------------------------------

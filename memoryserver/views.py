@@ -29,7 +29,8 @@ from memoryserver.errors import ApiError, envelope
 from memoryserver.extraction import get_extractor
 from memoryserver.index.slot import Query
 from memoryserver.payloads import block_payload, iso
-from memoryserver.worker import get_worker
+from memoryserver.queue import get_queue
+from memoryserver.worker import worker_alive
 
 logger = logging.getLogger(__name__)
 VERSION = "1.1.0"
@@ -481,12 +482,13 @@ class ModelsHealthView(ApiView):
 
 
 def _batch_payload() -> dict[str, Any]:
-    snap = get_worker().snapshot()
+    snap = get_queue().snapshot()
     stats = snap["stats"]
+    alive = worker_alive()
     limit = settings.AGENT_MEMORY_PER_REQUEST_TOKEN_LIMIT
     return {
-        "status": "healthy" if snap["alive"] else "unhealthy",
-        "message": "extraction worker running" if snap["alive"] else "extraction worker stopped",
+        "status": "healthy" if alive else "unhealthy",
+        "message": "extraction worker running" if alive else "extraction worker stopped",
         "queue": {
             "size": snap["size"],
             "queued_ids": snap["queued_ids"],
@@ -504,11 +506,11 @@ def _batch_payload() -> dict[str, Any]:
         "statistics": {
             **stats,
             "active_tasks": snap["processing"],
-            "loop_running": snap["alive"],
-            "dispatcher_alive": snap["alive"],
+            "loop_running": alive,
+            "dispatcher_alive": alive,
         },
-        "loop_running": snap["alive"],
-        "dispatcher_alive": snap["alive"],
+        "loop_running": alive,
+        "dispatcher_alive": alive,
     }
 
 
