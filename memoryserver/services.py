@@ -23,7 +23,7 @@ from memoryserver.clock import clock
 from memoryserver.db import db_alias
 from memoryserver.embedders import get_embedder
 from memoryserver.errors import Conflict, InvalidRequest, QueueFull, SessionEnded
-from memoryserver.extraction import ExtractionError, get_extractor
+from memoryserver.extractors import ExtractionError, get_extractor
 from memoryserver.index.registry import get_registry
 from memoryserver.index.slot import IndexRow, UserIndex
 from memoryserver.models import (

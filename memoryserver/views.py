@@ -26,7 +26,7 @@ from memoryserver.clock import clock
 from memoryserver.db import db_alias
 from memoryserver.embedders import get_embedder
 from memoryserver.errors import ApiError, envelope
-from memoryserver.extraction import get_extractor
+from memoryserver.extractors import get_extractor
 from memoryserver.index.slot import Query
 from memoryserver.payloads import block_payload, iso
 from memoryserver.queue import get_queue

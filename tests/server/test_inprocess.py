@@ -14,7 +14,7 @@ from memoryserver import selectors, services
 from memoryserver.clock import clock
 from memoryserver.db import db_alias
 from memoryserver.embedders import HashingEmbedder
-from memoryserver.extraction import ExtractionError, ExtractiveExtractor, ModelExtractor
+from memoryserver.extractors import ExtractionError, ExtractiveExtractor, ModelExtractor
 from memoryserver.index.registry import get_registry
 from memoryserver.index.slot import IndexRow, Query, UserIndex
 from memoryserver.models import MemoryBlock
