@@ -14,7 +14,7 @@ from memoryserver.db import db_alias
 from memoryserver.embedders import get_embedder
 from memoryserver.errors import NotFound
 from memoryserver.index.registry import get_registry
-from memoryserver.index.slot import Hit, Query, UserIndex
+from memoryserver.index.slot import Hit, IndexRow, Query, UserIndex
 from memoryserver.models import MemoryBlock, MemorySession, MemoryUser, Prompt, PromptVersion
 from memoryserver.payloads import BLOCK_PAYLOAD_COLUMNS, block_payload_from_row
 
@@ -108,10 +108,26 @@ def blocks_list(
     return page, blocks.count()
 
 
+def index_row(block: MemoryBlock, vector: np.ndarray | None = None) -> IndexRow:
+    if vector is None:
+        vector = np.frombuffer(bytes(block.embedding), dtype=np.float32)
+    return IndexRow(
+        pk=block.pk,
+        block_id=block.block_id,
+        session_id=block.session_key,
+        vector=vector,
+        ingested_at=block.ingested_at,
+        created_at=block.created_at,
+        expires_at=block.expires_at,
+        status=block.status,
+        annotations=block.annotations,
+        prompt_id=block.prompt_id,
+        prompt_vid=block.prompt_vid,
+    )
+
+
 def load_user_index(user_id: str) -> UserIndex:
     """Read a user's live vectors and filter columns from SQLite (once, on first search)."""
-    from memoryserver.services import index_row
-
     index = UserIndex(dimensions=get_embedder().dimensions or 1)
     rows = live_blocks(clock.now()).filter(user_key=user_id).order_by("id")
     for block in rows.iterator(chunk_size=2000):

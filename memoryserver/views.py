@@ -20,7 +20,7 @@ from rest_framework.response import Response
 from rest_framework.serializers import Serializer
 from rest_framework.views import APIView
 
-from memoryserver import selectors, services
+from memoryserver import selectors
 from memoryserver import serializers as s
 from memoryserver.clock import clock
 from memoryserver.db import db_alias
@@ -30,6 +30,16 @@ from memoryserver.extractors import get_extractor
 from memoryserver.index.slot import Query
 from memoryserver.payloads import block_payload, iso
 from memoryserver.queue import get_queue
+from memoryserver.services.blocks import NewBlock, block_update, blocks_add, blocks_delete
+from memoryserver.services.prompts import prompt_archive, prompt_create, prompt_purge, prompt_update
+from memoryserver.services.sessions import (
+    session_create,
+    session_delete,
+    session_end,
+    session_update,
+)
+from memoryserver.services.ttl import ttl_modify
+from memoryserver.services.users import user_create, user_delete, user_update
 from memoryserver.worker import worker_alive
 
 logger = logging.getLogger(__name__)
@@ -120,7 +130,7 @@ def query_params(request: Request) -> dict[str, Any]:
 class UsersView(ApiView):
     def post(self, request: Request) -> Response:
         data = validated(s.UserCreate, request.data)
-        user = services.user_create(
+        user = user_create(
             user_id=data["user_id"], name=data["name"], metadata=data.get("metadata")
         )
         return Response(s.user_out(user, []), status=201)
@@ -149,7 +159,7 @@ class UserView(ApiView):
     def put(self, request: Request, user_id: str) -> Response:
         path_ids(user_id=user_id)
         data = validated(s.UserUpdate, request.data)
-        user = services.user_update(
+        user = user_update(
             user_id=user_id,
             name=data.get("name"),
             metadata=data.get("metadata"),
@@ -159,7 +169,7 @@ class UserView(ApiView):
 
     def delete(self, request: Request, user_id: str) -> Response:
         path_ids(user_id=user_id)
-        services.user_delete(user_id=user_id)
+        user_delete(user_id=user_id)
         return Response(status=204)
 
 
@@ -167,7 +177,7 @@ class UserTTLView(ApiView):
     def put(self, request: Request, user_id: str) -> Response:
         path_ids(user_id=user_id)
         data = validated(s.TTLUpdate, request.data)
-        changed = services.ttl_modify(
+        changed = ttl_modify(
             user_id=user_id,
             new_ttl=data["new_ttl"],
             session_id=data.get("session_id"),
@@ -205,7 +215,7 @@ class SessionsView(ApiView):
     def post(self, request: Request, user_id: str) -> Response:
         path_ids(user_id=user_id)
         data = validated(s.SessionCreate, request.data)
-        session = services.session_create(
+        session = session_create(
             user_id=user_id,
             session_id=data["session_id"],
             annotations=data.get("annotations"),
@@ -231,7 +241,7 @@ class SessionView(ApiView):
     def put(self, request: Request, user_id: str, session_id: str) -> Response:
         path_ids(user_id=user_id, session_id=session_id)
         data = validated(s.SessionUpdate, request.data)
-        session = services.session_update(
+        session = session_update(
             user_id=user_id,
             session_id=session_id,
             annotations=data.get("annotations"),
@@ -241,25 +251,25 @@ class SessionView(ApiView):
 
     def delete(self, request: Request, user_id: str, session_id: str) -> Response:
         path_ids(user_id=user_id, session_id=session_id)
-        services.session_delete(user_id=user_id, session_id=session_id)
+        session_delete(user_id=user_id, session_id=session_id)
         return Response(status=204)
 
 
 class SessionEndView(ApiView):
     def post(self, request: Request, user_id: str, session_id: str) -> Response:
         path_ids(user_id=user_id, session_id=session_id)
-        session = services.session_end(user_id=user_id, session_id=session_id)
+        session = session_end(user_id=user_id, session_id=session_id)
         return Response(s.session_out(session, user_id))
 
 
 # --- memory ----------------------------------------------------------------------------
 
 
-def _new_block(fact: str | None = None, message: dict[str, str] | None = None) -> services.NewBlock:
+def _new_block(fact: str | None = None, message: dict[str, str] | None = None) -> NewBlock:
     if fact is not None:
-        return services.NewBlock(fact=fact.strip())
+        return NewBlock(fact=fact.strip())
     assert message is not None
-    return services.NewBlock(
+    return NewBlock(
         user_content=message.get("user_content", "").strip(),
         assistant_content=message.get("assistant_content", "").strip(),
     )
@@ -271,7 +281,7 @@ class MemoryView(ApiView):
         data = validated(s.MemoryAdd, request.data)
         items = [_new_block(fact=f) for f in data.get("facts") or []]
         items += [_new_block(message=m) for m in data.get("messages") or []]
-        result = services.blocks_add(
+        result = blocks_add(
             user_id=user_id,
             session_id=session_id,
             items=items,
@@ -298,9 +308,7 @@ class MemoryView(ApiView):
     def delete(self, request: Request, user_id: str, session_id: str) -> Response:
         path_ids(user_id=user_id, session_id=session_id)
         data = validated(s.MemoryDelete, request.data)
-        deleted = services.blocks_delete(
-            user_id=user_id, session_id=session_id, block_ids=data["block_ids"]
-        )
+        deleted = blocks_delete(user_id=user_id, session_id=session_id, block_ids=data["block_ids"])
         return Response({"deleted_count": deleted, "failed_count": 0, "failed_block_ids": []})
 
 
@@ -313,7 +321,7 @@ class MemoryBlockView(ApiView):
             content = _new_block(fact=data["fact"])
         elif data.get("message") is not None:
             content = _new_block(message=data["message"])
-        block = services.block_update(
+        block = block_update(
             user_id=user_id,
             session_id=session_id,
             block_id=block_id,
@@ -380,7 +388,7 @@ def _prompt_body(prompt_id: str) -> dict[str, Any]:
 class PromptsView(ApiView):
     def post(self, request: Request) -> Response:
         data = validated(s.PromptCreate, request.data)
-        services.prompt_create(
+        prompt_create(
             prompt_id=data["prompt_id"],
             text=data["prompt"],
             description=data["description"],
@@ -408,7 +416,7 @@ class PromptView(ApiView):
     def put(self, request: Request, prompt_id: str) -> Response:
         path_ids(prompt_id=prompt_id)
         data = validated(s.PromptUpdate, request.data)
-        services.prompt_update(
+        prompt_update(
             prompt_id=prompt_id,
             text=data.get("prompt"),
             description=data.get("description"),
@@ -419,7 +427,7 @@ class PromptView(ApiView):
     def delete(self, request: Request, prompt_id: str) -> Response:
         path_ids(prompt_id=prompt_id)
         vid = s.parse_vid(request.query_params.get("vid"), allow_all=True)
-        services.prompt_purge(prompt_id=prompt_id, vid=vid)
+        prompt_purge(prompt_id=prompt_id, vid=vid)
         return Response(status=204)
 
 
@@ -427,7 +435,7 @@ class PromptArchiveView(ApiView):
     def put(self, request: Request, prompt_id: str) -> Response:
         path_ids(prompt_id=prompt_id)
         vid = s.parse_vid(request.query_params.get("vid"), allow_all=True)
-        services.prompt_archive(prompt_id=prompt_id, vid=vid)
+        prompt_archive(prompt_id=prompt_id, vid=vid)
         return Response(status=204)
 
 

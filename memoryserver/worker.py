@@ -14,12 +14,12 @@ from django.db import close_old_connections
 
 from memoryserver.models import BlockStatus
 from memoryserver.queue import ExtractionQueue, get_queue
-from memoryserver.services import (
+from memoryserver.services.extraction import (
     block_mark_queued,
-    blocks_expired_sweep,
     extraction_attempt,
     extraction_recover,
 )
+from memoryserver.services.ttl import blocks_expired_sweep
 
 logger = logging.getLogger(__name__)
 

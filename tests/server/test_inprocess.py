@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from django.db import connections
 
-from memoryserver import selectors, services
+from memoryserver import selectors
 from memoryserver.clock import clock
 from memoryserver.db import db_alias
 from memoryserver.embedders import HashingEmbedder
@@ -19,6 +19,11 @@ from memoryserver.index.registry import get_registry
 from memoryserver.index.slot import IndexRow, Query, UserIndex
 from memoryserver.models import MemoryBlock
 from memoryserver.payloads import BLOCK_PAYLOAD_COLUMNS, block_payload, block_payload_from_row
+from memoryserver.services.blocks import NewBlock, block_update, blocks_add, blocks_delete
+from memoryserver.services.extraction import block_mark_queued, extraction_attempt
+from memoryserver.services.sessions import session_create
+from memoryserver.services.ttl import blocks_expired_sweep, ttl_modify
+from memoryserver.services.users import user_create
 from memoryserver.views import search_criteria
 
 DB = ["default", "agentmemory"]  # agentmemory test DB depends on default
@@ -98,8 +103,8 @@ def test_model_extractor_parses_json_and_counts_bad_json_as_failure(monkeypatch)
 @pytest.mark.django_db(databases=DB)
 def test_ttl_follows_the_injected_clock_and_the_sweeper_deletes():
     get_registry().clear()
-    services.user_create(user_id="clock-user", name="C", metadata=None)
-    services.session_create(
+    user_create(user_id="clock-user", name="C", metadata=None)
+    session_create(
         user_id="clock-user", session_id="s", annotations=None, metadata=None, blocks_ttl=60
     )
     common = dict(
@@ -112,13 +117,9 @@ def test_ttl_follows_the_injected_clock_and_the_sweeper_deletes():
         prompt_id=None,
         prompt_vid=None,
     )
-    session_ttl = services.blocks_add(
-        items=[services.NewBlock(fact="session ttl")], block_ttl=None, **common
-    )
-    block_ttl = services.blocks_add(
-        items=[services.NewBlock(fact="block ttl")], block_ttl=600, **common
-    )
-    never = services.blocks_add(items=[services.NewBlock(fact="never")], block_ttl=0, **common)
+    session_ttl = blocks_add(items=[NewBlock(fact="session ttl")], block_ttl=None, **common)
+    block_ttl = blocks_add(items=[NewBlock(fact="block ttl")], block_ttl=600, **common)
+    never = blocks_add(items=[NewBlock(fact="never")], block_ttl=0, **common)
 
     def visible() -> set[str]:
         criteria = search_criteria("clock-user", "s", {})
@@ -135,7 +136,7 @@ def test_ttl_follows_the_injected_clock_and_the_sweeper_deletes():
             user_id="clock-user", session_ids=None, order_by="ingested_at", limit=20, offset=0
         )
         assert total == 2 and session_ttl.block_ids[0] not in {b.block_id for b in listed}
-        assert services.blocks_expired_sweep() == 1
+        assert blocks_expired_sweep() == 1
         clock.advance(600)
         assert visible() == set(never.block_ids)
     finally:
@@ -145,14 +146,14 @@ def test_ttl_follows_the_injected_clock_and_the_sweeper_deletes():
 @pytest.mark.django_db(databases=DB)
 def test_search_payload_cache_follows_every_kind_of_block_change():
     get_registry().clear()
-    services.user_create(user_id="cache-user", name="C", metadata=None)
-    services.session_create(
+    user_create(user_id="cache-user", name="C", metadata=None)
+    session_create(
         user_id="cache-user", session_id="s", annotations=None, metadata=None, blocks_ttl=None
     )
-    added = services.blocks_add(
+    added = blocks_add(
         user_id="cache-user",
         session_id="s",
-        items=[services.NewBlock(fact="I like the Summit Boot"), services.NewBlock(fact="other")],
+        items=[NewBlock(fact="I like the Summit Boot"), NewBlock(fact="other")],
         annotations=None,
         block_ttl=None,
         context_required=True,
@@ -177,17 +178,17 @@ def test_search_payload_cache_follows_every_kind_of_block_change():
     assert before[first]["rel_score"] > before[second]["rel_score"]
     block = MemoryBlock.objects.get(block_id=first)
 
-    services.block_mark_queued([block.pk])
+    block_mark_queued([block.pk])
     assert found()[first]["last_queued_at"] != before[first]["last_queued_at"]
 
-    assert services.extraction_attempt(block.pk) == "ready"
+    assert extraction_attempt(block.pk) == "ready"
     extracted = found()[first]
     assert extracted["status"] == "ready" and extracted["summary"]
 
-    services.ttl_modify(user_id="cache-user", new_ttl=3600, session_id=None, block_ids=[first])
+    ttl_modify(user_id="cache-user", new_ttl=3600, session_id=None, block_ids=[first])
     assert found()[first]["expires_at"] is not None
 
-    services.block_update(
+    block_update(
         user_id="cache-user",
         session_id="s",
         block_id=first,
@@ -201,14 +202,14 @@ def test_search_payload_cache_follows_every_kind_of_block_change():
     )
     assert found()[first]["annotations"] == {"k": "v"}
 
-    services.blocks_delete(user_id="cache-user", session_id="s", block_ids=[first])
+    blocks_delete(user_id="cache-user", session_id="s", block_ids=[first])
     assert set(found()) == {second}
 
 
 @pytest.mark.django_db(databases=DB)
 def test_payloads_read_with_a_bare_cursor_equal_the_model_payload():
-    services.user_create(user_id="raw-user", name="R", metadata=None)
-    services.session_create(
+    user_create(user_id="raw-user", name="R", metadata=None)
+    session_create(
         user_id="raw-user", session_id="s", annotations=None, metadata=None, blocks_ttl=3600
     )
     common = dict(
@@ -219,23 +220,23 @@ def test_payloads_read_with_a_bare_cursor_equal_the_model_payload():
         prompt_id=None,
         prompt_vid=None,
     )
-    services.blocks_add(
-        items=[services.NewBlock(fact="a fact ü")],
+    blocks_add(
+        items=[NewBlock(fact="a fact ü")],
         annotations={"k": "v", "x": ""},
         context_required=True,
         created_at=datetime(2025, 5, 6, 7, 8, 9, 123456, tzinfo=UTC),
         **common,
     )
-    services.blocks_add(
-        items=[services.NewBlock(user_content="hi", assistant_content="")],
+    blocks_add(
+        items=[NewBlock(user_content="hi", assistant_content="")],
         annotations=None,
         context_required=False,
         created_at=None,
         **common,
     )
     blocks = list(MemoryBlock.objects.filter(user_key="raw-user"))
-    services.extraction_attempt(blocks[0].pk)  # summary and contexts filled in
-    services.block_mark_queued([blocks[1].pk])
+    extraction_attempt(blocks[0].pk)  # summary and contexts filled in
+    block_mark_queued([blocks[1].pk])
     for block in MemoryBlock.objects.filter(user_key="raw-user"):
         with connections[db_alias()].cursor() as cursor:
             cursor.execute(
