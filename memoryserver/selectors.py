@@ -6,8 +6,10 @@ from datetime import datetime
 from typing import Any
 
 import numpy as np
+from django.conf import settings
 from django.db import connections
-from django.db.models import F, Q, QuerySet
+from django.db.models import Count, F, OuterRef, Q, QuerySet, Subquery, TextField, Value
+from django.db.models.functions import Coalesce
 
 from memoryserver.clock import clock
 from memoryserver.db import db_alias
@@ -37,9 +39,16 @@ def user_session_ids(user: MemoryUser) -> list[str]:
     return list(user.sessions.order_by("id").values_list("session_id", flat=True))
 
 
+def user_detail(*, user_id: str) -> tuple[MemoryUser, list[str]]:
+    """The user and their session ids, oldest first."""
+    user = user_get(user_id=user_id)
+    return user, user_session_ids(user)
+
+
 def users_list(
     *, name: str | None, metadata: dict[str, str], limit: int, offset: int
-) -> tuple[list[MemoryUser], int]:
+) -> tuple[list[tuple[MemoryUser, list[str]]], int]:
+    """A page of users, each with their session ids, and the total; sessions in one query."""
     users = MemoryUser.objects.order_by("id")
     if name is not None:
         users = users.filter(name=name)
@@ -51,7 +60,13 @@ def users_list(
             for k, v in metadata.items()
         )
     ]
-    return matched[offset : offset + limit], len(matched)
+    page = matched[offset : offset + limit]
+    session_ids: dict[int, list[str]] = {u.pk: [] for u in page}
+    if page:
+        rows = MemorySession.objects.filter(user__in=page).order_by("id")
+        for user_pk, session_id in rows.values_list("user_id", "session_id"):
+            session_ids[user_pk].append(session_id)
+    return [(u, session_ids[u.pk]) for u in page], len(matched)
 
 
 def session_get(*, user_id: str, session_id: str) -> MemorySession:
@@ -158,10 +173,40 @@ def session_exists(*, user_id: str, session_id: str) -> None:
         session_get(user_id=user_id, session_id=session_id)  # raises the precise error
 
 
+def search_criteria(*, session_id: str, filters: dict[str, Any]) -> Query:
+    """The index query for a search's validated filters (the search's own session by default)."""
+    sessions = filters.get("session_ids")
+    created = None
+    if filters.get("created_start_time") or filters.get("created_end_time"):
+        created = (
+            _ts(filters.get("created_start_time"), -1),
+            _ts(filters.get("created_end_time"), 1),
+        )
+    return Query(
+        now=0.0,
+        session_ids=None if sessions == "all" else (sessions or [session_id]),
+        block_ids=filters.get("block_ids"),
+        annotations=filters.get("annotations") or None,
+        annotation_mode=filters.get("annotation_filter_mode") or "pre",
+        ingested_range=(_ts(filters.get("start_time"), -1), _ts(filters.get("end_time"), 1)),
+        created_range=created,
+        prompt_id=filters.get("prompt_id"),
+        prompt_vid=filters.get("prompt_vid"),
+        relevant_k=filters.get("relevant_k") or 10,
+        order_by=filters.get("order_by") or "ingested_at",
+        include_not_ready=settings.AGENT_MEMORY_SEARCH_INCLUDE_NOT_READY,
+    )
+
+
+def _ts(value: Any, side: int) -> float:
+    return value.timestamp() if value is not None else side * float("inf")
+
+
 def blocks_search(
-    *, user_id: str, session_id: str, query: str | None, criteria: Query
+    *, user_id: str, session_id: str, query: str | None, filters: dict[str, Any]
 ) -> list[dict[str, Any]]:
     """Return the response payloads of the matching blocks, rel_score filled in."""
+    criteria = search_criteria(session_id=session_id, filters=filters)
     session_exists(user_id=user_id, session_id=session_id)
     if query is not None:
         criteria.vector = get_embedder().embed_query(query)
@@ -229,9 +274,30 @@ def prompt_text(prompt_id: str | None, prompt_vid: int | None) -> str | None:
     return version.text if version else None
 
 
+def _prompts_with_text() -> QuerySet[Prompt]:
+    """Prompts annotated with `version_count` and `current_text`, in the same query."""
+    current = PromptVersion.objects.filter(prompt=OuterRef("pk"), vid=OuterRef("current_vid"))
+    return Prompt.objects.annotate(
+        version_count=Count("versions"),
+        current_text=Coalesce(
+            Subquery(current.values("text")[:1]), Value(""), output_field=TextField()
+        ),
+    )
+
+
+def prompt_detail(*, prompt_id: str) -> Prompt:
+    """The prompt with `version_count` and `current_text` annotated."""
+    prompt = _prompts_with_text().filter(prompt_id=prompt_id).first()
+    if prompt is None:
+        raise NotFound(f"prompt {prompt_id!r} not found", code="PROMPT_NOT_FOUND")
+    return prompt
+
+
 def prompts_list(*, limit: int, offset: int) -> tuple[list[Prompt], int]:
+    """A page of prompts as `prompt_detail` returns them, and the total."""
     prompts = Prompt.objects.order_by("id")
-    return list(prompts[offset : offset + limit]), prompts.count()
+    page = _prompts_with_text().order_by("id")[offset : offset + limit]
+    return list(page), prompts.count()
 
 
 def prompt_versions_list(

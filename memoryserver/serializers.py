@@ -344,14 +344,15 @@ def session_out(session: MemorySession, user_id: str) -> dict[str, Any]:
     }
 
 
-def prompt_out(prompt: Prompt, version_count: int, text: str) -> dict[str, Any]:
+def prompt_out(prompt: Prompt) -> dict[str, Any]:
+    """A prompt as `selectors.prompt_detail` returns it (version_count, current_text)."""
     return {
         "prompt_id": prompt.prompt_id,
-        "prompt": text,
+        "prompt": prompt.current_text,  # type: ignore[attr-defined]
         "description": prompt.description,
         "annotations": prompt.annotations,
         "current_vid": prompt.current_vid,
-        "version_count": version_count,
+        "version_count": prompt.version_count,  # type: ignore[attr-defined]
         "last_updated_at": iso(prompt.last_updated_at),
         "archived": prompt.archived,
     }

@@ -27,7 +27,6 @@ from memoryserver.db import db_alias
 from memoryserver.embedders import get_embedder
 from memoryserver.errors import ApiError, envelope
 from memoryserver.extractors import get_extractor
-from memoryserver.index.slot import Query
 from memoryserver.payloads import block_payload, iso
 from memoryserver.queue import get_queue
 from memoryserver.services.blocks import NewBlock, block_update, blocks_add, blocks_delete
@@ -146,15 +145,15 @@ class UsersView(ApiView):
         users, total = selectors.users_list(
             name=request.query_params.get("name"), metadata=metadata, **paging
         )
-        items = [s.user_out(u, selectors.user_session_ids(u)) for u in users]
+        items = [s.user_out(user, session_ids) for user, session_ids in users]
         return Response({"users": items, "count": len(items), "total": total, **paging})
 
 
 class UserView(ApiView):
     def get(self, request: Request, user_id: str) -> Response:
         path_ids(user_id=user_id)
-        user = selectors.user_get(user_id=user_id)
-        return Response(s.user_out(user, selectors.user_session_ids(user)))
+        user, session_ids = selectors.user_detail(user_id=user_id)
+        return Response(s.user_out(user, session_ids))
 
     def put(self, request: Request, user_id: str) -> Response:
         path_ids(user_id=user_id)
@@ -336,53 +335,20 @@ class MemoryBlockView(ApiView):
         return Response({"message": "memory block updated", "block": block_payload(block)})
 
 
-def search_criteria(user_id: str, session_id: str, filters: dict[str, Any]) -> Query:
-    sessions = filters.get("session_ids")
-    created = None
-    if filters.get("created_start_time") or filters.get("created_end_time"):
-        created = (
-            _ts(filters.get("created_start_time"), -1),
-            _ts(filters.get("created_end_time"), 1),
-        )
-    return Query(
-        now=0.0,
-        session_ids=None if sessions == "all" else (sessions or [session_id]),
-        block_ids=filters.get("block_ids"),
-        annotations=filters.get("annotations") or None,
-        annotation_mode=filters.get("annotation_filter_mode") or "pre",
-        ingested_range=(_ts(filters.get("start_time"), -1), _ts(filters.get("end_time"), 1)),
-        created_range=created,
-        prompt_id=filters.get("prompt_id"),
-        prompt_vid=filters.get("prompt_vid"),
-        relevant_k=filters.get("relevant_k") or 10,
-        order_by=filters.get("order_by") or "ingested_at",
-        include_not_ready=settings.AGENT_MEMORY_SEARCH_INCLUDE_NOT_READY,
-    )
-
-
-def _ts(value: Any, side: int) -> float:
-    return value.timestamp() if value is not None else side * float("inf")
-
-
 class MemorySearchView(ApiView):
     def post(self, request: Request, user_id: str, session_id: str) -> Response:
         path_ids(user_id=user_id, session_id=session_id)
         data = validated(s.MemorySearch, request.data)
-        criteria = search_criteria(user_id, session_id, data.get("filters") or {})
         found = selectors.blocks_search(
-            user_id=user_id, session_id=session_id, query=data.get("query"), criteria=criteria
+            user_id=user_id,
+            session_id=session_id,
+            query=data.get("query"),
+            filters=data.get("filters") or {},
         )
         return Response({"memory_blocks": found, "count": len(found)})
 
 
 # --- prompts ---------------------------------------------------------------------------
-
-
-def _prompt_body(prompt_id: str) -> dict[str, Any]:
-    prompt = selectors.prompt_get(prompt_id=prompt_id)
-    current = prompt.versions.filter(vid=prompt.current_vid).first()
-    count = prompt.versions.count()
-    return s.prompt_out(prompt, count, current.text if current else "")
 
 
 class PromptsView(ApiView):
@@ -394,12 +360,14 @@ class PromptsView(ApiView):
             description=data["description"],
             annotations=data.get("annotations"),
         )
-        return Response(_prompt_body(data["prompt_id"]), status=201)
+        return Response(
+            s.prompt_out(selectors.prompt_detail(prompt_id=data["prompt_id"])), status=201
+        )
 
     def get(self, request: Request) -> Response:
         paging = validated(s.Paging, query_params(request), default_limit=100, max_limit=1000)
         prompts, total = selectors.prompts_list(**paging)
-        items = [_prompt_body(p.prompt_id) for p in prompts]
+        items = [s.prompt_out(p) for p in prompts]
         return Response({"prompts": items, "count": len(items), "total": total, **paging})
 
 
@@ -408,7 +376,7 @@ class PromptView(ApiView):
         path_ids(prompt_id=prompt_id)
         vid = request.query_params.get("vid")
         if vid is None:
-            return Response(_prompt_body(prompt_id))
+            return Response(s.prompt_out(selectors.prompt_detail(prompt_id=prompt_id)))
         prompt = selectors.prompt_get(prompt_id=prompt_id)
         version = selectors.prompt_version_get(prompt=prompt, vid=s.parse_vid(vid, allow_all=False))  # type: ignore[arg-type]
         return Response(s.version_out(prompt, version))
@@ -422,7 +390,7 @@ class PromptView(ApiView):
             description=data.get("description"),
             annotations=data.get("annotations"),
         )
-        return Response(_prompt_body(prompt_id))
+        return Response(s.prompt_out(selectors.prompt_detail(prompt_id=prompt_id)))
 
     def delete(self, request: Request, prompt_id: str) -> Response:
         path_ids(prompt_id=prompt_id)

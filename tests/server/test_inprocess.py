@@ -24,7 +24,6 @@ from memoryserver.services.extraction import block_mark_queued, extraction_attem
 from memoryserver.services.sessions import session_create
 from memoryserver.services.ttl import blocks_expired_sweep, ttl_modify
 from memoryserver.services.users import user_create
-from memoryserver.views import search_criteria
 
 DB = ["default", "agentmemory"]  # agentmemory test DB depends on default
 
@@ -122,9 +121,8 @@ def test_ttl_follows_the_injected_clock_and_the_sweeper_deletes():
     never = blocks_add(items=[NewBlock(fact="never")], block_ttl=0, **common)
 
     def visible() -> set[str]:
-        criteria = search_criteria("clock-user", "s", {})
         found = selectors.blocks_search(
-            user_id="clock-user", session_id="s", query=None, criteria=criteria
+            user_id="clock-user", session_id="s", query=None, filters={}
         )
         return {b["block_id"] for b in found}
 
@@ -169,7 +167,7 @@ def test_search_payload_cache_follows_every_kind_of_block_change():
             user_id="cache-user",
             session_id="s",
             query="Summit Boot",
-            criteria=search_criteria("cache-user", "s", {}),
+            filters={},
         )
         return {b["block_id"]: b for b in hits}
 
