@@ -1,4 +1,7 @@
-"""Request validation (DRF serializers) and the response shapes the SDK parses."""
+"""Input serializers (DRF) and the response shapes the SDK parses.
+
+A block's shape is `memoryserver.payloads.block_payload`, shared with the search's fast path.
+"""
 
 from __future__ import annotations
 
@@ -8,8 +11,10 @@ from typing import Any
 
 from rest_framework import serializers
 
+from memoryserver.errors import ApiError
 from memoryserver.models import MemorySession, MemoryUser, Prompt, PromptVersion
 from memoryserver.payloads import iso
+from memoryserver.services.blocks import NewBlock
 
 ANNOTATION_KEY = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_]*$")
 
@@ -103,6 +108,17 @@ class UserUpdate(serializers.Serializer):
         return attrs
 
 
+def metadata_filters(pairs: list[str]) -> dict[str, str]:
+    """`?metadata=key=value` query parameters as a dict (a malformed one is 400)."""
+    metadata: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise ApiError("metadata filters look like key=value", details={"metadata": pair})
+        metadata[key] = value
+    return metadata
+
+
 class TTLUpdate(serializers.Serializer):
     new_ttl = NonNegativeInt()
     session_id = IdField(required=False, allow_null=True)
@@ -134,6 +150,17 @@ class SessionUpdate(serializers.Serializer):
 
 
 # --- memory ----------------------------------------------------------------------------
+
+
+def new_block(*, fact: str | None = None, message: dict[str, str] | None = None) -> NewBlock:
+    """The block a validated fact or message asks for, its text stripped."""
+    if fact is not None:
+        return NewBlock(fact=fact.strip())
+    assert message is not None
+    return NewBlock(
+        user_content=message.get("user_content", "").strip(),
+        assistant_content=message.get("assistant_content", "").strip(),
+    )
 
 
 class ChatMessageIn(serializers.Serializer):
@@ -189,6 +216,8 @@ class MemoryAdd(PromptRefMixin):
         if attrs.get("created_at") is not None:
             attrs["created_at"] = parse_time(attrs["created_at"], "created_at")
         self._check_prompt(attrs)
+        attrs["items"] = [new_block(fact=f) for f in facts or []]
+        attrs["items"] += [new_block(message=m) for m in messages or []]
         return attrs
 
 
@@ -205,6 +234,11 @@ class MemoryUpdate(PromptRefMixin):
         if all(attrs.get(f) is None for f in fields):
             raise serializers.ValidationError(f"give at least one of {', '.join(fields)}")
         self._check_prompt(attrs)
+        attrs["content"] = None
+        if attrs.get("fact") is not None:
+            attrs["content"] = new_block(fact=attrs["fact"])
+        elif attrs.get("message") is not None:
+            attrs["content"] = new_block(message=attrs["message"])
         return attrs
 
 

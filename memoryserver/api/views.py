@@ -1,35 +1,15 @@
-"""HTTP layer of the embedded Agent Memory server: parse, call one service, shape the answer."""
+"""The API's views: parse with an input serializer, call one service or selector, shape the answer."""
 
 from __future__ import annotations
 
-import logging
-import os
-import resource
-import time
-from typing import Any
-
-from asgiref.sync import sync_to_async
-from django.conf import settings
-from django.db import connections
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
-from rest_framework import exceptions as drf_exceptions
-from rest_framework.parsers import JSONParser
-from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.serializers import Serializer
-from rest_framework.views import APIView
 
 from memoryserver import selectors
-from memoryserver import serializers as s
-from memoryserver.clock import clock
-from memoryserver.db import db_alias
-from memoryserver.embedders import get_embedder
-from memoryserver.errors import ApiError, envelope
-from memoryserver.extractors import get_extractor
-from memoryserver.payloads import block_payload, iso
-from memoryserver.queue import get_queue
-from memoryserver.services.blocks import NewBlock, block_update, blocks_add, blocks_delete
+from memoryserver.api import serializers as s
+from memoryserver.api.base import ApiView, path_ids, query_params, validated
+from memoryserver.payloads import block_payload
+from memoryserver.services.blocks import block_update, blocks_add, blocks_delete
 from memoryserver.services.prompts import prompt_archive, prompt_create, prompt_purge, prompt_update
 from memoryserver.services.sessions import (
     session_create,
@@ -39,91 +19,8 @@ from memoryserver.services.sessions import (
 )
 from memoryserver.services.ttl import ttl_modify
 from memoryserver.services.users import user_create, user_delete, user_update
-from memoryserver.worker import worker_alive
 
-logger = logging.getLogger(__name__)
-VERSION = "1.1.0"
-STARTED = time.monotonic()
-
-
-def _drf_details(detail: Any) -> dict[str, Any]:
-    if isinstance(detail, dict):
-        return {k: _plain(v) for k, v in detail.items()}
-    return {"errors": _plain(detail)}
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    return str(value)
-
-
-def _first_message(details: Any) -> str:
-    if isinstance(details, dict):
-        for key, value in details.items():
-            inner = _first_message(value)
-            return inner if key in ("errors", "non_field_errors") else f"{key}: {inner}"
-    if isinstance(details, list) and details:
-        return _first_message(details[0])
-    return str(details)
-
-
-def handle_exception(exc: Exception, context: dict[str, Any]) -> JsonResponse:
-    """Turn every failure into the spec's envelope; DRF's own shapes never leak out."""
-    if isinstance(exc, ApiError):
-        return envelope(exc.status, exc.code, exc.message, exc.details, exc.headers)
-    if isinstance(exc, drf_exceptions.ValidationError):
-        details = _drf_details(exc.detail)
-        return envelope(422, "VALIDATION_ERROR", _first_message(details), details)
-    if isinstance(exc, drf_exceptions.ParseError):
-        return envelope(400, "INVALID_REQUEST", f"request body is not valid JSON: {exc.detail}")
-    if isinstance(exc, drf_exceptions.MethodNotAllowed):
-        return envelope(405, "METHOD_NOT_ALLOWED", str(exc.detail))
-    if isinstance(exc, Http404 | drf_exceptions.NotFound):
-        return envelope(404, "NOT_FOUND", "not found")
-    if isinstance(exc, drf_exceptions.APIException):
-        code = str(exc.default_code).upper()
-        return envelope(exc.status_code, code, str(exc.detail))
-    logger.exception("unhandled error in the Agent Memory server")
-    return envelope(500, "INTERNAL_ERROR", "internal server error")
-
-
-class ApiView(APIView):
-    """No sessions, no CSRF, no DRF auth: the bearer check is in the middleware."""
-
-    authentication_classes: list = []
-    permission_classes: list = []
-    renderer_classes = [JSONRenderer]
-    parser_classes = [JSONParser]
-
-    def get_exception_handler(self):  # type: ignore[override]
-        return handle_exception
-
-    def perform_content_negotiation(self, request: Request, force: bool = False):  # type: ignore[override]
-        # The SDK always wants JSON; skipping negotiation also saves a little per request.
-        renderer = self.renderer_classes[0]()
-        return renderer, renderer.media_type
-
-
-def validated(serializer: type[Serializer], data: Any, **kwargs: Any) -> dict[str, Any]:
-    instance = serializer(data=data if data is not None else {}, **kwargs)
-    instance.is_valid(raise_exception=True)
-    return dict(instance.validated_data)
-
-
-def path_ids(**ids: str) -> None:
-    for name, value in ids.items():
-        if not value.strip():
-            raise ApiError(f"{name} must not be blank", details={name: value})
-
-
-def query_params(request: Request) -> dict[str, Any]:
-    return {k: request.query_params.get(k) for k in request.query_params}
-
-
-# --- users -----------------------------------------------------------------------------
+# --- users ---------------------------------------------------------------------------
 
 
 class UsersView(ApiView):
@@ -136,12 +33,7 @@ class UsersView(ApiView):
 
     def get(self, request: Request) -> Response:
         paging = validated(s.Paging, query_params(request), default_limit=50, max_limit=500)
-        metadata: dict[str, str] = {}
-        for pair in request.query_params.getlist("metadata"):
-            key, sep, value = pair.partition("=")
-            if not sep or not key:
-                raise ApiError("metadata filters look like key=value", details={"metadata": pair})
-            metadata[key] = value
+        metadata = s.metadata_filters(request.query_params.getlist("metadata"))
         users, total = selectors.users_list(
             name=request.query_params.get("name"), metadata=metadata, **paging
         )
@@ -207,7 +99,7 @@ class UserMemoryView(ApiView):
         )
 
 
-# --- sessions --------------------------------------------------------------------------
+# --- sessions ------------------------------------------------------------------------
 
 
 class SessionsView(ApiView):
@@ -261,29 +153,17 @@ class SessionEndView(ApiView):
         return Response(s.session_out(session, user_id))
 
 
-# --- memory ----------------------------------------------------------------------------
-
-
-def _new_block(fact: str | None = None, message: dict[str, str] | None = None) -> NewBlock:
-    if fact is not None:
-        return NewBlock(fact=fact.strip())
-    assert message is not None
-    return NewBlock(
-        user_content=message.get("user_content", "").strip(),
-        assistant_content=message.get("assistant_content", "").strip(),
-    )
+# --- memory --------------------------------------------------------------------------
 
 
 class MemoryView(ApiView):
     def post(self, request: Request, user_id: str, session_id: str) -> Response:
         path_ids(user_id=user_id, session_id=session_id)
         data = validated(s.MemoryAdd, request.data)
-        items = [_new_block(fact=f) for f in data.get("facts") or []]
-        items += [_new_block(message=m) for m in data.get("messages") or []]
         result = blocks_add(
             user_id=user_id,
             session_id=session_id,
-            items=items,
+            items=data["items"],
             annotations=data.get("annotations"),
             block_ttl=data.get("memory_block_ttl"),
             context_required=data.get("context_required"),
@@ -315,16 +195,11 @@ class MemoryBlockView(ApiView):
     def put(self, request: Request, user_id: str, session_id: str, block_id: str) -> Response:
         path_ids(user_id=user_id, session_id=session_id, block_id=block_id)
         data = validated(s.MemoryUpdate, request.data)
-        content = None
-        if data.get("fact") is not None:
-            content = _new_block(fact=data["fact"])
-        elif data.get("message") is not None:
-            content = _new_block(message=data["message"])
         block = block_update(
             user_id=user_id,
             session_id=session_id,
             block_id=block_id,
-            content=content,
+            content=data["content"],
             annotations=data.get("annotations"),
             block_ttl=data.get("memory_block_ttl"),
             async_processing=data["async_processing"],
@@ -348,7 +223,7 @@ class MemorySearchView(ApiView):
         return Response({"memory_blocks": found, "count": len(found)})
 
 
-# --- prompts ---------------------------------------------------------------------------
+# --- prompts -------------------------------------------------------------------------
 
 
 class PromptsView(ApiView):
@@ -414,137 +289,3 @@ class PromptVersionsView(ApiView):
         prompt, versions, total = selectors.prompt_versions_list(prompt_id=prompt_id, **paging)
         items = [s.version_out(prompt, v) for v in versions]
         return Response({"versions": items, "count": len(items), "total": total, **paging})
-
-
-# --- health ----------------------------------------------------------------------------
-
-
-class HealthView(ApiView):
-    def get(self, request: Request) -> Response:
-        return Response(
-            {
-                "status": "healthy",
-                "version": VERSION,
-                "uptime_seconds": round(time.monotonic() - STARTED, 3),
-            }
-        )
-
-
-class DatabaseHealthView(ApiView):
-    def get(self, request: Request) -> Response:
-        try:
-            with connections[db_alias()].cursor() as cursor:
-                cursor.execute("SELECT 1")
-        except Exception as exc:  # reported in the body: this route exists to say so
-            return Response(
-                {"status": "unhealthy", "message": f"database error: {exc}", "backend": "sqlite"}
-            )
-        name = str(settings.DATABASES[db_alias()]["NAME"])
-        return Response(
-            {"status": "healthy", "backend": "sqlite", "database": os.path.basename(name)}
-        )
-
-
-class ModelsHealthView(ApiView):
-    def get(self, request: Request) -> Response:
-        embedder = get_embedder()
-        return Response(
-            {
-                "status": "healthy",
-                "embedding": {"status": "healthy", "model": embedder.name},
-                "llm": {"status": "healthy", "model": get_extractor().name},
-            }
-        )
-
-
-def _batch_payload() -> dict[str, Any]:
-    snap = get_queue().snapshot()
-    stats = snap["stats"]
-    alive = worker_alive()
-    limit = settings.AGENT_MEMORY_PER_REQUEST_TOKEN_LIMIT
-    return {
-        "status": "healthy" if alive else "unhealthy",
-        "message": "extraction worker running" if alive else "extraction worker stopped",
-        "queue": {
-            "size": snap["size"],
-            "queued_ids": snap["queued_ids"],
-            "processing": snap["processing"],
-            "max_size": snap["max_size"],
-        },
-        # The embedded server has no upstream rate limit; the budget is reported as unlimited.
-        "rate_budget": {
-            "available_requests": 1e9,
-            "available_tokens": 1e12,
-            "max_requests_per_minute": 1e9,
-            "max_tokens_per_minute": 1e12,
-            "per_request_token_limit": limit,
-        },
-        "statistics": {
-            **stats,
-            "active_tasks": snap["processing"],
-            "loop_running": alive,
-            "dispatcher_alive": alive,
-        },
-        "loop_running": alive,
-        "dispatcher_alive": alive,
-    }
-
-
-class BatchHealthView(ApiView):
-    def get(self, request: Request) -> Response:
-        return Response(_batch_payload())
-
-
-class MemoryHealthView(ApiView):
-    def get(self, request: Request) -> Response:
-        rss_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        total_kb = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 1024
-        usage = round(100.0 * rss_kb / total_kb, 2) if total_kb else 0.0
-        return Response(
-            {
-                "status": "healthy",
-                "message": "memory monitor: process peak RSS against physical memory",
-                "accepting_requests": True,
-                "usage_percent": usage,
-                "threshold_percent": 90.0,
-                "last_check": iso(clock.now()),
-            }
-        )
-
-
-def route_not_found(request: HttpRequest, *args: Any, **kwargs: Any) -> JsonResponse:
-    return envelope(404, "NOT_FOUND", f"no route for {request.method} {request.path}")
-
-
-def _plain_response(response: Any) -> HttpResponse:
-    """Render a DRF response in the worker thread and hand Django a plain HttpResponse.
-
-    Left as a TemplateResponse, Django would hop back to its single sync thread to render.
-    """
-    if not hasattr(response, "render"):
-        return response
-    response.render()
-    plain = HttpResponse(response.content, status=response.status_code)
-    for name, value in response.items():
-        plain[name] = value
-    return plain
-
-
-def in_thread_pool(view: Any) -> Any:
-    """Run a sync DRF view on the shared thread pool, not Django's single sync thread.
-
-    Django would run every sync view on one thread; a slow extraction with
-    async_processing=false would then stall every search behind it.
-    """
-
-    def run(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        return _plain_response(view(request, *args, **kwargs))
-
-    runner = sync_to_async(run, thread_sensitive=False)
-
-    async def view_async(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        return await runner(request, *args, **kwargs)
-
-    # asgi.DirectDispatch calls the sync view straight from its own thread pool.
-    view_async.sync_view = run  # type: ignore[attr-defined]
-    return view_async
