@@ -263,6 +263,11 @@ def prompt_version_get(*, prompt: Prompt, vid: int) -> PromptVersion:
     return version
 
 
+def prompt_version_detail(*, prompt_id: str, vid: int) -> tuple[Prompt, PromptVersion]:
+    prompt = prompt_get(prompt_id=prompt_id)
+    return prompt, prompt_version_get(prompt=prompt, vid=vid)
+
+
 def prompt_text(prompt_id: str | None, prompt_vid: int | None) -> str | None:
     """The custom prompt a block asks for; a purged prompt falls back to the default (None)."""
     if not prompt_id:

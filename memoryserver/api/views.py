@@ -252,8 +252,10 @@ class PromptView(ApiView):
         vid = request.query_params.get("vid")
         if vid is None:
             return Response(s.prompt_out(selectors.prompt_detail(prompt_id=prompt_id)))
-        prompt = selectors.prompt_get(prompt_id=prompt_id)
-        version = selectors.prompt_version_get(prompt=prompt, vid=s.parse_vid(vid, allow_all=False))  # type: ignore[arg-type]
+        prompt, version = selectors.prompt_version_detail(
+            prompt_id=prompt_id,
+            vid=s.parse_vid(vid, allow_all=False),  # type: ignore[arg-type]
+        )
         return Response(s.version_out(prompt, version))
 
     def put(self, request: Request, prompt_id: str) -> Response:
