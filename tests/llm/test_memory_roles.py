@@ -62,7 +62,40 @@ JUDGE_CASES = [
 async def test_judge_keeps_only_stated_facts_of_the_closed_categories(
     query: str, facts: list[str]
 ) -> None:
-    assert await _json("judge", judge_messages(query, "Sure!")) == {"facts": facts}
+    answer = await _json("judge", judge_messages(query, "Sure!"))
+    assert [fact["fact"] for fact in answer["facts"]] == facts
+
+
+async def test_judge_files_each_fact_under_its_category_and_slot() -> None:
+    query = "I'm a 44 in shoes, prefer Adidas, budget about 100 euros, and I hate off-white"
+    assert await _json("judge", judge_messages(query, "")) == {
+        "facts": [
+            {
+                "fact": "The shopper wears shoe size 44.",
+                "category": "size",
+                "slot": "size/shoes",
+                "value": "44",
+            },
+            {
+                "fact": "The shopper prefers the brand Adidas.",
+                "category": "brand",
+                "slot": "brand/adidas",
+                "value": "like",
+            },
+            {
+                "fact": "The shopper's budget is up to 100 EUR.",
+                "category": "budget",
+                "slot": "budget",
+                "value": "100 EUR",
+            },
+            {
+                "fact": "The shopper dislikes off-white.",
+                "category": "colour",
+                "slot": "colour/off-white",
+                "value": "dislike",
+            },
+        ]
+    }
 
 
 async def test_judge_never_takes_facts_from_the_answer() -> None:
