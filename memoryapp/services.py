@@ -23,7 +23,6 @@ from memoryapp.conf import MemoryConf, memory_conf
 from memoryapp.consolidation import (
     HISTORY_TYPE,
     FactsPlan,
-    block_key,
     facts_distinct,
     facts_plan,
     history_annotations,
@@ -31,7 +30,7 @@ from memoryapp.consolidation import (
 )
 from memoryapp.guard import MEMORY_ERRORS, guarded, outages
 from memoryapp.judge import JudgedFact, episode_compose, facts_judge
-from memoryapp.render import block_kind, exchange_compressed, recall_items, tool_items
+from memoryapp.render import exchange_compressed, recall_items, tool_items
 from memoryapp.types import MemoryUnavailable, Recall, SessionInfo
 
 SESSION_ID_RE = re.compile(r"^session(\d+)$")
@@ -254,10 +253,6 @@ async def memories_recall(*, memory: MemorySession, message: str, turn_count: in
     session_blocks, fact_blocks, turn_blocks, episode_blocks = (
         result or [] for _, result in results
     )
-    # A fact of this visit is listed with it and is the newest of its slot: an older value or
-    # copy from the fact search would only repeat or contradict it.
-    this_visit = {block_key(b) for b in session_blocks if block_kind(b) == "fact"}
-    fact_blocks = [b for b in fact_blocks if block_key(b) not in this_visit]
     # Earlier visits that said the same thing: the newest one is enough.
     turn_blocks = newest_distinct(turn_blocks, text=exchange_compressed)
     items = recall_items(

@@ -98,6 +98,47 @@ async def test_judge_files_each_fact_under_its_category_and_slot() -> None:
     }
 
 
+BRIEF_CASES = [
+    # Negation and contrast.
+    (
+        "I like minimalist designs without logos",
+        [("design/minimalist", "like"), ("design/logos", "dislike")],
+    ),
+    ("I now prefer blue over black", [("colour/blue", "like")]),
+    ("not a fan of orange", [("colour/orange", "dislike")]),
+    ("Any colour is fine, anything but beige.", [("colour/beige", "dislike")]),
+    ("I'm not really a fan of Zara", [("brand/zara", "dislike")]),
+    ("I don't really like purple", [("colour/purple", "dislike")]),
+    ("I don't hate yellow", []),
+    # Several facts in one sentence.
+    (
+        "I'm a 44 in shoes, prefer Adidas, budget about 100 euros",
+        [("size/shoes", "44"), ("brand/adidas", "like"), ("budget", "100 EUR")],
+    ),
+    # Waist and inseam, brand loyalty, materials, values.
+    ("32 waist", [("size/waist", "32")]),
+    ("I wear 32/34 jeans", [("size/waist", "32"), ("size/inseam", "34")]),
+    ("Nike is my go-to brand", [("brand/nike", "like")]),
+    ("I'm loyal to Birkenstock", [("brand/birkenstock", "like")]),
+    ("only cotton for me", [("material/cotton", "like")]),
+    ("I only wear 100% cotton", [("material/cotton", "like")]),
+    ("Only sustainable brands for me.", [("values/sustainable", "like")]),
+    ("I prefer vegan leather", [("values/vegan", "like")]),
+    # Changes and budgets.
+    ("I'm now a size L", [("size/tops", "L")]),
+    ("I went up a size", [("size/tops", "+1")]),
+    ("up to 400 EUR is fine", [("budget", "400 EUR")]),
+    ("do you have jeans under 50 EUR?", []),
+    ("my husband wears XL", []),
+]
+
+
+@pytest.mark.parametrize(("query", "slots"), BRIEF_CASES)
+async def test_judge_reads_negation_contrast_and_several_facts(query, slots) -> None:
+    answer = await _json("judge", judge_messages(query, ""))
+    assert [(fact["slot"], fact["value"]) for fact in answer["facts"]] == slots
+
+
 async def test_judge_never_takes_facts_from_the_answer() -> None:
     answer = "You wear size XL and love Vela, and your budget is 200 EUR."
     assert await _json("judge", judge_messages("thanks!", answer)) == {"facts": []}

@@ -13,6 +13,7 @@ from memoryapp.services import (
     exchange_remember,
     facts_record,
     memories_recall,
+    memory_tool_recall,
     session_close,
     session_open,
     turn_record,
@@ -81,6 +82,9 @@ async def test_m_then_l_recalls_only_l_and_keeps_m_as_history(live_memory, shopp
     assert [i.line for i in recall.items if i.scope == "fact"] == [
         "[fact · stated 2026-06-01] The shopper wears size L."
     ]
+    assert not any("The shopper wears size M." in item.line for item in recall.items)
+    looked_up = await memory_tool_recall(memory=resumed, query="The shopper wears size M.")
+    assert looked_up and not any("wears size M." in item.line for item in looked_up)
     assert await fact_lines(shopper_name, "size M") == [
         "[fact · stated 2026-06-01] The shopper wears size L."
     ]
