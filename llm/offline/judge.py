@@ -168,7 +168,7 @@ _ELIDED_I = re.compile(
     r"(?:not|no|never|love|loves|like|prefer|hate|can't|cannot|big|huge|only|always|mostly|"
     r"usually|anything but|everything but|nothing|budget|allergic|sick of|tired of|done with|"
     r"strictly|going|heading|off to|team|shoe size|generally|typically|normally|pure|could|would|"
-    r"can|might|looking to)\b",
+    r"can|might|looking to|planning)\b",
     re.I,
 )
 # In a sentence that asks for nothing, these name the shopper's own measures without an "I":
@@ -181,7 +181,8 @@ _GARMENT_NOUNS = (
 _FACT_NOUN = re.compile(
     r"\b(?:shoe size|size\s+(?:\d{1,2}|xxs|xs|s|m|l|xl|xxl)|budget|waist|inseam|w\d{2}|"
     r"\d{2}\s*(?:leg|length))\b|"
-    r"^" + _GARMENT_NOUNS + r"\s*:?\s*(?:\d{1,2}|xxs|xs|s|m|l|xl|xxl)\b|"
+    r"^" + _GARMENT_NOUNS + r"\s*:?\s*(?:always\s+|usually\s+|normally\s+)?"
+    r"(?:\d{1,2}|xxs|xs|s|m|l|xl|xxl)\b|"
     r"^(?:(?:and|also|plus|generally|usually|normally|mostly|always)\s+)?(?:an?\s+)?"
     r"(?:\d{1,2}|xxs|xs|s|m|l|xl|xxl|small|medium|large)\s+(?:in|for)\s+(?:my\s+|most\s+)?"
     + _GARMENT_NOUNS
@@ -218,7 +219,9 @@ class Sentence:
 def _normalise(text: str) -> str:
     text = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u00a0", " ")
     # "vintage-looking", "sporty-style": the word before is the term.
-    return re.sub(r"(?<=\w)-(?=(?:looking|style|inspired|ish)\b)", " ", text, flags=re.I)
+    text = re.sub(r"(?<=\w)-(?=(?:looking|style|inspired|ish)\b)", " ", text, flags=re.I)
+    text = re.sub(r"\b(budget|size)-wise\b,?", r"\1", text, flags=re.I)  # "budget-wise, 60"
+    return re.sub(r"(?<=\w)-and-(?=\w)", " and ", text)  # "black-and-white"
 
 
 def _sentences(text: str) -> list[Sentence]:
@@ -283,6 +286,7 @@ def _clauses(sentence: str) -> list[Clause]:
                 or (not asks and (_FACT_NOUN.search(text) or _PREFERENCE_WORD.search(text)))
                 or (elided and _BARE_SIZE.match(text))
                 or (not asks and _BRAND_SUBJECT.match(text))
+                or (not asks and _VERDICT.search(text))
             )
         )
         past = bool(_PAST.search(text))
@@ -293,6 +297,7 @@ def _clauses(sentence: str) -> list[Clause]:
 def _sentence_facts(sentence: Sentence, offset: int) -> list[Judged]:
     facts: list[Judged] = []
     polarity: str | None = None
+    pending: Pending = []
     sized = False
     for clause in sentence.clauses:
         at = offset + sentence.start + clause.start
@@ -314,7 +319,9 @@ def _sentence_facts(sentence: Sentence, offset: int) -> list[Judged]:
         sized = sized or bool(size_facts)
         facts += size_facts
         facts += _budget_facts(clause, at)
-        preferences, polarity = _preference_facts(clause, at, inherited=polarity)
+        preferences, polarity, pending = _preference_facts(
+            clause, at, inherited=polarity, carried=[] if clause.hard else pending
+        )
         if not any(fact.category == "brand" for fact in preferences):
             preferences += _lowercase_brand_facts(clause, at)
         facts += preferences
@@ -350,6 +357,9 @@ _NEGATIVE_CUES = (
     "make me itch", "makes me sweat", "make me sweat", "look terrible in", "look awful in",
     "look bad in", "looks terrible on me", "looks awful on me", "looks bad on me", "a no-go",
     "a no go", "can't stand the", "ugh", "i'm over", "i am over", "so over", "a big no",
+    "gone off", "gone right off", "had enough of", "a hard no", "hard no", "stopped shopping at", "wary of", "look washed out in",
+    "washed out in", "fallen out of love with", "boring", "so boring", "ugly", "hideous", "awful", "horrible", "unflattering",
+    "not flattering", "itchy", "itchy in", "get itchy",
     "not a big fan", "stopped buying from", "no longer buy", "can't wear", "boycotting",
     "too", "bad luck with", "bad experience with", "disappointed with", "disappointed by",
     "sensitive to", "react to",
@@ -369,18 +379,35 @@ _POSITIVE_CUES = (
     "girl", "gal", "team", "wear a lot of", "wear lots of", "own a lot of", "lovely on me",
     "great on me", "good on me", "nice on me", "best on me", "loved", "always loved",
     "always liked", "shop at", "buy from", "shop from", "matters", "matter", "i buy", "i wear",
-    "never let me down", "never lets me down", "for me", "obsessed", "always", "big on",
+    "never let me down", "never lets me down", "never disappoints", "never disappoint",
+    "never fails", "fits my feet", "fit my feet", "for me", "obsessed", "always", "big on",
+    "go back to", "rate", "really rate", "faithful to", "for life", "forever", "the way to go",
+    "way to go", "choose", "i'd choose", "every time", "top picks", "my picks", "top choice", "first choice", "go-tos", "go-to's", "uniform",
+    "my colour", "my color",
+    "clothes at", "clothes from", "everything at", "everything from", "stuff at", "stuff from",
     "fit me", "fits me", "more into", "more of a", "all the way", "look for", "always look for",
     "favourites", "favorites", "faves", "i'd rather", "would rather",
     "rather have", "loyal", "my weakness", "weakness for", "works on me", "work on me", "fit me perfectly", "fits me perfectly", "fit me well", "fits me well", "try to wear", "try to stick to",
 )  # fmt: skip
 _NEUTRAL_CUES = (
     "don't mind", "do not mind", "doesn't matter", "fine with", "ok with", "okay with",
-    "open to", "whatever", "either", "not sure", "don't care", "heard of", "too expensive",
+    "open to", "whatever", "either", "not sure", "don't care", "less", "fewer", "heard of", "too expensive",
     "too pricey", "too dear", "too much", "too expensive for me", "too pricey for me",
 )  # fmt: skip
 _CONTRAST_CUES = ("over", "rather than", "instead of", "more than", "than", "versus", "vs")
-_DETERMINERS = frozenset("the this that these those it its it's which".split())
+_DETERMINERS = frozenset("this that these those it its it's which".split())
+_PRODUCT_NOUNS = frozenset("one ones pair pairs version style model item".split())
+
+
+def _product_reference(tokens: list[_Token], index: int, width: int) -> bool:
+    """ "the black one", "that red dress", "the Vela jacket": a product, not a preference."""
+    before = tokens[index - 1].lower if index > 0 else ""
+    after = tokens[index + width].lower if index + width < len(tokens) else ""
+    if before in _DETERMINERS:
+        return True
+    return before == "the" and (after in _PRODUCT_NOUNS or after in _GARMENT_WORDS)
+
+
 # Capitalised words that are not brands.
 _NOT_BRANDS = frozenset(
     """money price prices shipping delivery quality comfort style fit everything nothing
@@ -417,6 +444,8 @@ def _phrase_table() -> dict[tuple[str, ...], tuple[str, object]]:
     ):
         for word, (key, phrase) in terms.items():
             table[tuple(_TOKEN.findall(word))] = ("term", (category, key, phrase))
+            if category == "colour" and " " not in word and not word.endswith("s"):
+                table.setdefault((word + "s",), ("term", (category, key, phrase)))  # "pinks"
     # "I'm vegan" is a value in itself; "vegan leather" stays one term.
     table[("i'm", "vegan")] = ("term+", ("values", *VALUE_TERMS["vegan"]))
     table[("i", "am", "vegan")] = ("term+", ("values", *VALUE_TERMS["vegan"]))
@@ -424,6 +453,46 @@ def _phrase_table() -> dict[tuple[str, ...], tuple[str, object]]:
 
 
 _PHRASES = _phrase_table()
+# Cues that can follow the word they judge ("green is my favourite", "wool makes me itch");
+# the others take the word after them ("I hate yellow", "never black").
+_PREDICATE_CUES = frozenset(
+    (
+        "favourite", "favorite", "favourites", "favorites", "fave", "faves", "go-to", "go-tos",
+        "go-to's", "suits me", "suit me", "look good in", "look great in", "looks good on me",
+        "looks great on me", "is my colour", "is my color", "my colour", "my color", "my thing",
+        "my style",
+        "matter to me", "matters to me", "matters", "matter", "important to me", "a must", "must",
+        "fits me best", "fit me best", "fits me", "fit me", "fit me perfectly",
+        "fits me perfectly", "fit me well", "fits me well", "fits my feet", "fit my feet",
+        "works for me", "works on me", "work on me", "for me", "person", "guy", "girl", "gal",
+        "fan", "is the best", "are the best", "never let me down", "never lets me down",
+        "never disappoints", "never disappoint", "never fails", "lovely on me", "great on me",
+        "good on me", "nice on me", "best on me", "my weakness", "uniform", "top picks",
+        "my picks", "top choice", "first choice", "all the way", "only", "loyal",
+        "doesn't suit me", "don't suit me", "does not suit me", "isn't my colour",
+        "isn't my color", "is not my colour", "aren't my colours", "not my colour",
+        "not my color", "not my thing", "not my style", "not for me", "isn't for me",
+        "aren't for me", "isn't me", "aren't me", "aren't really me", "isn't really me",
+        "washes me out", "wash me out", "makes me itch", "make me itch", "makes me sweat",
+        "make me sweat", "looks terrible on me", "looks awful on me", "looks bad on me",
+        "a no-go", "a no go", "a big no", "boring", "so boring", "ugly", "hideous", "awful",
+        "horrible", "unflattering", "not flattering", "too", "itchy", "every time", "a hard no",
+        "hard no", "for life", "forever", "the way to go", "way to go",
+    )
+)  # fmt: skip
+# A verdict in so many words makes a clause the shopper's even with no "I" in it
+# ("recycled materials are the way to go", "neon is a hard no").
+_VERDICT = re.compile(
+    r"\b(?:"
+    + "|".join(
+        re.escape(cue)
+        for cue in sorted(_PREDICATE_CUES, key=len, reverse=True)
+        if " " in cue or cue in ("boring", "ugly", "hideous", "awful", "horrible", "itchy")
+    )
+    + r")\b",
+    re.I,
+)
+
 _CUE_KINDS = ("positive", "negative", "negator", "neutral")
 _BRAND_IS_FAVOURITE = re.compile(
     r"\b(?:my|our)\s+(?:absolute\s+)?(?:favourite|favorite|fave|go-to|usual|preferred)\s+"
@@ -441,10 +510,14 @@ class _Token:
     start: int
 
 
+Pending = list[tuple[int, tuple[str, str, str]]]
+
+
 def _preference_facts(
-    clause: Clause, at: int, *, inherited: str | None
-) -> tuple[list[Judged], str | None]:
-    """Liked and disliked terms of one clause, and the polarity a following list inherits."""
+    clause: Clause, at: int, *, inherited: str | None, carried: Pending
+) -> tuple[list[Judged], str | None, Pending]:
+    """Liked and disliked terms of one clause, the polarity a following list inherits, and
+    the terms still waiting for a predicate ("beige, cream and white are my go-tos")."""
     tokens = [
         _Token(m.group(0), m.group(0).lower(), m.start()) for m in _TOKEN.finditer(clause.text)
     ]
@@ -454,7 +527,10 @@ def _preference_facts(
     own_cue = any(_phrase_at(tokens, i)[0] in _CUE_KINDS for i in range(len(tokens)))
     polarity = None if own_cue else inherited
     negator_at = -10
-    pending: list[tuple[int, tuple[str, str, str]]] = []
+    # Words waiting for a predicate carry over a comma only into a list of more such words.
+    first = next((i for i, t in enumerate(tokens) if t.lower not in ("and", "or")), None)
+    continues = first is not None and _phrase_at(tokens, first)[0] == "term"
+    pending: Pending = list(carried) if continues else []
     taken_since_cue = False
     last_cue = ""
     cue_end = -10
@@ -471,6 +547,8 @@ def _preference_facts(
             last_cue = tokens[index].lower
         elif kind == "positive" and width == 2 and tokens[index].lower == "for" and polarity:
             pass  # "for me" only confirms a word nothing else has judged yet
+        elif kind == "positive" and _such_as(tokens, index, width):
+            pass  # "brands like Shein": an example of what went before, not a liking
         elif kind == "positive":
             polarity = DISLIKE if index - negator_at <= 3 else LIKE
             taken_since_cue, last_cue = (
@@ -487,14 +565,18 @@ def _preference_facts(
         elif kind == "contrast" or (
             tokens[index].lower == "to" and last_cue.startswith("prefer") and taken_since_cue
         ):
-            if polarity == LIKE and taken_since_cue:
+            # "blue over black", "muted tones over bright ones": what it is compared with
+            # is not liked (nor disliked).
+            if polarity == LIKE and (taken_since_cue or last_cue.startswith("prefer")):
                 polarity = "ignore"
         elif kind in ("term", "term+"):
             if kind == "term+":
                 polarity = LIKE
             following = tokens[index + width].lower if index + width < len(tokens) else ""
-            if index > 0 and tokens[index - 1].lower in _DETERMINERS:
+            if _product_reference(tokens, index, width):
                 pass  # "the black one" is a product, not a preference
+            elif [t.lower for t in tokens[max(0, index - 2) : index]] == ["the", "only"]:
+                pass  # "merino is the only wool I can wear" says nothing of other wool
             elif following in ("brand", "brands", "label") and value[0] == "material":
                 pass  # "the only denim brand I trust" names a brand, not a material
             elif polarity in (LIKE, DISLIKE):
@@ -502,15 +584,30 @@ def _preference_facts(
                 taken_since_cue = True
             elif polarity is None:
                 pending.append((at + tokens[index].start, value))
-        if kind in ("positive", "negative") and pending and polarity in (LIKE, DISLIKE):
-            # A predicate after the word: "green is my favourite", "beige washes me out".
+        cue = " ".join(t.lower for t in tokens[index : index + width])
+        if pending and cue in _PREDICATE_CUES and polarity in (LIKE, DISLIKE):
+            # A predicate after the word: "green is my favourite", "beige washes me out";
+            # "navy, never black" says nothing of navy.
             facts += [_preference(term, polarity, position) for position, term in pending]
             pending = []
             taken_since_cue = True
         if kind in ("positive", "negative", "negator"):
             cue_end = index + width
         index += width
-    return facts, polarity if polarity in (LIKE, DISLIKE) else None
+    return facts, polarity if polarity in (LIKE, DISLIKE) else None, pending
+
+
+_LIKE_SUBJECTS = frozenset(
+    "i we you they really also still just do don't dont i'd we'd would actually totally "
+    "definitely genuinely quite kinda generally usually mostly and to".split()
+)
+
+
+def _such_as(tokens: list[_Token], index: int, width: int) -> bool:
+    """ "like" after a noun means "such as" ("fabrics like linen", "brands like Shein")."""
+    if width != 1 or tokens[index].lower != "like" or index == 0:
+        return False
+    return tokens[index - 1].lower not in _LIKE_SUBJECTS and tokens[index - 1].text.isalpha()
 
 
 def _phrase_at(tokens: list[_Token], index: int) -> tuple[str, object, int]:
@@ -615,10 +712,13 @@ _SIZE_CUE = re.compile(
     r"i'm now|i'm more of|now|size|sizes|wear|take|fits me|fit me|gone up to|went up to|"
     r"gone down to|went down to|moved up to|moved down to|my feet are|feet are|waist|inseam|"
     r"leg|length|i've been|been|usually|normally|generally|typically|gone from|went from|"
-    r"dropped to|dropped down to|down to|switched to|moved to)\b|"
+    r"dropped to|dropped down to|down to|switched to|moved to|shrunk to)\b|"
+    r"\b(?:is|are)\s+(?:always\s+|usually\s+|normally\s+)?(?:an?|size)\s+(?=\w)|"
+    r"\b" + _GARMENT_NOUNS + r"\s+(?:are|is)\s+(?:always\s+|usually\s+|normally\s+)?"
+    r"(?:an?\s+|size\s+)?(?=\d|[SMLX])|"
     r"^"
     + _GARMENT_NOUNS
-    + r"\s*:?\s*(?:\d|[SMLX])|\b(?:in|for)\s+(?:my\s+)?"
+    + r"\s*:?\s*(?:always\s+|usually\s+|normally\s+)?(?:\d|[SMLX])|\b(?:in|for)\s+(?:my\s+)?"
     + _GARMENT_NOUNS
     + r"\b",
     re.I,
@@ -630,7 +730,8 @@ _NEGATED_SIZE = re.compile(
     re.I,
 )
 _PRICE_BEFORE = re.compile(
-    r"(?:than|under|over|below|above|up to|max|about|around|spend|spending|pay|budget|€)$"
+    r"(?:than|under|over|below|above|(?<!went )(?<!gone )(?<!moved )up to|max|about|around|spend|"
+    r"spending|pay|budget|€)$"
 )
 _NUMBER_VALUE = re.compile(r"^(?:(eu|uk|us)\s*)?(\d{1,2})(?:[.,](5))?(?:\s*(eu|uk|us))?$", re.I)
 _SIZE_SYSTEM = re.compile(r"(?i:\b(uk|us|eu)\s+siz(?:es|ing)\b)|\b(UK|US|EU)\b")
@@ -730,6 +831,10 @@ def _size_value(match: re.Match, text: str, *, slot: str, garment: bool) -> tupl
         if slot == "size/shoes":
             return None
         return "letter", letter.upper().replace("2XL", "XXL").replace("3XL", "XXXL")
+    if re.match(
+        r"\s*[-/]\s*(?:xxs|xs|s|m|l|xl|xxl|small|medium|large)\b", text[match.end() :], re.I
+    ):
+        return None  # "medium-large", "M/L": between sizes
     if match.group("word"):
         before = text[max(0, match.start() - 12) : match.start()].lower()
         after = text[match.end() :].lower()
@@ -847,27 +952,43 @@ def _plural(word: str) -> str:
 # --- Budget --------------------------------------------------------------------------
 
 _AMOUNT = r"(?P<cur1>€|eur\b|euro\b|\$|£)?\s*(?P<amount>\d{1,5}(?:[.,]\d{1,2})?)\s*(?P<cur2>€|eur\b|euros?\b|bucks\b|dollars?\b|\$|£|pounds?\b|quid\b)?"
-_BUDGET_PATTERNS = tuple(
+_ACCEPTABLE = (
+    r"\s*(?:(?:is|are|would\s+be|'s|works?|would\s+work|seems?)\s+)?(?:fine|ok|okay|good|great|"
+    r"alright|acceptable|reasonable|ideal|ideally|preferably|perfect|my\s+limit|the\s+max|"
+    r"for\s+me|if\s+possible|by\s+me)\b"
+)
+_EUROS = r"(?=(?:€|eur\b)|\d+\s*(?:€|eur\b|euros?\b))"
+# Budgets said by the shopper about themselves (the clause is theirs).
+_BUDGET_STATED = tuple(
     re.compile(pattern, re.I)
     for pattern in (
         r"\bbudget\b[^\d€.?!]{0,30}?" + _AMOUNT,
-        r"\b(?:spend|spending|pay|paying|afford|go|going|stretch)\b(?:\s+(?:more|much|over|above|beyond|past|up|to|than|around|about|roughly|max|maximum|at|most|maybe|like|between))*\s+" + _AMOUNT,
-        r"(?:\b(?:up\s+to|under|below|less\s+than|max(?:imum)?|around|about|roughly)\s+"
-        r"|(?=(?:€|eur\b)|\d+\s*(?:€|eur\b|euros?\b)))" + _AMOUNT + r"\s*(?:(?:is|are|would\s+be|'s|works?|would\s+work|seems?)\s+)?(?:fine|ok|okay|good|great|alright|acceptable|reasonable|ideal|ideally|preferably|perfect|my\s+limit|the\s+max|for\s+me|if\s+possible)\b",
-        _AMOUNT + r"\s*(?:is|'s|would\s+be)\s+(?:my|the|our)\s+(?:absolute\s+)?(?:limit|max|maximum|ceiling|budget|upper\s+limit|top|most)",
-        r"\bmy\s+(?:absolute\s+)?(?:limit|max|maximum|ceiling|price\s+limit|upper\s+limit|spending\s+limit)\s+(?:is|would\s+be|'s)\s+(?:about\s+|around\s+)?" + _AMOUNT,
-        r"\b(?:keep|stay|stick)\s+(?:it\s+|things\s+)?(?:under|below|within|around)\s+" + _AMOUNT,
+        r"\b(?:spend|spending|pay|paying|afford|go|going|stretch|splash\s+out)\b(?:\s+(?:more|much|over|above|beyond|past|up|to|than|around|about|roughly|max|maximum|at|most|maybe|like|between))*\s+" + _AMOUNT,
+        r"\b(?:limit|max|maximum|ceiling|price\s+limit|upper\s+limit|spending\s+limit)\s+(?:is|would\s+be|'s|of|at)\s+(?:about\s+|around\s+)?" + _AMOUNT,
+        r"\b(?:keep(?:ing)?|stay(?:ing)?|stick(?:ing)?)\s+(?:it\s+|things\s+)?(?:under|below|within|around)\s+" + _AMOUNT,
         r"\b(?:nothing|not)\s+(?:over|above|more\s+than)\s+" + _AMOUNT,
         r"\b(?:no\s+more\s+than|at\s+most|max(?:imum)?)\s+" + _AMOUNT + r"\s+for\s+me",
         _AMOUNT + r"\s*(?:max|tops|at\s+most)\b",
         _AMOUNT + r"\s+(?:to\s+spend|to\s+play\s+with)\b",
+        r"\b(?:anything|everything)\s+(?:above|over|more\s+than)\s+" + _AMOUNT
+        + r"\s*(?:is|'s)\s+too\s+(?:much|expensive|pricey|dear)",
     )
 )  # fmt: skip
-_BUDGET_ACCEPTABLE = 2  # "up to 400 EUR is fine"  # patterns that count only with "I" in the clause
+# Budgets that need no "I": "up to 400 EUR is fine", "ideally under 75 euros", "€60 tops".
+_BUDGET_ACCEPTABLE = tuple(
+    re.compile(pattern, re.I)
+    for pattern in (
+        r"(?:\b(?:up\s+to|under|below|less\s+than|max(?:imum)?|around|about|roughly)\s+|" + _EUROS + r")" + _AMOUNT + _ACCEPTABLE,
+        r"\b(?:ideally|preferably)\s+(?:up\s+to|under|below|less\s+than|max(?:imum)?|around)\s+" + _AMOUNT,
+        _EUROS + _AMOUNT + r"\s*(?:max|tops|at\s+most)\b",
+        r"\b(?:max(?:imum)?|top)\s+spend\s+(?:is\s+|of\s+)?" + _AMOUNT,
+        _AMOUNT + r"\s*(?:is|'s|would\s+be)\s+(?:my|the|our)\s+(?:absolute\s+)?(?:limit|max|maximum|ceiling|budget|upper\s+limit|top|most)",
+    )
+)  # fmt: skip
 _TIGHT = re.compile(
     r"\b(?:tight|limited|small|low|strict|shoestring)\s+budget\b|\bon\s+a\s+budget\b|"
-    r"\bbudget\s+is\s+(?:tight|limited)\b|\bmoney\s+is\s+tight\b|\bcan't\s+spend\s+(?:much|a\s+lot)\b|"
-    r"\bsaving\s+(?:money|up)\b|\bnothing\s+(?:too\s+)?(?:expensive|pricey|fancy)\b",
+    r"\bbudget\s+is\s+(?:really\s+|very\s+|quite\s+|a\s+bit\s+)?(?:tight|limited)\b|\bmoney\s+is\s+tight\b|\bcan't\s+spend\s+(?:much|a\s+lot)\b|"
+    r"\bsaving\s+(?:money|up)\b|\bcan't\s+afford\s+(?:much|a\s+lot)\b|\bnothing\s+(?:too\s+)?(?:expensive|pricey|fancy)\b",
     re.I,
 )
 _NO_BUDGET = re.compile(
@@ -879,9 +1000,8 @@ def _budget_facts(clause: Clause, at: int, *, acceptable_only: bool = False) -> 
     text = clause.text
     if _NO_BUDGET.search(text):
         return []
-    for number, pattern in enumerate(_BUDGET_PATTERNS):
-        if acceptable_only and number != _BUDGET_ACCEPTABLE:
-            continue
+    patterns = _BUDGET_ACCEPTABLE if acceptable_only else _BUDGET_ACCEPTABLE + _BUDGET_STATED
+    for pattern in patterns:
         match = pattern.search(text)
         if not match:
             continue
@@ -928,7 +1048,9 @@ _OCCASION_WORDS: dict[str, str] = {
     "traveling": "travel", "trip": "travel", "holiday": "holiday", "holidays": "holiday",
     "vacation": "holiday", "festival": "festival", "festivals": "festival", "funeral": "funeral",
     "office": "office", "for work": "work", "at work": "work", "to work": "work",
-    "work clothes": "work", "new job": "work", "ski trip": "ski", "skiing": "ski", "ski": "ski",
+    "camping trip": "camping", "hiking trip": "hiking", "beach trip": "beach",
+    "skiing trip": "ski", "road trip": "travel", "work clothes": "work", "workwear": "work", "work wear": "work", "work outfits": "work",
+    "new job": "work", "ski trip": "ski", "skiing": "ski", "ski": "ski",
     "camping": "camping", "date night": "date", "a date": "date", "first date": "date",
     "gym": "gym", "formal event": "formal", "formal occasion": "formal", "black tie": "formal",
     "black-tie": "formal", "business trip": "business", "business meeting": "business",
@@ -944,7 +1066,7 @@ _OCCASION = re.compile(
 _SEASONS = frozenset({"winter", "summer"})
 _OCCASION_CUE = re.compile(
     r"\b(?:for|to|going|go|goes|off to|heading|have|got|attend|attending|upcoming|planning|"
-    r"next|this|married|trip|invited|hosting|starting|start|my|our|training)\b",
+    r"next|this|married|trip|invited|hosting|starting|start|my|our|training|off)\b",
     re.I,
 )
 _OCCASION_NEGATED = re.compile(
@@ -961,8 +1083,11 @@ def _occasion_facts(clause: Clause, at: int) -> list[Judged]:
     facts = []
     for match in _OCCASION.finditer(text):
         key = _OCCASION_WORDS[match.group(1).lower()]
-        if key in _SEASONS and _GARMENT.match(text, match.end() + 1):
-            continue  # "winter coats" name a garment, not a season to shop for
+        garment_after = _GARMENT.match(text, match.end() + 1)
+        if garment_after and (key in _SEASONS or clause.kind == "statement"):
+            # "winter coats", "I trust Kestrel for running shoes": a kind of garment; asking
+            # for one ("I need hiking boots") is shopping for the occasion.
+            continue
         if (
             key == "running"
             and match.group(1).lower() == "run"
