@@ -83,13 +83,11 @@ def facts_judge(query: str) -> list[Judged]:
     A slot said twice keeps the later value: "I'm an M, well, an L now" is an L.
     """
     found: dict[str, Judged] = {}
-    offset = 0
     for sentence in _sentences(_normalise(query or "")):
         if not _TAINTED.search(sentence.text):
-            for fact in _sentence_facts(sentence, offset):
+            for fact in _sentence_facts(sentence):
                 found.pop(fact.slot, None)
                 found[fact.slot] = fact
-        offset += len(sentence.text) + 1
     return sorted(found.values(), key=lambda fact: fact.position)[:MAX_FACTS]
 
 
@@ -100,7 +98,8 @@ _TAINTED = re.compile(
     r"\d+\s*(?:%|percent)\s*off\b|\b(?:discount|promo|voucher|coupon)(?:s|\s+codes?)?\b|"
     r"\bfree\s+(?:shipping|delivery|returns?|gifts?|items?|stuff|upgrades?)\b|\bfor free\b|"
     r"\b(?:entitled|eligible|promised|refund|refunds|cashback|price match|staff price|vip)\b|"
-    r"\bowe me\b|\bfree for me\b|\bis free\b|\b(?:ignore|disregard|forget)\b.{0,30}\b(?:rules?|instructions?|prompt|previous|"
+    r"\bowe me\b|\bfree for me\b|\bis free\b|"
+    r"\b(?:ignore|disregard|forget)\b.{0,30}\b(?:rules?|instructions?|prompt|previous|"
     r"above|everything)\b|\bfrom now on\b|\b(?:you|the assistant)\s+(?:must|should|will|shall)\b|"
     r"\bsystem prompt\b|\bpretend\b|\byour (?:rules|instructions)\b|"
     r"\b(?:always|never)\s+(?:give|offer|apply|tell|say|answer|recommend|show|send)\s+me\b",
@@ -294,13 +293,13 @@ def _clauses(sentence: str) -> list[Clause]:
     return clauses
 
 
-def _sentence_facts(sentence: Sentence, offset: int) -> list[Judged]:
+def _sentence_facts(sentence: Sentence) -> list[Judged]:
     facts: list[Judged] = []
     polarity: str | None = None
     pending: Pending = []
     sized = False
     for clause in sentence.clauses:
-        at = offset + sentence.start + clause.start
+        at = sentence.start + clause.start
         if clause.hard:
             polarity = None
         if clause.kind == "statement" and not clause.about_shopper and not clause.other_person:
@@ -309,11 +308,11 @@ def _sentence_facts(sentence: Sentence, offset: int) -> list[Judged]:
         if clause.other_possessive and clause.kind != "question":
             facts += _occasion_facts(clause, at)
         if clause.kind == "question" or not clause.about_shopper:
-            polarity, sized = None, False
+            polarity, pending, sized = None, [], False
             continue
         facts += _occasion_facts(clause, at)
         if clause.kind == "request" or clause.past:
-            polarity, sized = None, False
+            polarity, pending, sized = None, [], False
             continue
         size_facts = _size_facts(clause, at, listed=sized)
         sized = sized or bool(size_facts)
@@ -329,7 +328,7 @@ def _sentence_facts(sentence: Sentence, offset: int) -> list[Judged]:
     if not facts and all(c.kind == "statement" for c in sentence.clauses):
         for clause in sentence.clauses:
             if _MEASURE_FIRST.match(clause.text):
-                at = offset + sentence.start + clause.start
+                at = sentence.start + clause.start
                 facts += _waist_inseam_facts(clause.text, at)
     return facts
 
@@ -342,57 +341,61 @@ _NEGATORS = frozenset(
 )
 _NEGATIVE_CUES = (
     "hate", "hates", "hated", "dislike", "dislikes", "detest", "loathe", "avoid", "avoids",
-    "can't stand", "cannot stand", "can't bear", "can't do", "not a fan of", "not a big fan of",
-    "not a huge fan of", "not much of a fan of", "no fan of", "not into", "not really into",
-    "not keen on", "not fond of", "not crazy about", "not big on", "sick of", "tired of",
-    "done with", "over it", "allergic to", "stay away from", "steer clear of", "keep away from",
-    "without", "no", "not", "never", "nothing", "nothing in", "anything but", "everything but",
-    "anything except", "everything except", "except", "apart from", "other than", "no more",
-    "boycott", "stopped buying", "stopped wearing", "never buy", "never wear", "don't wear",
-    "do not wear", "won't wear", "wouldn't wear", "can't wear", "don't buy", "won't buy",
-    "doesn't suit me", "don't suit me", "does not suit me", "isn't my colour", "isn't my color",
+    "can't stand", "cannot stand", "can't bear", "can't do", "not a fan of",
+    "not a big fan of", "not a huge fan of", "not much of a fan of", "no fan of", "not into",
+    "not really into", "not keen on", "not fond of", "not crazy about", "not big on",
+    "sick of", "tired of", "done with", "over it", "allergic to", "stay away from",
+    "steer clear of", "keep away from", "without", "no", "not", "never", "nothing",
+    "nothing in", "anything but", "everything but", "anything except", "everything except",
+    "except", "apart from", "other than", "no more", "boycott", "stopped buying",
+    "stopped wearing", "never buy", "never wear", "don't wear", "do not wear", "won't wear",
+    "wouldn't wear", "can't wear", "don't buy", "won't buy", "doesn't suit me",
+    "don't suit me", "does not suit me", "isn't my colour", "isn't my color",
     "is not my colour", "aren't my colours", "not my colour", "not my color", "not my thing",
     "not my style", "not for me", "isn't for me", "aren't for me", "isn't me", "aren't me",
     "aren't really me", "isn't really me", "washes me out", "wash me out", "makes me itch",
     "make me itch", "makes me sweat", "make me sweat", "look terrible in", "look awful in",
     "look bad in", "looks terrible on me", "looks awful on me", "looks bad on me", "a no-go",
     "a no go", "can't stand the", "ugh", "i'm over", "i am over", "so over", "a big no",
-    "gone off", "gone right off", "had enough of", "a hard no", "hard no", "stopped shopping at", "wary of", "look washed out in",
-    "washed out in", "fallen out of love with", "boring", "so boring", "ugly", "hideous", "awful", "horrible", "unflattering",
-    "not flattering", "itchy", "itchy in", "get itchy",
-    "not a big fan", "stopped buying from", "no longer buy", "can't wear", "boycotting",
-    "too", "bad luck with", "bad experience with", "disappointed with", "disappointed by",
-    "sensitive to", "react to",
+    "gone off", "gone right off", "had enough of", "a hard no", "hard no",
+    "stopped shopping at", "wary of", "look washed out in", "washed out in",
+    "fallen out of love with", "boring", "so boring", "ugly", "hideous", "awful", "horrible",
+    "unflattering", "not flattering", "itchy", "itchy in", "get itchy", "not a big fan",
+    "stopped buying from", "no longer buy", "boycotting", "too", "bad luck with",
+    "bad experience with", "disappointed with", "disappointed by", "sensitive to", "react to",
 )  # fmt: skip
 _POSITIVE_CUES = (
     "like", "likes", "love", "loves", "adore", "prefer", "prefers", "preferably", "favourite",
-    "favorite", "fave", "go-to", "fan", "fan of", "loyal to", "swear by", "stick to", "stick with",
-    "always buy", "always wear", "always go for", "usually go for", "usually buy", "usually wear",
-    "tend to go for", "tend to wear", "tend to buy", "mostly wear", "mostly buy", "mainly wear",
-    "often wear", "only wear", "only buy", "only", "strictly", "100%", "pure", "i'm into",
-    "i am into", "really into", "big into", "all about", "obsessed with", "suits me", "suit me",
-    "look good in", "look great in", "looks good on me", "looks great on me", "is my colour",
-    "is my color", "my thing", "my style", "matter to me", "matters to me", "important to me",
-    "care about", "must", "a must", "fits me best", "fit me best", "works for me", "trust",
-    "can't live without", "go for", "opt for", "lean towards", "gravitate towards",
-    "is the best", "are the best", "try to buy", "try to", "trying to", "person", "guy",
-    "girl", "gal", "team", "wear a lot of", "wear lots of", "own a lot of", "lovely on me",
-    "great on me", "good on me", "nice on me", "best on me", "loved", "always loved",
-    "always liked", "shop at", "buy from", "shop from", "matters", "matter", "i buy", "i wear",
+    "favorite", "fave", "go-to", "fan", "fan of", "loyal to", "swear by", "stick to",
+    "stick with", "always buy", "always wear", "always go for", "usually go for",
+    "usually buy", "usually wear", "tend to go for", "tend to wear", "tend to buy",
+    "mostly wear", "mostly buy", "mainly wear", "often wear", "only wear", "only buy", "only",
+    "strictly", "100%", "pure", "i'm into", "i am into", "really into", "big into",
+    "all about", "obsessed with", "suits me", "suit me", "look good in", "look great in",
+    "looks good on me", "looks great on me", "is my colour", "is my color", "my thing",
+    "my style", "matter to me", "matters to me", "important to me", "care about", "must",
+    "a must", "fits me best", "fit me best", "works for me", "trust", "can't live without",
+    "go for", "opt for", "lean towards", "gravitate towards", "is the best", "are the best",
+    "try to buy", "try to", "trying to", "person", "guy", "girl", "gal", "team",
+    "wear a lot of", "wear lots of", "own a lot of", "lovely on me", "great on me",
+    "good on me", "nice on me", "best on me", "loved", "always loved", "always liked",
+    "shop at", "buy from", "shop from", "matters", "matter", "i buy", "i wear",
     "never let me down", "never lets me down", "never disappoints", "never disappoint",
     "never fails", "fits my feet", "fit my feet", "for me", "obsessed", "always", "big on",
     "go back to", "rate", "really rate", "faithful to", "for life", "forever", "the way to go",
-    "way to go", "choose", "i'd choose", "every time", "top picks", "my picks", "top choice", "first choice", "go-tos", "go-to's", "uniform",
-    "my colour", "my color",
-    "clothes at", "clothes from", "everything at", "everything from", "stuff at", "stuff from",
-    "fit me", "fits me", "more into", "more of a", "all the way", "look for", "always look for",
-    "favourites", "favorites", "faves", "i'd rather", "would rather",
-    "rather have", "loyal", "my weakness", "weakness for", "works on me", "work on me", "fit me perfectly", "fits me perfectly", "fit me well", "fits me well", "try to wear", "try to stick to",
+    "way to go", "choose", "i'd choose", "every time", "top picks", "my picks", "top choice",
+    "first choice", "go-tos", "go-to's", "uniform", "my colour", "my color", "clothes at",
+    "clothes from", "everything at", "everything from", "stuff at", "stuff from", "fit me",
+    "fits me", "more into", "more of a", "all the way", "look for", "always look for",
+    "favourites", "favorites", "faves", "i'd rather", "would rather", "rather have", "loyal",
+    "my weakness", "weakness for", "works on me", "work on me", "fit me perfectly",
+    "fits me perfectly", "fit me well", "fits me well", "try to wear", "try to stick to",
 )  # fmt: skip
 _NEUTRAL_CUES = (
     "don't mind", "do not mind", "doesn't matter", "fine with", "ok with", "okay with",
-    "open to", "whatever", "either", "not sure", "don't care", "less", "fewer", "heard of", "too expensive",
-    "too pricey", "too dear", "too much", "too expensive for me", "too pricey for me",
+    "open to", "whatever", "either", "not sure", "don't care", "less", "fewer", "heard of",
+    "too expensive", "too pricey", "too dear", "too much", "too expensive for me",
+    "too pricey for me",
 )  # fmt: skip
 _CONTRAST_CUES = ("over", "rather than", "instead of", "more than", "than", "versus", "vs")
 _DETERMINERS = frozenset("this that these those it its it's which".split())
@@ -459,25 +462,25 @@ _PREDICATE_CUES = frozenset(
     (
         "favourite", "favorite", "favourites", "favorites", "fave", "faves", "go-to", "go-tos",
         "go-to's", "suits me", "suit me", "look good in", "look great in", "looks good on me",
-        "looks great on me", "is my colour", "is my color", "my colour", "my color", "my thing",
-        "my style",
-        "matter to me", "matters to me", "matters", "matter", "important to me", "a must", "must",
-        "fits me best", "fit me best", "fits me", "fit me", "fit me perfectly",
-        "fits me perfectly", "fit me well", "fits me well", "fits my feet", "fit my feet",
-        "works for me", "works on me", "work on me", "for me", "person", "guy", "girl", "gal",
-        "fan", "is the best", "are the best", "never let me down", "never lets me down",
-        "never disappoints", "never disappoint", "never fails", "lovely on me", "great on me",
-        "good on me", "nice on me", "best on me", "my weakness", "uniform", "top picks",
-        "my picks", "top choice", "first choice", "all the way", "only", "loyal",
-        "doesn't suit me", "don't suit me", "does not suit me", "isn't my colour",
-        "isn't my color", "is not my colour", "aren't my colours", "not my colour",
-        "not my color", "not my thing", "not my style", "not for me", "isn't for me",
-        "aren't for me", "isn't me", "aren't me", "aren't really me", "isn't really me",
-        "washes me out", "wash me out", "makes me itch", "make me itch", "makes me sweat",
-        "make me sweat", "looks terrible on me", "looks awful on me", "looks bad on me",
-        "a no-go", "a no go", "a big no", "boring", "so boring", "ugly", "hideous", "awful",
-        "horrible", "unflattering", "not flattering", "too", "itchy", "every time", "a hard no",
-        "hard no", "for life", "forever", "the way to go", "way to go",
+        "looks great on me", "is my colour", "is my color", "my colour", "my color",
+        "my thing", "my style", "matter to me", "matters to me", "matters", "matter",
+        "important to me", "a must", "must", "fits me best", "fit me best", "fits me",
+        "fit me", "fit me perfectly", "fits me perfectly", "fit me well", "fits me well",
+        "fits my feet", "fit my feet", "works for me", "works on me", "work on me", "for me",
+        "person", "guy", "girl", "gal", "fan", "is the best", "are the best",
+        "never let me down", "never lets me down", "never disappoints", "never disappoint",
+        "never fails", "lovely on me", "great on me", "good on me", "nice on me", "best on me",
+        "my weakness", "uniform", "top picks", "my picks", "top choice", "first choice",
+        "all the way", "only", "loyal", "doesn't suit me", "don't suit me", "does not suit me",
+        "isn't my colour", "isn't my color", "is not my colour", "aren't my colours",
+        "not my colour", "not my color", "not my thing", "not my style", "not for me",
+        "isn't for me", "aren't for me", "isn't me", "aren't me", "aren't really me",
+        "isn't really me", "washes me out", "wash me out", "makes me itch", "make me itch",
+        "makes me sweat", "make me sweat", "looks terrible on me", "looks awful on me",
+        "looks bad on me", "a no-go", "a no go", "a big no", "boring", "so boring", "ugly",
+        "hideous", "awful", "horrible", "unflattering", "not flattering", "too", "itchy",
+        "every time", "a hard no", "hard no", "for life", "forever", "the way to go",
+        "way to go",
     )
 )  # fmt: skip
 # A verdict in so many words makes a clause the shopper's even with no "I" in it
