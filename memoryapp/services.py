@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import time
 import weakref
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any
@@ -45,10 +45,13 @@ TOOL_SEARCH_K = 8
 # (in one process the per-shopper lock leaves one; across processes, one per process);
 # the session-open bound caps the time whatever happens.
 MINT_ATTEMPTS = 32
-# Opening a session is bounded as a whole: a returning shopper needs one round trip, a
-# shopper this process has not seen needs two (three when new), and a hung server still
-# costs a turn about one timeout.
-SESSION_OPEN_BOUND = 1.5
+# Opening a session gets AGENT_MEMORY_TIMEOUT_SECONDS for each round trip it makes, plus
+# half of one as slack, and never more than three in all: a returning shopper needs one
+# round trip, a shopper this process has not seen two (three when new). So a hung server
+# costs a turn 1.5 timeouts (a refusing one nothing), while a busy one is given the time
+# each trip needs instead of one fixed bound for all of them.
+SESSION_TRIP_SLACK = 0.5
+SESSION_OPEN_CAP = 3.0
 
 # Injectable so tests can place "now" where they need it.
 clock: Callable[[], datetime] = lambda: datetime.now(UTC)  # noqa: E731
@@ -99,6 +102,28 @@ def _session_info(resource: AsyncSessionResource, *, created: bool) -> SessionIn
     )
 
 
+class _TripBudget:
+    """The time left to open a session, grown by one timeout for each round trip started."""
+
+    def __init__(self, scope: asyncio.Timeout, *, timeout: float) -> None:
+        self._scope = scope
+        self._timeout = timeout
+        self._now = asyncio.get_running_loop().time
+        self._cap = self._now() + timeout * SESSION_OPEN_CAP
+        self.restart()
+
+    def restart(self) -> None:
+        """Start counting afresh, e.g. after waiting for another tab's mint."""
+        self._scope.reschedule(min(self._now() + self._timeout * SESSION_TRIP_SLACK, self._cap))
+
+    def wait_up_to_cap(self) -> None:
+        self._scope.reschedule(self._cap)
+
+    async def trip[T](self, call: Awaitable[T]) -> T:
+        self._scope.reschedule(min((self._scope.when() or self._now()) + self._timeout, self._cap))
+        return await call
+
+
 def _session_seen(username: str, highest: int) -> None:
     _session_highest[username] = max(highest, _session_highest.get(username, 0))
 
@@ -111,21 +136,24 @@ def _mint_lock(username: str) -> asyncio.Lock:
     return lock
 
 
-async def user_ensure(*, username: str, display_name: str) -> AsyncUserResource:
+async def _user_ensure(
+    *, username: str, display_name: str, budget: _TripBudget
+) -> AsyncUserResource:
     """The shopper's Agent Memory user, created on first use (a racing creator's 409 reads it)."""
     client = memory_client_async()
     try:
-        user = await client.get_user(username)
+        user = await budget.trip(client.get_user(username))
     except NotFoundError:
+        name = text_clean(display_name) or username
         try:
-            user = await client.create_user(username, text_clean(display_name) or username)
+            user = await budget.trip(client.create_user(username, name))
         except ConflictError:
-            user = await client.get_user(username)
+            user = await budget.trip(client.get_user(username))
     _session_seen(username, session_number_highest(user.sessions))
     return user
 
 
-async def _session_resume(
+async def _session_get_open(
     shopper: AsyncUserResource, session_id: str
 ) -> AsyncSessionResource | None:
     """The shopper's open session session_id; None when it is not theirs, gone or ended."""
@@ -146,18 +174,19 @@ async def _session_mint(
     display_name: str,
     metadata: dict[str, Any],
     ttl: int,
+    budget: _TripBudget,
 ) -> AsyncSessionResource:
     """Create session{n+1}, n the highest stored, retrying with a fresh read on a conflict."""
     username = shopper.user_id
     highest = _session_highest.get(username)
     if highest is None:
-        await user_ensure(username=username, display_name=display_name)
+        await _user_ensure(username=username, display_name=display_name, budget=budget)
         highest = _session_highest[username]
     for _ in range(MINT_ATTEMPTS):
         session_id = f"session{highest + 1}"
         try:
-            resource = await shopper.create_session(
-                session_id, metadata=metadata, memory_blocks_ttl=ttl
+            resource = await budget.trip(
+                shopper.create_session(session_id, metadata=metadata, memory_blocks_ttl=ttl)
             )
         except ConflictError:
             # Another process (or this process before it knew) took the number: read again.
@@ -168,7 +197,7 @@ async def _session_mint(
         else:
             _session_seen(username, highest + 1)
             return resource
-        await user_ensure(username=username, display_name=display_name)
+        await _user_ensure(username=username, display_name=display_name, budget=budget)
         highest = _session_highest[username]
     raise ConflictError(f"could not mint a session id after {MINT_ATTEMPTS} attempts")
 
@@ -181,21 +210,26 @@ async def _session_open(
     session_date: date | None,
     retention: str | None,
     conf: MemoryConf,
+    budget: _TripBudget,
 ) -> MemorySession:
     shopper = memory_user_async(username)
     if session_id is not None:
-        resource = await _session_resume(shopper, session_id)
+        resource = await budget.trip(_session_get_open(shopper, session_id))
         if resource is not None:
             return MemorySession(username, resource, _session_info(resource, created=False))
     metadata: dict[str, Any] = {"retention": retention or "default"}
     if session_date is not None:
         metadata["session_date"] = session_date.isoformat()
+    # Another tab's mint may be under way: wait for it (up to the cap), then count afresh.
+    budget.wait_up_to_cap()
     async with _mint_lock(username):
+        budget.restart()
         resource = await _session_mint(
             shopper,
             display_name=display_name,
             metadata=metadata,
             ttl=conf.retention_seconds(retention),
+            budget=budget,
         )
     return MemorySession(username, resource, _session_info(resource, created=True))
 
@@ -217,17 +251,16 @@ async def session_open(
     """
     conf = memory_conf()
     with outage_translated(path="session", lost="this turn's memory"):
-        return await asyncio.wait_for(
-            _session_open(
+        async with asyncio.timeout(None) as scope:
+            return await _session_open(
                 username=username,
                 display_name=display_name,
                 session_id=session_id_clean(session_id),
                 session_date=session_date,
                 retention=retention,
                 conf=conf,
-            ),
-            timeout=conf.timeout_seconds * SESSION_OPEN_BOUND,
-        )
+                budget=_TripBudget(scope, timeout=conf.timeout_seconds),
+            )
 
 
 async def _list_session(resource: AsyncSessionResource, *, cap: int) -> list[Any]:
@@ -416,7 +449,7 @@ async def session_close(*, username: str, display_name: str, session_id: str) ->
     if session_id is None:
         return None
     ok, resource = await guarded(
-        _session_resume(memory_user_async(username), session_id),
+        _session_get_open(memory_user_async(username), session_id),
         path="write",
         lost="the closing episode",
         timeout=conf.write_timeout_seconds,

@@ -9,6 +9,7 @@ import uuid
 from contextlib import contextmanager
 
 import pytest
+from agentmemory import AsyncAgentMemoryClient, AsyncUserResource
 
 from memoryapp import services
 from memoryapp.clients import memory_client_async
@@ -223,6 +224,28 @@ async def test_a_hung_session_open_costs_about_one_timeout(
     # The bound is what ends it; the outer wait only keeps a broken bound from hanging the run.
     with pytest.raises(MemoryUnavailable):
         await asyncio.wait_for(open_session(shopper_name), timeout=5)
+
+
+async def test_a_busy_server_gets_a_timeout_for_each_round_trip(
+    live_memory, shopper_name, settings, monkeypatch
+):
+    """A new shopper's three round trips, each slower than half the memory timeout."""
+    settings.AGENT_MEMORY_TIMEOUT_SECONDS = 1.0
+
+    def slowed(name):
+        real = getattr(AsyncAgentMemoryClient, name, None) or getattr(AsyncUserResource, name)
+
+        async def slow(*args, **kwargs):
+            await asyncio.sleep(0.7)
+            return await real(*args, **kwargs)
+
+        return slow
+
+    monkeypatch.setattr(AsyncAgentMemoryClient, "get_user", slowed("get_user"))
+    monkeypatch.setattr(AsyncAgentMemoryClient, "create_user", slowed("create_user"))
+    monkeypatch.setattr(AsyncUserResource, "create_session", slowed("create_session"))
+    memory = await asyncio.wait_for(open_session(shopper_name), timeout=10)
+    assert memory.info.created and memory.session_id == "session1"
 
 
 async def test_closing_a_malformed_or_unknown_id_does_nothing(live_memory, shopper_name):
