@@ -58,7 +58,10 @@ clock: Callable[[], datetime] = lambda: datetime.now(UTC)  # noqa: E731
 
 # Per process: shoppers whose memory user is known to exist, with the highest session
 # number seen for them. A returning shopper's new session then costs one request (the
-# create itself); a create that says the user or the number is gone reads afresh.
+# create itself); a create that says the user or the number is gone reads afresh. Only a
+# hint, so several processes never disagree about anything that matters; the oldest
+# entries make way past KNOWN_SHOPPERS_MAX.
+KNOWN_SHOPPERS_MAX = 100_000
 _session_highest: dict[str, int] = {}
 # Per event loop and shopper: one mint at a time, so this process's tabs never race.
 _mint_locks: weakref.WeakKeyDictionary[
@@ -125,6 +128,8 @@ class _TripBudget:
 
 
 def _session_seen(username: str, highest: int) -> None:
+    if username not in _session_highest and len(_session_highest) >= KNOWN_SHOPPERS_MAX:
+        _session_highest.pop(next(iter(_session_highest)), None)
     _session_highest[username] = max(highest, _session_highest.get(username, 0))
 
 
@@ -136,10 +141,12 @@ def _mint_lock(username: str) -> asyncio.Lock:
     return lock
 
 
-async def _user_ensure(
-    *, username: str, display_name: str, budget: _TripBudget
-) -> AsyncUserResource:
-    """The shopper's Agent Memory user, created on first use (a racing creator's 409 reads it)."""
+async def _user_ensure(*, username: str, display_name: str, budget: _TripBudget) -> int:
+    """Read (or create, on first use) the shopper's memory user; their highest session number.
+
+    A racing creator's 409 reads the user instead. What this process knew counts too: it
+    may have seen a number the read does not show yet.
+    """
     client = memory_client_async()
     try:
         user = await budget.trip(client.get_user(username))
@@ -150,7 +157,7 @@ async def _user_ensure(
         except ConflictError:
             user = await budget.trip(client.get_user(username))
     _session_seen(username, session_number_highest(user.sessions))
-    return user
+    return _session_highest.get(username, session_number_highest(user.sessions))
 
 
 async def _session_get_open(
@@ -180,8 +187,7 @@ async def _session_mint(
     username = shopper.user_id
     highest = _session_highest.get(username)
     if highest is None:
-        await _user_ensure(username=username, display_name=display_name, budget=budget)
-        highest = _session_highest[username]
+        highest = await _user_ensure(username=username, display_name=display_name, budget=budget)
     for _ in range(MINT_ATTEMPTS):
         session_id = f"session{highest + 1}"
         try:
@@ -197,8 +203,7 @@ async def _session_mint(
         else:
             _session_seen(username, highest + 1)
             return resource
-        await _user_ensure(username=username, display_name=display_name, budget=budget)
-        highest = _session_highest[username]
+        highest = await _user_ensure(username=username, display_name=display_name, budget=budget)
     raise ConflictError(f"could not mint a session id after {MINT_ATTEMPTS} attempts")
 
 
