@@ -95,10 +95,14 @@ class AssistantConsumer(AsyncWebsocketConsumer):
 
     async def memory_changed(self, message: dict) -> None:
         """A group message: this shopper's memory changed elsewhere; tell the panel."""
+        reason = message.get("reason")
+        if reason not in ("erased", "record_deleted"):
+            logger.warning("Ignored a memory.changed message with reason %r", reason)
+            return
         await self.send_event(
             events.MemoryChanged(
-                reason=message["reason"],
-                session_ids=list(message.get("session_ids") or []),
+                reason=reason,
+                session_ids=[str(s) for s in message.get("session_ids") or []],
                 block_id=message.get("block_id"),
             )
         )

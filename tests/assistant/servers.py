@@ -137,11 +137,13 @@ Predicate = Callable[[str, str, dict[str, Any]], bool]
 
 
 class MemoryProxy(_Server):
-    """Forward to an Agent Memory server; answer 503 where `failing(method, path, body)`."""
+    """Forward to an Agent Memory server; answer 503 where `failing(method, path, body)`,
+    and hold a request `delay(method, path, body)` seconds before forwarding it."""
 
     def __init__(self, upstream: str) -> None:
         self.upstream = upstream
         self.failing: Predicate = lambda method, path, body: False
+        self.delay: Callable[[str, str, dict[str, Any]], float] = lambda method, path, body: 0.0
         self.failed: list[str] = []
         super().__init__(self._handler())
 
@@ -161,10 +163,12 @@ class MemoryProxy(_Server):
                     body = json.loads(raw) if raw else {}
                 except ValueError:
                     body = {}
-                if proxy.failing(self.command, self.path, body if isinstance(body, dict) else {}):
+                body = body if isinstance(body, dict) else {}
+                if proxy.failing(self.command, self.path, body):
                     proxy.failed.append(f"{self.command} {self.path}")
                     self._answer(503, b'{"detail": "unavailable"}', "application/json")
                     return
+                time.sleep(proxy.delay(self.command, self.path, body))
                 headers = {
                     k: v
                     for k, v in self.headers.items()

@@ -386,7 +386,7 @@ async def test_memory_changed_reaches_every_open_panel_of_that_shopper_only():
     assert not layer.groups.get(shopper_group("ann"))
 
 
-def test_group_names_are_valid_for_any_username():
+async def test_group_names_are_valid_for_any_username():
     from channels.layers import BaseChannelLayer
 
     layer = BaseChannelLayer()
