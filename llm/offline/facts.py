@@ -86,12 +86,18 @@ def current_facts(facts: list[Fact], vocabulary: Vocabulary) -> list[Fact]:
 def facts_about(
     facts: list[Fact], vocabulary: Vocabulary, *, prefix: str | tuple[str, ...]
 ) -> list[Fact]:
-    """The current facts on the slots starting with prefix ("size", "colour:", ...)."""
-    return [
-        fact
-        for fact in current_facts(facts, vocabulary)
-        if any(slot.startswith(prefix) for slot in fact_slots(fact.text, vocabulary))
-    ]
+    """The current facts on the slots starting with prefix ("size", "colour:", ...).
+
+    With several prefixes, facts come in the prefixes' order ("size" before "shoe size").
+    """
+    prefixes = (prefix,) if isinstance(prefix, str) else prefix
+    ranked = []
+    for fact in current_facts(facts, vocabulary):
+        slots = fact_slots(fact.text, vocabulary)
+        ranks = [i for i, p in enumerate(prefixes) for slot in slots if slot.startswith(p)]
+        if ranks:
+            ranked.append((min(ranks), fact))
+    return [fact for _, fact in sorted(ranked, key=lambda pair: pair[0])]
 
 
 def fact_for_shopper(text: str) -> str:
