@@ -296,6 +296,10 @@ def _cheaper_plan(
         compared = [page_product]
         category = (page or {}).get("product", {}).get("category")
         base = base or ShopperRequest(categories=[category] if category else [])
+    if base is None and compared:
+        # The search that showed them is out of sight: their names still say what they are.
+        named = request_parse(" ".join(p.name for p in compared), vocabulary).categories
+        base = ShopperRequest(categories=named[:1]) if len(set(named)) == 1 else None
     if base is None:
         return Plan(kind="text", text=_CLARIFY_TEXT)
     request = _refine(_refine(base, state.picked), parsed)

@@ -24,6 +24,9 @@ _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _EXCHANGE = re.compile(
     r"^\s*Shopper:\s*(?P<query>.*?)\s*(?:‖|\|\|)\s*Assistant:\s*(?P<answer>.*)$", re.S
 )
+# An older exchange of this visit, compressed by the memory server's extractor, keeps what
+# the shopper asked in its first context: "Shopper asked: black jeans; Shown: ...".
+_ASKED = re.compile(r"^\s*Shopper asked:\s*(?P<query>[^;]*?)\s*(?:;\s*(?P<rest>.*))?$", re.S)
 
 
 @dataclass(frozen=True)
@@ -73,6 +76,14 @@ def notes_parse(text: str) -> Notes:
         elif parts == ["this visit", "continued"] and notes.exchanges:
             last = notes.exchanges[-1]
             notes.exchanges[-1] = Exchange(last.query, f"{last.answer} {body}")
+        elif parts == ["this visit", "earlier"]:
+            # Replayed before the verbatim window, so "cheaper" still knows the search.
+            exchange = _EXCHANGE.match(body)
+            asked = _ASKED.match(body)
+            if exchange:
+                notes.exchanges.append(Exchange(exchange["query"], exchange["answer"]))
+            elif asked:
+                notes.exchanges.append(Exchange(asked["query"], asked["rest"] or ""))
         elif parts[0] in ("earlier visit", "past visit summary") or _DATE.fullmatch(parts[0]):
             notes.earlier.append(Memory(date=date, text=body))
     return notes

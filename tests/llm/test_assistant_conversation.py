@@ -135,6 +135,25 @@ async def test_cheaper_after_picking_a_product_keeps_its_colour_and_size() -> No
     )
 
 
+async def test_cheaper_still_knows_a_search_older_than_the_verbatim_window() -> None:
+    vela = [catalog_product("TS-0001", colour="black")]
+    notes = [
+        "[this visit · earlier] Shopper asked: show me black t-shirts under 30; Shown: "
+        "Vela Crew Tee; €23.00",
+        *exchange_lines("the first one", "Here's the **Vela Crew Tee**.", vela),
+    ]
+    assert await first_tool_call("anything cheaper?", notes=notes) == (
+        "search_products",
+        {"category": "t-shirts", "colour": "black", "max_price": 22.99},
+    )
+    # Signed out, only the newest exchanges come back: the products' names still tell.
+    window_only = exchange_lines("the first one", "Here's the **Vela Crew Tee**.", vela)
+    assert await first_tool_call("cheaper please", notes=window_only, signed_in=False) == (
+        "search_products",
+        {"category": "t-shirts", "max_price": 22.99},
+    )
+
+
 async def test_a_refinement_keeps_the_search_in_force() -> None:
     assert await first_tool_call("any in navy?", notes=WINDOW) == (
         "search_products",

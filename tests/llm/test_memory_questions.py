@@ -76,7 +76,9 @@ async def test_contradicting_facts_the_newest_wins_and_its_date_says_why() -> No
 async def test_knowing_nothing_is_said_plainly() -> None:
     text = await _answer("what do you know about me?")
     assert text.startswith("I don't know anything about you yet")
-    size = await _answer("what size am I?", notes=["[fact · stated 2026-03-01] The shopper dislikes yellow."])
+    size = await _answer(
+        "what size am I?", notes=["[fact · stated 2026-03-01] The shopper dislikes yellow."]
+    )
     assert size.startswith("You haven't told me your size yet.")
 
 
