@@ -256,14 +256,14 @@ async def test_the_transport_hands_over_each_chunk_as_it_is_sent() -> None:
         await first_read.wait()
         await send({"type": "http.response.body", "body": b"two", "more_body": False})
 
-    async with httpx.AsyncClient(
-        transport=StreamingASGITransport(app), base_url="http://app"
-    ) as client:
-        async with client.stream("GET", "/") as response:
-            pieces = []
-            async for piece in response.aiter_raw():
-                pieces.append(piece)
-                first_read.set()
+    async with (
+        httpx.AsyncClient(transport=StreamingASGITransport(app), base_url="http://app") as client,
+        client.stream("GET", "/") as response,
+    ):
+        pieces = []
+        async for piece in response.aiter_raw():
+            pieces.append(piece)
+            first_read.set()
     assert pieces == [b"one", b"two"]
 
 
