@@ -15,9 +15,11 @@ def catalog(django_db_setup, django_db_blocker):
     `django_db` mark: pytest-django creates the test database only for suites that ask.
     """
     from shop.models import Product
-    from shop.services import catalog_seed
+    from shop.services import catalog_seed, shoppers_seed
 
     with django_db_blocker.unblock():
+        # The same load as the suite's autouse fixture, which later tests then rely on.
         if not Product.objects.exists():
             catalog_seed()
+            shoppers_seed()
         yield
