@@ -29,7 +29,6 @@ from llm.transcript import (
 
 # Products one answer shows: the cards under it say the rest.
 SHOWN_PRODUCTS = 4
-MAX_TOOL_ROUNDS = 4
 
 _CHEAPER = re.compile(
     r"\b(cheaper|less expensive|lower price|more affordable|too expensive|too pricey)\b"
@@ -536,15 +535,11 @@ def _memory_text(plan: Plan, turn: Turn, found: dict | None = None) -> str:
         known = {visit.text for visit in visits}
         visits += [visit for visit in recalled.earlier if visit.text not in known]
         facts += recalled.facts
-    elif isinstance(notes, list):  # a plain list of lines, as an older tool gave
-        recalled = notes_parse("\n".join([NOTES_OPEN, *map(str, notes)]))
-        visits += recalled.earlier
-        facts += recalled.facts
     return memory_answer(
         topic=plan.topic or "all",
         mode=turn.mode,
         facts=facts,
-        visits=_dated_first(visits),
+        visits=_unique(visits),
         vocabulary=turn.vocabulary,
     )
 
@@ -736,7 +731,7 @@ def _json_or_empty(text: object) -> dict:
     return value if isinstance(value, dict) else {}
 
 
-def _dated_first(visits: list[Memory]) -> list[Memory]:
+def _unique(visits: list[Memory]) -> list[Memory]:
     seen: set[str] = set()
     unique = []
     for visit in visits:

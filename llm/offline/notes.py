@@ -89,15 +89,6 @@ def notes_parse(text: str) -> Notes:
     return notes
 
 
-def memory_line_parse(line: str) -> Memory:
-    """Split a recalled line into its date and its text, for showing it to the shopper."""
-    match = _LINE.match(line)
-    if not match:
-        return Memory(date="", text=line.strip())
-    found = _DATE.search(match.group("label"))
-    return Memory(date=found.group(0) if found else "", text=match.group("body").strip())
-
-
 def _fenced(text: str) -> str:
     start = text.find(NOTES_OPEN)
     if start < 0:
