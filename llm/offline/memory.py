@@ -42,7 +42,7 @@ _TOPICS: tuple[tuple[str, re.Pattern], ...] = (
         "size",
         re.compile(
             r"\bwhat size (am i|do i (usually )?(wear|take))\b|\b(what'?s|what is|do you "
-            r"(know|remember|have)|remember|you know) my (shoe |clothing |usual )?sizes?\b"
+            r"(know|remember)|remember|you know) my (shoe |clothing |usual )?sizes?\b"
             r"|^\s*my sizes?\s*\??\s*$"
         ),
     ),
@@ -72,7 +72,7 @@ _TOPICS: tuple[tuple[str, re.Pattern], ...] = (
     (
         "all",
         re.compile(
-            r"\bwhat do you (know|remember)( about me)?\b(?! about (this|it|the|that))"
+            r"\bwhat do you (know|remember) about me\b|\bwhat do you (know|remember)\s*\??\s*$"
             r"|\bdo you (know|remember) me\b|\bwhat (have i|did i) (told|tell) you\b"
             r"|\bwhat (info|information|data) do you (have|keep)\b|\bwho am i\b"
             r"|\bwhat do you have on me\b"

@@ -323,6 +323,7 @@ async def test_on_a_product_page_this_in_m_is_that_product() -> None:
         "get_product",
         {"sku": "TS-0002"},
     )
+    assert await first_tool_call("in L?", page=PRODUCT_PAGE) == ("get_product", {"sku": "TS-0002"})
     assert await first_tool_call("is it in stock in navy?", page=PRODUCT_PAGE) == (
         "get_product",
         {"sku": "TS-0002", "colour": "navy"},

@@ -127,6 +127,15 @@ async def test_what_did_i_look_at_last_time_looks_it_up_then_answers_with_dates(
     assert "](" not in text, "a product remembered from memory is never linked"
 
 
+@pytest.mark.parametrize(
+    "question",
+    ["what do you know about waterproof jackets?", "do you have my size in these boots?"],
+)
+async def test_questions_about_products_are_not_questions_about_the_shopper(question: str) -> None:
+    message = await first_reply(question, notes=FACTS)
+    assert not (message.content or "").startswith(("You told me", "Here's what you've told me"))
+
+
 async def test_asking_for_something_in_my_size_is_still_shopping() -> None:
     assert await first_tool_call("show me jeans in my size", notes=FACTS) == (
         "search_products",
