@@ -64,8 +64,8 @@ def product_detail(sku: str, *, colour: str | None = None) -> dict:
     return {**detail, "description": product["description"], "variants": variants, **extra}
 
 
-# Vela Crew Tee (black), Fjord & Pine Pocket Tee (grey, navy), Kestrel Heavy Tee-like
-# shapes come straight from the catalog fixture.
+# Fjord & Pine Pocket Tee (grey, navy), Vela Crew Tee (black), Orchard Street Organic
+# Cotton Tee (navy), as search results straight from the catalog fixture.
 TEES = [catalog_product("TS-0002"), catalog_product("TS-0001"), catalog_product("TS-0003")]
 
 
