@@ -37,7 +37,7 @@ from assistant.models import ChatSession, ChatTurn, DemoSettings
 from assistant.page import catalog_filters_known, history_notes, page_context_build
 from assistant.prompting import turn_messages
 from assistant.tools import tool_run, tool_schemas
-from assistant.validation import CloseRequest, HelloRequest, TurnRequest
+from assistant.validation import CloseRequest, HelloRequest, TurnRequest, text_normalise
 from assistant.welcome import greeting_text, preferences_from_facts, suggestions_compose
 from llm.factory import chat_client, model_for
 from llm.transcript import exchange_with_products
@@ -263,6 +263,7 @@ async def turn_run(
     answer = _turn_answer(
         request=request,
         memory=memory,
+        mode=mode,
         signed_in=signed_in,
         model=model,
         spans=spans,
@@ -290,6 +291,7 @@ async def _turn_answer(
     *,
     request: TurnRequest,
     memory: MemorySession | None,
+    mode: events.Mode,
     signed_in: bool,
     model: str,
     spans: _Spans,
@@ -350,6 +352,7 @@ async def _turn_answer(
             notes=notes,
             text=request.text,
             page_context=page.message if page else None,
+            mode=mode,
         ),
         tools=tool_schemas(vocabulary=vocabulary, with_memory=memory is not None),
         run_tool=run_tool,
@@ -359,7 +362,7 @@ async def _turn_answer(
         async with aclosing(run):
             async for event in run:
                 if isinstance(event, TokenEvent):
-                    yield events.Token(text=event.text)
+                    yield events.Token(text=text_normalise(event.text))
                 elif isinstance(event, ToolEvent):
                     spans.add(
                         f"tool.{event.name}", spans.now_ms() - event.duration_ms, event.duration_ms
@@ -396,7 +399,8 @@ async def _turn_answer(
         return
 
     done = events.Done(
-        text=final.text,
+        # A model's text is input like any other: what cannot be encoded or stored goes.
+        text=text_normalise(final.text),
         products=final.products,
         more=final.more,
         turn_id=progress.turn_id,
@@ -433,9 +437,8 @@ async def welcome_build(*, user, request: HelloRequest) -> events.Welcome:
     page = await page_context_build(page=request.page, vocabulary=vocabulary)
     category = None
     if request.page is not None and request.page.kind == "catalog":
-        category = catalog_filters_known(request.page.filters, vocabulary=vocabulary).get(
-            "category"
-        )
+        known = catalog_filters_known(request.page.filters, vocabulary=vocabulary)
+        category = known.get("category")
     mode: events.Mode = "stateless"
     remembered = None
     if signed_in:
@@ -452,7 +455,9 @@ async def welcome_build(*, user, request: HelloRequest) -> events.Welcome:
             shopper=shopper, returning=bool(remembered and remembered.returning)
         ),
         suggestions=suggestions_compose(
-            preferences=preferences, product=page.product, category=str(category or "") or None
+            preferences=preferences,
+            product=page.product,
+            category=category if isinstance(category, str) else None,
         ),
         mode=mode,
     )

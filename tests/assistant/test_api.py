@@ -170,3 +170,12 @@ def test_a_malformed_session_id_gets_a_new_session(fake_openai, live_memory, sho
     session = response.json()["events"][0]
     assert session["mode"] == "remembering" and session["created"]
     assert session["session_id"].startswith("session")
+
+
+def test_model_text_that_cannot_be_encoded_is_cleaned(fake_openai):
+    fake_openai.script("assistant", Reply(text="Hi\ud800 there\x00, welcome."))
+    response = _post(Client(), {"text": "hello"})
+    assert response.status_code == 200
+    events = response.json()["events"]
+    assert events[-1]["text"] == "Hi there, welcome."
+    assert "".join(e["text"] for e in events if e["type"] == "token") == "Hi there, welcome."

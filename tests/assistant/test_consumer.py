@@ -10,7 +10,7 @@ from channels.testing import WebsocketCommunicator
 
 from assistant.models import ChatSession, ChatTurn
 from config.asgi import application
-from llm.transcript import PAGE_OPEN, page_context_parse, products_shown_parse
+from llm.transcript import page_context_parse, products_shown_parse
 from memoryapp.notify import shopper_group
 from memoryapp.render import NOTES_OPEN
 from shop.models import Variant
@@ -214,10 +214,11 @@ async def test_an_unexpected_failure_is_a_500_and_the_socket_stays_usable(fake_o
 
 
 def _page_messages(request: dict) -> list[dict]:
+    """The page-context messages: system messages after the system prompt, carrying a page."""
     return [
         m
-        for m in request["messages"]
-        if m["role"] == "system" and PAGE_OPEN in (m.get("content") or "")
+        for m in request["messages"][1:]
+        if m["role"] == "system" and page_context_parse(m.get("content") or "") is not None
     ]
 
 
