@@ -4,8 +4,9 @@ turned into what the model reads.
 Both come from the browser and are trusted for nothing but a catalog lookup: a product page
 is one `get_product` call (an unknown SKU is ignored), catalog filters are kept only where
 the catalog knows the value, and the products a signed-out conversation showed are re-read
-from the catalog by SKU, never taken from the browser's names or prices. Lookups go
-through the assistant's own tool, so the model sees exactly the shapes a tool call returns.
+from the catalog by SKU, never taken from the browser's names or prices. The page's product
+is looked up through the assistant's own tool, so the model sees exactly the shape a tool
+call returns.
 """
 
 from __future__ import annotations
@@ -15,10 +16,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from channels.db import database_sync_to_async
+
 from assistant.tools import tool_run
 from assistant.validation import HistoryExchange, PageRequest
 from llm.transcript import exchange_with_products, page_context_message
 from memoryapp.render import notes_message, verbatim_lines
+from shop.selectors import products_get
 
 # Page filter names as the panel sends them -> the search_products argument they stand for,
 # so a model can pass them straight on to a search.
@@ -106,7 +110,6 @@ def exchange_line_text(user: str, assistant: str) -> str:
 async def history_notes(
     *,
     history: Sequence[HistoryExchange],
-    vocabulary: dict[str, list[str]],
     max_chars: int,
 ) -> str | None:
     """A signed-out conversation's last exchanges as the notes message's verbatim window.
@@ -114,18 +117,19 @@ async def history_notes(
     The products each answer showed are re-read from the catalog; a SKU the catalog no
     longer has (or never had) simply drops out of the line.
     """
-    cards: dict[str, dict[str, Any]] = {}
-    for exchange in history:
-        for sku in exchange.skus:
-            if sku not in cards:
-                found = await product_lookup(sku=sku, vocabulary=vocabulary)
-                if found is not None:
-                    cards[sku] = found[1]
+    products = await database_sync_to_async(products_get)(
+        skus=[sku for exchange in history for sku in exchange.skus]
+    )
     lines: list[str] = []
     for exchange in history:
         if not exchange.user and not exchange.assistant:
             continue
-        shown = [cards[sku] for sku in dict.fromkeys(exchange.skus) if sku in cards]
-        answer = exchange_with_products(exchange.assistant, shown)
+        shown: dict[str, dict[str, Any]] = {}
+        for sku in exchange.skus:
+            detail = products.get(sku.upper())
+            if detail is not None:
+                # A style SKU and one of its variants' SKUs are the same product.
+                shown.setdefault(detail.sku, detail.as_dict())
+        answer = exchange_with_products(exchange.assistant, list(shown.values()))
         lines.extend(verbatim_lines(exchange_line_text(exchange.user, answer), max_chars=max_chars))
     return notes_message(lines)

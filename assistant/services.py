@@ -320,7 +320,6 @@ async def _turn_answer(
         start = spans.now_ms()
         notes = await history_notes(
             history=request.history,
-            vocabulary=vocabulary,
             max_chars=memory_conf().note_max_chars,
         )
         spans.add("history", start, spans.now_ms() - start)

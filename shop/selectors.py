@@ -292,20 +292,7 @@ def products_search(
     ).hits
 
 
-def product_get(*, sku: str) -> ProductDetail | None:
-    """Look up an active product by its style SKU or one of its variant SKUs."""
-    sku = (sku or "").strip().upper()
-    if not sku:
-        return None
-    product = (
-        Product.objects.active()
-        .filter(Q(sku=sku) | Q(variants__sku=sku))
-        .prefetch_related("variants")
-        .distinct()
-        .first()
-    )
-    if product is None:
-        return None
+def _product_detail(product: Product) -> ProductDetail:
     in_stock = [v for v in product.variants.all() if v.stock > 0]
     return ProductDetail(
         sku=product.sku,
@@ -322,6 +309,43 @@ def product_get(*, sku: str) -> ProductDetail | None:
             VariantInfo(sku=v.sku, colour=v.colour, size=v.size, stock=v.stock) for v in in_stock
         ],
     )
+
+
+def product_get(*, sku: str) -> ProductDetail | None:
+    """Look up an active product by its style SKU or one of its variant SKUs."""
+    sku = (sku or "").strip().upper()
+    if not sku:
+        return None
+    product = (
+        Product.objects.active()
+        .filter(Q(sku=sku) | Q(variants__sku=sku))
+        .prefetch_related("variants")
+        .distinct()
+        .first()
+    )
+    return _product_detail(product) if product is not None else None
+
+
+def products_get(*, skus: Iterable[str]) -> dict[str, ProductDetail]:
+    """Look up several SKUs (style or variant) at once, keyed by the SKU in upper case.
+
+    Two queries whatever the number of SKUs; a SKU without an active product is left out.
+    """
+    wanted = {sku.strip().upper() for sku in skus if sku and sku.strip()}
+    if not wanted:
+        return {}
+    products = (
+        Product.objects.active()
+        .filter(Q(sku__in=wanted) | Q(variants__sku__in=wanted))
+        .prefetch_related("variants")
+        .distinct()
+    )
+    found: dict[str, ProductDetail] = {}
+    for product in products:
+        detail = _product_detail(product)
+        for sku in {product.sku, *(v.sku for v in product.variants.all())} & wanted:
+            found[sku] = detail
+    return found
 
 
 def catalog_vocabulary(*, brands: Iterable[str] | None = None) -> dict[str, list[str]]:

@@ -90,18 +90,17 @@ def _window(notes: str) -> list[str]:
 
 
 async def test_history_becomes_the_verbatim_window_with_products_from_the_catalog():
-    vocabulary = await vocabulary_load()
     notes = await history_notes(
         history=[
             HistoryExchange(
                 user="show me black jeans",
                 # The browser's text may say anything; the products line is the catalog's.
                 assistant="Two pairs: the Bootcut at €1.",
-                skus=("JN-0043", "JN-0049", "NOPE-1", "JN-0043"),
+                # A variant SKU is its product; lower case is fine; unknown SKUs drop out.
+                skus=("JN-0043", "jn-0049", "NOPE-1", "JN-0043", "JN-0043-BLK-M", "KN-0029"),
             ),
             HistoryExchange(user="cheaper please", assistant="Nothing cheaper in black."),
         ],
-        vocabulary=vocabulary,
         max_chars=500,
     )
     lines = _window(notes)
@@ -119,11 +118,9 @@ async def test_history_becomes_the_verbatim_window_with_products_from_the_catalo
 
 async def test_history_reads_like_memory_recall_of_the_same_exchange():
     """A signed-out window and a signed-in one are the same lines for the same exchange."""
-    vocabulary = await vocabulary_load()
     user, assistant = "any boots?", "Here are the " + "very " * 120 + "best boots."
     notes = await history_notes(
         history=[HistoryExchange(user=user, assistant=assistant)],
-        vocabulary=vocabulary,
         max_chars=200,
     )
     block = SimpleNamespace(
@@ -141,5 +138,4 @@ async def test_history_reads_like_memory_recall_of_the_same_exchange():
 
 
 async def test_no_history_no_notes():
-    vocabulary = await vocabulary_load()
-    assert await history_notes(history=[], vocabulary=vocabulary, max_chars=500) is None
+    assert await history_notes(history=[], max_chars=500) is None

@@ -7,6 +7,7 @@ from shop.selectors import (
     catalog_vocabulary,
     product_blurb,
     product_get,
+    products_get,
     products_page,
     products_search,
 )
@@ -137,3 +138,11 @@ def test_a_blurb_says_what_the_card_does_not():
     )
     hit = products_search(category="boots", limit=1)[0]
     assert hit.blurb and hit.brand not in hit.blurb
+
+
+def test_products_get_reads_many_skus_in_two_queries(django_assert_num_queries):
+    with django_assert_num_queries(2):
+        found = products_get(skus=["jn-0043", "JN-0043-BLK-M", "NOPE-1", "KN-0029", "TS-0001"])
+    assert set(found) == {"JN-0043", "JN-0043-BLK-M", "TS-0001"}  # KN-0029 is withdrawn
+    assert found["JN-0043"] == found["JN-0043-BLK-M"] == product_get(sku="JN-0043")
+    assert products_get(skus=[" ", ""]) == {}
