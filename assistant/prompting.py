@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from llm.prompts import NOTES_OPEN
-from llm.transcript import PAGE_OPEN, PRODUCTS_SHOWN, memory_state_line
+from llm.transcript import PRODUCTS_SHOWN, memory_state_line
 
 # The memory rules of the memory specification; they apply whether or not anything was
 # recalled. Rule 1 forbids narrating the machinery, not answering the shopper's question
@@ -49,9 +49,9 @@ shopper find products that fit their size, taste, occasion and budget.
   the products it showed, in order, with colours and sizes. "The black one", "the second
   one", "in M?", "cheaper", "any in blue?" mean those products; check them with a tool
   before answering, and keep to the colour and sizes the shopper was shown.
-- A {PAGE_OPEN} message says which page of the shop the shopper is on: on a product page
-  "this", "it" and "this one" mean that product; on a catalog page its filters are the
-  context of "cheaper ones", "any in M?".
+- A system message with the page context says which page of the shop the shopper is on:
+  on a product page "this", "it" and "this one" mean that product; on a catalog page its
+  filters are the context of "cheaper ones", "any in M?".
 - If nothing matches, say so plainly and suggest which filter to relax."""
 
 
