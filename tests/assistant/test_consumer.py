@@ -398,3 +398,35 @@ async def test_group_names_are_valid_for_any_username():
     assert len(names) == 7
     for name in names:
         assert layer.require_valid_group_name(name)
+
+
+# --- with the offline model ----------------------------------------------------------------
+
+
+async def test_this_on_a_product_page_means_that_product():
+    async with Chat() as chat:
+        events = await chat.turn(
+            "do you have this in M?", until=("done",), page={"kind": "product", "sku": "JN-0043"}
+        )
+    done = events[-1]
+    assert done["type"] == "done" and [c["sku"] for c in done["products"]] == ["JN-0043"]
+    assert "M" in done["products"][0]["sizes_in_stock"]
+
+
+async def test_a_signed_out_follow_up_uses_the_conversation_sent_back():
+    async with Chat() as chat:
+        first = await chat.turn("show me black jeans", until=("done",))
+        shown = first[-1]["products"]
+        assert shown and all("black" in c["colours"] for c in shown)
+        history = [
+            {
+                "user": "show me black jeans",
+                "assistant": first[-1]["text"],
+                "skus": [c["sku"] for c in shown],
+            }
+        ]
+        events = await chat.turn("cheaper please", until=("done",), history=history)
+    search = next(e for e in events if e["type"] == "tool" and e["name"] == "search_products")
+    arguments = json.loads(search["arguments"])
+    assert arguments["max_price"] < min(c["price_eur"] for c in shown)
+    assert all(c["price_eur"] <= arguments["max_price"] for c in events[-1]["products"])
