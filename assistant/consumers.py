@@ -35,11 +35,14 @@ logger = logging.getLogger("assistant")
 
 
 class AssistantConsumer(AsyncWebsocketConsumer):
-    async def connect(self) -> None:
-        self.turn: asyncio.Task | None = None
-        self.progress = TurnProgress()
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.turn: asyncio.Task | None = None  # the latest turn, answering or writing memory
+        self.progress = TurnProgress()  # that turn's progress
         self.open = True
         self.group: str | None = None
+
+    async def connect(self) -> None:
         user = self.scope.get("user")
         if user is not None and user.is_authenticated:
             # Told when this shopper's memory is erased or a record deleted elsewhere.

@@ -25,9 +25,9 @@ from memoryapp.render import notes_message, verbatim_lines
 from shop.selectors import products_get
 
 # Page filter names as the panel sends them -> the search_products argument they stand for,
-# so a model can pass them straight on to a search.
+# so a model can pass them straight on to a search. The free-text `q` is left out: words from
+# a URL must not reach the model with the authority of a system message.
 _FILTER_ARGUMENTS = {
-    "q": "query",
     "category": "category",
     "colour": "colour",
     "size": "size",
@@ -67,7 +67,9 @@ def catalog_filters_known(
     """Keep the filters the catalog understands, spelled as the catalog spells them."""
     known: dict[str, str | float] = {}
     for key, value in filters.items():
-        argument = _FILTER_ARGUMENTS[key]
+        argument = _FILTER_ARGUMENTS.get(key)
+        if argument is None:
+            continue
         if key in _VOCABULARY_OF:
             spelled = {v.lower(): v for v in vocabulary.get(_VOCABULARY_OF[key], [])}
             if str(value).lower() in spelled:
