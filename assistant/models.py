@@ -44,9 +44,16 @@ class ChatTurn(models.Model):
     timings = models.JSONField(default=dict, blank=True)
     tools = models.JSONField(default=list, blank=True)
     error = models.CharField(max_length=300, blank=True)
+    stopped = models.BooleanField(
+        default=False, help_text="The shopper stopped this turn: nothing of it was remembered."
+    )
 
     class Meta:
         ordering = ["session_id", "index"]
+        constraints = [
+            # Two turns racing for the next number: the loser retries with a fresh read.
+            models.UniqueConstraint(fields=["session", "index"], name="chat_turn_unique_index")
+        ]
 
     def __str__(self) -> str:
         return f"{self.session} · turn {self.index}"

@@ -30,7 +30,7 @@ def shopper_group(username: str) -> str:
     characters, while a username may hold "@", "+" or any letter; a digest of the name
     fits every username and keeps two shoppers apart.
     """
-    digest = hashlib.sha256(username.encode("utf-8")).hexdigest()
+    digest = hashlib.sha256(username.encode("utf-8", "surrogatepass")).hexdigest()
     return f"memory.shopper.{digest}"
 
 
