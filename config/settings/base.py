@@ -19,7 +19,8 @@ load_dotenv(BASE_DIR / ".env")
 VAR_DIR = Path(env_str("AISLE_VAR_DIR", str(BASE_DIR / "var")))
 VAR_DIR.mkdir(parents=True, exist_ok=True)
 
-SECRET_KEY = env_str("DJANGO_SECRET_KEY", "dev-only-insecure-key-change-me")
+_DEVELOPMENT_SECRET_KEY = "dev-only-insecure-key-change-me"  # production.py refuses it
+SECRET_KEY = env_str("DJANGO_SECRET_KEY", _DEVELOPMENT_SECRET_KEY)
 DEBUG = env_bool("DJANGO_DEBUG", True)
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]", "testserver"])
 CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
