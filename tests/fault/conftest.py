@@ -236,9 +236,11 @@ class Figures:
         row["acknowledged"] += len(outcome.written)
         self.seconds[scenario].append(outcome.seconds)
 
-    def kept(self, scenario: str, *, acknowledged: int, found: int) -> None:
+    def kept(self, scenario: str, *, acknowledged: int, found: int, unacknowledged: int) -> None:
         self.rows[scenario]["acknowledged blocks checked"] += acknowledged
         self.rows[scenario]["found after restart"] += found
+        # Written by the server, but the shop never heard so (the answer to the write died).
+        self.rows[scenario]["kept unacknowledged"] += unacknowledged
 
 
 FIGURES = Figures()
@@ -256,7 +258,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     terminalreporter.section("memory-server fault figures")
     write(
         f"{'scenario':<34} {'turns':>5} {'answered':>8} {'remembered':>10} "
-        f"{'acked':>5} {'checked':>7} {'kept':>4} {'slowest turn':>12}"
+        f"{'acked':>5} {'checked':>7} {'kept':>4} {'unacked kept':>12} {'slowest turn':>12}"
     )
     for scenario, row in FIGURES.rows.items():
         slowest = max(FIGURES.seconds[scenario], default=0.0)
@@ -264,5 +266,5 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
             f"{scenario:<34} {row['turns']:>5.0f} {row['answered']:>8.0f} "
             f"{row['remembering']:>10.0f} {row['acknowledged']:>5.0f} "
             f"{row['acknowledged blocks checked']:>7.0f} {row['found after restart']:>4.0f} "
-            f"{slowest:>11.2f}s"
+            f"{row['kept unacknowledged']:>12.0f} {slowest:>11.2f}s"
         )

@@ -27,6 +27,7 @@ def assert_kept(rig: MemoryRig, shopper: Shopper, figures: Figures, scenario: st
         scenario,
         acknowledged=len(shopper.acknowledged),
         found=len(shopper.acknowledged & found),
+        unacknowledged=len(found - shopper.acknowledged),
     )
     assert shopper.acknowledged <= found
 
