@@ -17,7 +17,7 @@ import httpx
 import pytest
 from django.core.management import CommandError, call_command
 
-from config.devserver import token_file_ensure, token_file_read, url_remember
+from config.devserver import token_accepted, token_file_ensure, token_file_read, url_remember
 from tests.support.agentmemory_server import free_port, start_agentmemory_server
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -109,6 +109,12 @@ def locked_server(tmp_path_factory):
     )
     yield base_url
     stop()
+
+
+def test_the_run_script_can_tell_a_server_started_with_another_token(locked_server):
+    assert token_accepted(url=locked_server, token="door-token") is True
+    assert token_accepted(url=locked_server, token="another-token") is False
+    assert token_accepted(url=f"http://127.0.0.1:{free_port()}", token="door-token") is None
 
 
 def doctor(settings, *, url: str, token: str | None, source: str | None) -> tuple[str, str]:
