@@ -11,6 +11,7 @@ from rest_framework.views import APIView
 
 from assistant.services import turn_run
 from assistant.validation import FrameError, turn_request_parse
+from memoryapp.conf import RETENTION_CHOICES
 
 
 class TurnRequestSerializer(serializers.Serializer):
@@ -18,9 +19,7 @@ class TurnRequestSerializer(serializers.Serializer):
     session_id = serializers.CharField(allow_null=True, required=False)
     turn_count = serializers.IntegerField(min_value=0, required=False)
     session_date = serializers.CharField(allow_null=True, required=False, help_text="YYYY-MM-DD")
-    retention = serializers.ChoiceField(
-        choices=["default", "1m", "5m", "1h", "never"], allow_null=True, required=False
-    )
+    retention = serializers.ChoiceField(choices=RETENTION_CHOICES, allow_null=True, required=False)
 
 
 async def _collect(user, request) -> list[dict]:

@@ -3,6 +3,8 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
+from memoryapp.conf import RETENTION_CHOICES
+
 
 class ChatSession(models.Model):
     """One conversation in the chat panel; the memory text itself lives only in Agent Memory."""
@@ -53,13 +55,7 @@ class ChatTurn(models.Model):
 class DemoSettings(models.Model):
     """The demo's knobs, one row, edited in the admin."""
 
-    RETENTION_CHOICES = [
-        ("default", "Default (90 days)"),
-        ("1m", "1 minute"),
-        ("5m", "5 minutes"),
-        ("1h", "1 hour"),
-        ("never", "Never expire"),
-    ]
+    RETENTION_CHOICES = RETENTION_CHOICES
 
     default_retention = models.CharField(
         max_length=10, choices=RETENTION_CHOICES, default="default"

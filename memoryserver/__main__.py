@@ -8,7 +8,12 @@ import os
 import sys
 import time
 
-from memoryserver.asgi import SETTINGS_MODULE
+from django.conf import settings
+from django.core.management import call_command
+from pydantic import ValidationError
+
+from memoryserver.asgi import SETTINGS_MODULE, build_application
+from memoryserver.embedders import EmbedderUnavailable, get_embedder
 
 
 def arguments(argv: list[str] | None = None) -> argparse.Namespace:
@@ -35,22 +40,14 @@ def main(argv: list[str] | None = None) -> int:
     if options.verbosity < 2:
         logging.getLogger("daphne").setLevel(logging.WARNING)
 
-    # Django modules that define models can only be imported once Django is set up, which
-    # is what build_application does first; hence the imports below it.
-    from pydantic import ValidationError
-
     try:
-        from memoryserver.asgi import build_application
-
         application = build_application()
     except ValidationError as exc:
         print(f"Agent Memory server settings are not valid:\n{exc}", file=sys.stderr)
         return 2
 
-    from django.conf import settings
-    from django.core.management import call_command
-
-    from memoryserver.embedders import EmbedderUnavailable, get_embedder
+    # The worker's modules define and query models, which Django allows only once it is set
+    # up, and build_application is what sets it up.
     from memoryserver.worker import start_background
 
     if not options.no_migrate:
@@ -63,6 +60,8 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     start_background()
 
+    # Importing daphne.server installs Twisted's asyncio reactor as a side effect: only once
+    # the process is about to serve.
     from daphne.endpoints import build_endpoint_description_strings
     from daphne.server import Server
 

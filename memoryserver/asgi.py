@@ -21,8 +21,8 @@ from django.conf import settings
 from django.core.handlers.asgi import ASGIHandler, ASGIRequest
 from django.urls import Resolver404, get_resolver
 
+from memoryserver.api.middleware import auth_failure
 from memoryserver.blas import single_threaded_blas
-from memoryserver.middleware import auth_failure
 
 SETTINGS_MODULE = "memoryserver.settings"
 # Enough threads that a write extracting synchronously (async_processing=false) never

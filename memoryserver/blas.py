@@ -14,6 +14,8 @@ import glob
 import logging
 import os
 
+import numpy as np
+
 logger = logging.getLogger(__name__)
 
 # Entry points of the OpenBLAS builds numpy wheels bundle (scipy-openblas), then plain ones.
@@ -29,8 +31,6 @@ def single_threaded_blas() -> bool:
     """Ask the OpenBLAS numpy uses for one thread; return whether it was found."""
     if os.environ.get("OPENBLAS_NUM_THREADS"):
         return False
-    import numpy as np
-
     libs = os.path.join(os.path.dirname(os.path.dirname(np.__file__)), "numpy.libs")
     for path in sorted(glob.glob(os.path.join(libs, "*openblas*.so*"))):
         try:

@@ -1,10 +1,10 @@
-"""The spec's error envelope: {"error": CODE, "message": str, "details": {...}}."""
+"""Errors that services and selectors raise; `memoryserver.api.errors` turns them into the
+spec's envelope with their status, code, details and headers.
+"""
 
 from __future__ import annotations
 
 from typing import Any
-
-from django.http import JsonResponse
 
 
 class ApiError(Exception):
@@ -50,18 +50,3 @@ class SessionEnded(ApiError):
 class QueueFull(ApiError):
     status = 429
     code = "QUEUE_FULL"
-
-
-def envelope(
-    status: int,
-    code: str,
-    message: str,
-    details: dict[str, Any] | None = None,
-    headers: dict[str, str] | None = None,
-) -> JsonResponse:
-    response = JsonResponse(
-        {"error": code, "message": message, "details": details or {}}, status=status
-    )
-    for name, value in (headers or {}).items():
-        response[name] = value
-    return response

@@ -8,23 +8,17 @@ from typing import Any
 import numpy as np
 from django.conf import settings
 from django.db import connections
-from django.db.models import F, Q, QuerySet
+from django.db.models import Count, F, OuterRef, Q, QuerySet, Subquery, TextField, Value
+from django.db.models.functions import Coalesce
 
 from memoryserver.clock import clock
 from memoryserver.db import db_alias
 from memoryserver.embedders import get_embedder
 from memoryserver.errors import NotFound
-from memoryserver.index import Hit, IndexRegistry, Query, UserIndex
+from memoryserver.index.registry import get_registry
+from memoryserver.index.slot import Hit, IndexRow, Query, UserIndex
 from memoryserver.models import MemoryBlock, MemorySession, MemoryUser, Prompt, PromptVersion
-
-_registry: IndexRegistry | None = None
-
-
-def registry() -> IndexRegistry:
-    global _registry
-    if _registry is None:
-        _registry = IndexRegistry(settings.AGENT_MEMORY_INDEX_MAX_BLOCKS)
-    return _registry
+from memoryserver.payloads import BLOCK_PAYLOAD_COLUMNS, block_payload_from_row
 
 
 def live_blocks(now: datetime) -> QuerySet[MemoryBlock]:
@@ -45,9 +39,16 @@ def user_session_ids(user: MemoryUser) -> list[str]:
     return list(user.sessions.order_by("id").values_list("session_id", flat=True))
 
 
+def user_detail(*, user_id: str) -> tuple[MemoryUser, list[str]]:
+    """The user and their session ids, oldest first."""
+    user = user_get(user_id=user_id)
+    return user, user_session_ids(user)
+
+
 def users_list(
     *, name: str | None, metadata: dict[str, str], limit: int, offset: int
-) -> tuple[list[MemoryUser], int]:
+) -> tuple[list[tuple[MemoryUser, list[str]]], int]:
+    """A page of users, each with their session ids, and the total; sessions in one query."""
     users = MemoryUser.objects.order_by("id")
     if name is not None:
         users = users.filter(name=name)
@@ -59,7 +60,13 @@ def users_list(
             for k, v in metadata.items()
         )
     ]
-    return matched[offset : offset + limit], len(matched)
+    page = matched[offset : offset + limit]
+    session_ids: dict[int, list[str]] = {u.pk: [] for u in page}
+    if page:
+        rows = MemorySession.objects.filter(user__in=page).order_by("id")
+        for user_pk, session_id in rows.values_list("user_id", "session_id"):
+            session_ids[user_pk].append(session_id)
+    return [(u, session_ids[u.pk]) for u in page], len(matched)
 
 
 def session_get(*, user_id: str, session_id: str) -> MemorySession:
@@ -116,10 +123,26 @@ def blocks_list(
     return page, blocks.count()
 
 
+def index_row(block: MemoryBlock, vector: np.ndarray | None = None) -> IndexRow:
+    if vector is None:
+        vector = np.frombuffer(bytes(block.embedding), dtype=np.float32)
+    return IndexRow(
+        pk=block.pk,
+        block_id=block.block_id,
+        session_id=block.session_key,
+        vector=vector,
+        ingested_at=block.ingested_at,
+        created_at=block.created_at,
+        expires_at=block.expires_at,
+        status=block.status,
+        annotations=block.annotations,
+        prompt_id=block.prompt_id,
+        prompt_vid=block.prompt_vid,
+    )
+
+
 def load_user_index(user_id: str) -> UserIndex:
     """Read a user's live vectors and filter columns from SQLite (once, on first search)."""
-    from memoryserver.services import index_row
-
     index = UserIndex(dimensions=get_embedder().dimensions or 1)
     rows = live_blocks(clock.now()).filter(user_key=user_id).order_by("id")
     for block in rows.iterator(chunk_size=2000):
@@ -150,15 +173,45 @@ def session_exists(*, user_id: str, session_id: str) -> None:
         session_get(user_id=user_id, session_id=session_id)  # raises the precise error
 
 
+def search_criteria(*, session_id: str, filters: dict[str, Any]) -> Query:
+    """The index query for a search's validated filters (the search's own session by default)."""
+    sessions = filters.get("session_ids")
+    created = None
+    if filters.get("created_start_time") or filters.get("created_end_time"):
+        created = (
+            _ts(filters.get("created_start_time"), -1),
+            _ts(filters.get("created_end_time"), 1),
+        )
+    return Query(
+        now=0.0,
+        session_ids=None if sessions == "all" else (sessions or [session_id]),
+        block_ids=filters.get("block_ids"),
+        annotations=filters.get("annotations") or None,
+        annotation_mode=filters.get("annotation_filter_mode") or "pre",
+        ingested_range=(_ts(filters.get("start_time"), -1), _ts(filters.get("end_time"), 1)),
+        created_range=created,
+        prompt_id=filters.get("prompt_id"),
+        prompt_vid=filters.get("prompt_vid"),
+        relevant_k=filters.get("relevant_k") or 10,
+        order_by=filters.get("order_by") or "ingested_at",
+        include_not_ready=settings.AGENT_MEMORY_SEARCH_INCLUDE_NOT_READY,
+    )
+
+
+def _ts(value: Any, side: int) -> float:
+    return value.timestamp() if value is not None else side * float("inf")
+
+
 def blocks_search(
-    *, user_id: str, session_id: str, query: str | None, criteria: Query
+    *, user_id: str, session_id: str, query: str | None, filters: dict[str, Any]
 ) -> list[dict[str, Any]]:
     """Return the response payloads of the matching blocks, rel_score filled in."""
+    criteria = search_criteria(session_id=session_id, filters=filters)
     session_exists(user_id=user_id, session_id=session_id)
     if query is not None:
         criteria.vector = get_embedder().embed_query(query)
     criteria.now = clock.now().timestamp()
-    with registry().reading(user_id, lambda: load_user_index(user_id)) as index:
+    with get_registry().reading(user_id, lambda: load_user_index(user_id)) as index:
         if criteria.vector is not None and criteria.vector.shape[0] != index.dimensions:
             return []
         hits = index.search(criteria)
@@ -167,8 +220,6 @@ def blocks_search(
 
 
 def _payloads_for(index: UserIndex, hits: list[Hit]) -> list[dict[str, Any]]:
-    from memoryserver.serializers import BLOCK_PAYLOAD_COLUMNS, block_payload_from_row
-
     payloads = {h.block_id: index.payload(h.block_id) for h in hits}
     missing = [block_id for block_id, payload in payloads.items() if payload is None]
     if missing:
@@ -189,7 +240,7 @@ def _payloads_for(index: UserIndex, hits: list[Hit]) -> list[dict[str, Any]]:
         payload = payloads.get(hit.block_id)
         if payload is None:
             continue  # deleted between the index read and this fetch: left out
-        # A shallow copy keeps the cached dict intact and the key order of block_out.
+        # A shallow copy keeps the cached dict intact and the payload's key order.
         row = payload.copy()
         row["rel_score"] = hit.score
         found.append(row)
@@ -212,6 +263,11 @@ def prompt_version_get(*, prompt: Prompt, vid: int) -> PromptVersion:
     return version
 
 
+def prompt_version_detail(*, prompt_id: str, vid: int) -> tuple[Prompt, PromptVersion]:
+    prompt = prompt_get(prompt_id=prompt_id)
+    return prompt, prompt_version_get(prompt=prompt, vid=vid)
+
+
 def prompt_text(prompt_id: str | None, prompt_vid: int | None) -> str | None:
     """The custom prompt a block asks for; a purged prompt falls back to the default (None)."""
     if not prompt_id:
@@ -223,9 +279,30 @@ def prompt_text(prompt_id: str | None, prompt_vid: int | None) -> str | None:
     return version.text if version else None
 
 
+def _prompts_with_text() -> QuerySet[Prompt]:
+    """Prompts annotated with `version_count` and `current_text`, in the same query."""
+    current = PromptVersion.objects.filter(prompt=OuterRef("pk"), vid=OuterRef("current_vid"))
+    return Prompt.objects.annotate(
+        version_count=Count("versions"),
+        current_text=Coalesce(
+            Subquery(current.values("text")[:1]), Value(""), output_field=TextField()
+        ),
+    )
+
+
+def prompt_detail(*, prompt_id: str) -> Prompt:
+    """The prompt with `version_count` and `current_text` annotated."""
+    prompt = _prompts_with_text().filter(prompt_id=prompt_id).first()
+    if prompt is None:
+        raise NotFound(f"prompt {prompt_id!r} not found", code="PROMPT_NOT_FOUND")
+    return prompt
+
+
 def prompts_list(*, limit: int, offset: int) -> tuple[list[Prompt], int]:
+    """A page of prompts as `prompt_detail` returns them, and the total."""
     prompts = Prompt.objects.order_by("id")
-    return list(prompts[offset : offset + limit]), prompts.count()
+    page = _prompts_with_text().order_by("id")[offset : offset + limit]
+    return list(page), prompts.count()
 
 
 def prompt_versions_list(

@@ -19,8 +19,8 @@ DEBUG = False
 ALLOWED_HOSTS = ["*"]
 
 INSTALLED_APPS = ["memoryserver"]
-MIDDLEWARE = ["memoryserver.middleware.BearerTokenMiddleware"]
-ROOT_URLCONF = "memoryserver.urls"
+MIDDLEWARE = ["memoryserver.api.middleware.BearerTokenMiddleware"]
+ROOT_URLCONF = "memoryserver.api.urls"
 DATABASES = {"default": sqlite_database(_conf.database_path)}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 USE_TZ = True

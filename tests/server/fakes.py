@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from memoryserver.extraction import Extraction, ExtractionError, ExtractiveExtractor
+from memoryserver.extractors import Extraction, ExtractionError, ExtractiveExtractor
 
 
 class FlakyExtractor:

@@ -8,15 +8,22 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from django.db import connections
 
-from memoryserver import selectors, services
+from memoryserver import selectors
 from memoryserver.clock import clock
 from memoryserver.db import db_alias
 from memoryserver.embedders import HashingEmbedder
-from memoryserver.extraction import ExtractionError, ExtractiveExtractor, ModelExtractor
-from memoryserver.index import IndexRow, Query, UserIndex
+from memoryserver.extractors import ExtractionError, ExtractiveExtractor, ModelExtractor
+from memoryserver.index.registry import get_registry
+from memoryserver.index.slot import IndexRow, Query, UserIndex
 from memoryserver.models import MemoryBlock
-from memoryserver.views import search_criteria
+from memoryserver.payloads import BLOCK_PAYLOAD_COLUMNS, block_payload, block_payload_from_row
+from memoryserver.services.blocks import NewBlock, block_update, blocks_add, blocks_delete
+from memoryserver.services.extraction import block_mark_queued, extraction_attempt
+from memoryserver.services.sessions import session_create
+from memoryserver.services.ttl import blocks_expired_sweep, ttl_modify
+from memoryserver.services.users import user_create
 
 DB = ["default", "agentmemory"]  # agentmemory test DB depends on default
 
@@ -94,9 +101,9 @@ def test_model_extractor_parses_json_and_counts_bad_json_as_failure(monkeypatch)
 
 @pytest.mark.django_db(databases=DB)
 def test_ttl_follows_the_injected_clock_and_the_sweeper_deletes():
-    selectors.registry().clear()
-    services.user_create(user_id="clock-user", name="C", metadata=None)
-    services.session_create(
+    get_registry().clear()
+    user_create(user_id="clock-user", name="C", metadata=None)
+    session_create(
         user_id="clock-user", session_id="s", annotations=None, metadata=None, blocks_ttl=60
     )
     common = dict(
@@ -109,18 +116,13 @@ def test_ttl_follows_the_injected_clock_and_the_sweeper_deletes():
         prompt_id=None,
         prompt_vid=None,
     )
-    session_ttl = services.blocks_add(
-        items=[services.NewBlock(fact="session ttl")], block_ttl=None, **common
-    )
-    block_ttl = services.blocks_add(
-        items=[services.NewBlock(fact="block ttl")], block_ttl=600, **common
-    )
-    never = services.blocks_add(items=[services.NewBlock(fact="never")], block_ttl=0, **common)
+    session_ttl = blocks_add(items=[NewBlock(fact="session ttl")], block_ttl=None, **common)
+    block_ttl = blocks_add(items=[NewBlock(fact="block ttl")], block_ttl=600, **common)
+    never = blocks_add(items=[NewBlock(fact="never")], block_ttl=0, **common)
 
     def visible() -> set[str]:
-        criteria = search_criteria("clock-user", "s", {})
         found = selectors.blocks_search(
-            user_id="clock-user", session_id="s", query=None, criteria=criteria
+            user_id="clock-user", session_id="s", query=None, filters={}
         )
         return {b["block_id"] for b in found}
 
@@ -132,7 +134,7 @@ def test_ttl_follows_the_injected_clock_and_the_sweeper_deletes():
             user_id="clock-user", session_ids=None, order_by="ingested_at", limit=20, offset=0
         )
         assert total == 2 and session_ttl.block_ids[0] not in {b.block_id for b in listed}
-        assert services.blocks_expired_sweep() == 1
+        assert blocks_expired_sweep() == 1
         clock.advance(600)
         assert visible() == set(never.block_ids)
     finally:
@@ -141,15 +143,15 @@ def test_ttl_follows_the_injected_clock_and_the_sweeper_deletes():
 
 @pytest.mark.django_db(databases=DB)
 def test_search_payload_cache_follows_every_kind_of_block_change():
-    selectors.registry().clear()
-    services.user_create(user_id="cache-user", name="C", metadata=None)
-    services.session_create(
+    get_registry().clear()
+    user_create(user_id="cache-user", name="C", metadata=None)
+    session_create(
         user_id="cache-user", session_id="s", annotations=None, metadata=None, blocks_ttl=None
     )
-    added = services.blocks_add(
+    added = blocks_add(
         user_id="cache-user",
         session_id="s",
-        items=[services.NewBlock(fact="I like the Summit Boot"), services.NewBlock(fact="other")],
+        items=[NewBlock(fact="I like the Summit Boot"), NewBlock(fact="other")],
         annotations=None,
         block_ttl=None,
         context_required=True,
@@ -165,7 +167,7 @@ def test_search_payload_cache_follows_every_kind_of_block_change():
             user_id="cache-user",
             session_id="s",
             query="Summit Boot",
-            criteria=search_criteria("cache-user", "s", {}),
+            filters={},
         )
         return {b["block_id"]: b for b in hits}
 
@@ -174,17 +176,17 @@ def test_search_payload_cache_follows_every_kind_of_block_change():
     assert before[first]["rel_score"] > before[second]["rel_score"]
     block = MemoryBlock.objects.get(block_id=first)
 
-    services.block_mark_queued([block.pk])
+    block_mark_queued([block.pk])
     assert found()[first]["last_queued_at"] != before[first]["last_queued_at"]
 
-    assert services.extraction_attempt(block.pk) == "ready"
+    assert extraction_attempt(block.pk) == "ready"
     extracted = found()[first]
     assert extracted["status"] == "ready" and extracted["summary"]
 
-    services.ttl_modify(user_id="cache-user", new_ttl=3600, session_id=None, block_ids=[first])
+    ttl_modify(user_id="cache-user", new_ttl=3600, session_id=None, block_ids=[first])
     assert found()[first]["expires_at"] is not None
 
-    services.block_update(
+    block_update(
         user_id="cache-user",
         session_id="s",
         block_id=first,
@@ -198,22 +200,14 @@ def test_search_payload_cache_follows_every_kind_of_block_change():
     )
     assert found()[first]["annotations"] == {"k": "v"}
 
-    services.blocks_delete(user_id="cache-user", session_id="s", block_ids=[first])
+    blocks_delete(user_id="cache-user", session_id="s", block_ids=[first])
     assert set(found()) == {second}
 
 
 @pytest.mark.django_db(databases=DB)
-def test_payloads_read_with_a_bare_cursor_equal_block_out():
-    from django.db import connections
-
-    from memoryserver.serializers import (
-        BLOCK_PAYLOAD_COLUMNS,
-        block_out,
-        block_payload_from_row,
-    )
-
-    services.user_create(user_id="raw-user", name="R", metadata=None)
-    services.session_create(
+def test_payloads_read_with_a_bare_cursor_equal_the_model_payload():
+    user_create(user_id="raw-user", name="R", metadata=None)
+    session_create(
         user_id="raw-user", session_id="s", annotations=None, metadata=None, blocks_ttl=3600
     )
     common = dict(
@@ -224,23 +218,23 @@ def test_payloads_read_with_a_bare_cursor_equal_block_out():
         prompt_id=None,
         prompt_vid=None,
     )
-    services.blocks_add(
-        items=[services.NewBlock(fact="a fact ü")],
+    blocks_add(
+        items=[NewBlock(fact="a fact ü")],
         annotations={"k": "v", "x": ""},
         context_required=True,
         created_at=datetime(2025, 5, 6, 7, 8, 9, 123456, tzinfo=UTC),
         **common,
     )
-    services.blocks_add(
-        items=[services.NewBlock(user_content="hi", assistant_content="")],
+    blocks_add(
+        items=[NewBlock(user_content="hi", assistant_content="")],
         annotations=None,
         context_required=False,
         created_at=None,
         **common,
     )
     blocks = list(MemoryBlock.objects.filter(user_key="raw-user"))
-    services.extraction_attempt(blocks[0].pk)  # summary and contexts filled in
-    services.block_mark_queued([blocks[1].pk])
+    extraction_attempt(blocks[0].pk)  # summary and contexts filled in
+    block_mark_queued([blocks[1].pk])
     for block in MemoryBlock.objects.filter(user_key="raw-user"):
         with connections[db_alias()].cursor() as cursor:
             cursor.execute(
@@ -249,6 +243,6 @@ def test_payloads_read_with_a_bare_cursor_equal_block_out():
                 [block.block_id],
             )
             raw = block_payload_from_row(cursor.fetchone())
-        expected = block_out(block)
+        expected = block_payload(block)
         assert raw == expected and list(raw) == list(expected)
         assert json.dumps(raw) == json.dumps(expected)

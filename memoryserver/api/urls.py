@@ -4,19 +4,22 @@ from __future__ import annotations
 
 from django.urls import path, re_path
 
-from memoryserver import views as v
+from memoryserver.api import health as h
+from memoryserver.api import views as v
+from memoryserver.api.base import in_thread_pool
+from memoryserver.api.errors import route_not_found
 
-P = v.in_thread_pool
+P = in_thread_pool
 U = "users/<str:user_id>"
 S = f"{U}/sessions/<str:session_id>"
 
 urlpatterns = [
-    path("health", P(v.HealthView.as_view())),
-    path("health/couchbase", P(v.DatabaseHealthView.as_view())),
-    path("health/models", P(v.ModelsHealthView.as_view())),
-    path("health/async-batch-processor", P(v.BatchHealthView.as_view())),
-    path("health/async-batch-processor-stats", P(v.BatchHealthView.as_view())),
-    path("health/memory", P(v.MemoryHealthView.as_view())),
+    path("health", P(h.HealthView.as_view())),
+    path("health/couchbase", P(h.DatabaseHealthView.as_view())),
+    path("health/models", P(h.ModelsHealthView.as_view())),
+    path("health/async-batch-processor", P(h.BatchHealthView.as_view())),
+    path("health/async-batch-processor-stats", P(h.BatchHealthView.as_view())),
+    path("health/memory", P(h.MemoryHealthView.as_view())),
     path("users", P(v.UsersView.as_view())),
     path(U, P(v.UserView.as_view())),
     path(f"{U}/ttl", P(v.UserTTLView.as_view())),
@@ -31,5 +34,5 @@ urlpatterns = [
     path("prompts/<str:prompt_id>", P(v.PromptView.as_view())),
     path("prompts/<str:prompt_id>/archive", P(v.PromptArchiveView.as_view())),
     path("prompts/<str:prompt_id>/versions", P(v.PromptVersionsView.as_view())),
-    re_path(r"^.*$", v.route_not_found),
+    re_path(r"^.*$", route_not_found),
 ]

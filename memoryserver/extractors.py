@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from django.conf import settings
+from django.utils.module_loading import import_string
 
 SUMMARY_MAX_CHARS = 400
 CONTEXT_MAX_CHARS = 120
@@ -121,6 +122,9 @@ class ModelExtractor:
     def _loop_and_client(self) -> tuple[asyncio.AbstractEventLoop, Any, str, Any]:
         state = getattr(self._local, "state", None)
         if state is None:
+            # Imported on first use, not with this module: the model factory pulls in the
+            # OpenAI client, which only the `model` extractor needs, and its absence is one
+            # failed attempt rather than a server that cannot start.
             try:
                 from llm.factory import chat_client, model_for
                 from llm.prompts import extraction_messages
@@ -162,8 +166,6 @@ _extractor_lock = threading.Lock()
 def build_extractor(name: str) -> Extractor:
     """`model`, `extractive`, or the dotted path of an Extractor class (a plug-in or test fake)."""
     if "." in name:
-        from django.utils.module_loading import import_string
-
         return import_string(name)()
     if name == "extractive":
         return ExtractiveExtractor()

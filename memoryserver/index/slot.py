@@ -1,8 +1,9 @@
-"""Per-user in-memory vector index: the search hot path never reads vectors from SQLite.
+"""One user's slot of the in-memory vector index: the search hot path never reads SQLite.
 
 Each loaded user has a matrix of normalised vectors plus the columns search filters on
 (session, times, expiry, status, prompt, annotations). Writes update it in place under the
-registry lock, so a block is searchable the moment its write returns.
+registry's lock (`memoryserver.index.registry`), so a block is searchable the moment its
+write returns.
 
 It also caches each block's response payload once a search has returned it, so a repeated
 hit costs no SQL. Every change to a block goes through upsert/set_fields/remove (or
@@ -12,16 +13,12 @@ hit costs no SQL. Every change to a block goes through upsert/set_fields/remove 
 from __future__ import annotations
 
 import math
-from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 import numpy as np
-
-from memoryserver.rwlock import RWLock
 
 STATUS_CODES = {"processing": 0, "ready": 1, "extraction_failed": 2}
 _INF = math.inf
@@ -372,56 +369,3 @@ class UserIndex:
         else:
             order = np.lexsort((-pks, -self.ingested[positions]))
         return [Hit(self.ids[p], None) for p in positions[order]]  # type: ignore[misc]
-
-
-class IndexRegistry:
-    """LRU of loaded user indexes, bounded by the total number of vectors held.
-
-    Searches share the read lock; loads and every mutation take the write lock.
-    """
-
-    def __init__(self, max_blocks: int) -> None:
-        self.max_blocks = max_blocks
-        self.lock = RWLock()
-        self._users: OrderedDict[str, UserIndex] = OrderedDict()
-
-    @contextmanager
-    def reading(self, user_id: str, loader: Callable[[], UserIndex]) -> Iterator[UserIndex]:
-        """Yield the user's index under the read lock, loading it first when absent."""
-        while True:
-            with self.lock.read():
-                index = self._users.get(user_id)
-                if index is not None:
-                    yield index
-                    return
-            with self.lock.write():
-                if user_id not in self._users:
-                    self._users[user_id] = loader()
-                    self._evict(keep=user_id)
-
-    def loaded(self, user_id: str) -> UserIndex | None:
-        """The user's index if loaded; call under `lock.write()` to mutate it."""
-        index = self._users.get(user_id)
-        if index is not None:
-            self._users.move_to_end(user_id)
-        return index
-
-    def drop(self, user_id: str) -> None:
-        with self.lock.write():
-            self._users.pop(user_id, None)
-
-    def clear(self) -> None:
-        with self.lock.write():
-            self._users.clear()
-
-    def users(self) -> list[str]:
-        with self.lock.read():
-            return list(self._users)
-
-    def _evict(self, keep: str) -> None:
-        total = sum(len(i) for i in self._users.values())
-        for user_id in list(self._users):
-            if total <= self.max_blocks:
-                break
-            if user_id != keep:
-                total -= len(self._users.pop(user_id))

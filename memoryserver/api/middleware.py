@@ -9,7 +9,7 @@ from asgiref.sync import markcoroutinefunction
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 
-from memoryserver.errors import envelope
+from memoryserver.api.errors import envelope
 
 # Public like on the real server: liveness probes and the SDK's read-timeout probe.
 PUBLIC_PATHS = frozenset({"/health", "/metrics"})

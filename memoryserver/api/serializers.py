@@ -1,15 +1,20 @@
-"""Request validation (DRF serializers) and the response shapes the SDK parses."""
+"""Input serializers (DRF) and the response shapes the SDK parses.
+
+A block's shape is `memoryserver.payloads.block_payload`, shared with the search's fast path.
+"""
 
 from __future__ import annotations
 
-import json
 import re
 from datetime import UTC, datetime
 from typing import Any
 
 from rest_framework import serializers
 
-from memoryserver.models import MemoryBlock, MemorySession, MemoryUser, Prompt, PromptVersion
+from memoryserver.errors import ApiError
+from memoryserver.models import MemorySession, MemoryUser, Prompt, PromptVersion
+from memoryserver.payloads import iso
+from memoryserver.services.blocks import NewBlock
 
 ANNOTATION_KEY = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_]*$")
 
@@ -32,10 +37,6 @@ def parse_time(value: Any, field: str) -> datetime:
     except ValueError as exc:
         raise serializers.ValidationError({field: "must be a valid ISO 8601 datetime"}) from exc
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
-
-
-def iso(value: datetime | None) -> str | None:
-    return value.astimezone(UTC).isoformat() if value is not None else None
 
 
 class IdField(serializers.CharField):
@@ -107,6 +108,17 @@ class UserUpdate(serializers.Serializer):
         return attrs
 
 
+def metadata_filters(pairs: list[str]) -> dict[str, str]:
+    """`?metadata=key=value` query parameters as a dict (a malformed one is 400)."""
+    metadata: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise ApiError("metadata filters look like key=value", details={"metadata": pair})
+        metadata[key] = value
+    return metadata
+
+
 class TTLUpdate(serializers.Serializer):
     new_ttl = NonNegativeInt()
     session_id = IdField(required=False, allow_null=True)
@@ -138,6 +150,17 @@ class SessionUpdate(serializers.Serializer):
 
 
 # --- memory ----------------------------------------------------------------------------
+
+
+def new_block(*, fact: str | None = None, message: dict[str, str] | None = None) -> NewBlock:
+    """The block a validated fact or message asks for, its text stripped."""
+    if fact is not None:
+        return NewBlock(fact=fact.strip())
+    assert message is not None
+    return NewBlock(
+        user_content=message.get("user_content", "").strip(),
+        assistant_content=message.get("assistant_content", "").strip(),
+    )
 
 
 class ChatMessageIn(serializers.Serializer):
@@ -193,6 +216,8 @@ class MemoryAdd(PromptRefMixin):
         if attrs.get("created_at") is not None:
             attrs["created_at"] = parse_time(attrs["created_at"], "created_at")
         self._check_prompt(attrs)
+        attrs["items"] = [new_block(fact=f) for f in facts or []]
+        attrs["items"] += [new_block(message=m) for m in messages or []]
         return attrs
 
 
@@ -209,6 +234,11 @@ class MemoryUpdate(PromptRefMixin):
         if all(attrs.get(f) is None for f in fields):
             raise serializers.ValidationError(f"give at least one of {', '.join(fields)}")
         self._check_prompt(attrs)
+        attrs["content"] = None
+        if attrs.get("fact") is not None:
+            attrs["content"] = new_block(fact=attrs["fact"])
+        elif attrs.get("message") is not None:
+            attrs["content"] = new_block(message=attrs["message"])
         return attrs
 
 
@@ -348,110 +378,15 @@ def session_out(session: MemorySession, user_id: str) -> dict[str, Any]:
     }
 
 
-def block_out(block: MemoryBlock, rel_score: float | None = None) -> dict[str, Any]:
-    is_fact = block.fact is not None
-    return {
-        "block_id": block.block_id,
-        "user_id": block.user_key,
-        "session_id": block.session_key,
-        "message": None
-        if is_fact
-        else {
-            "user_content": block.user_content or "",
-            "assistant_content": block.assistant_content or "",
-        },
-        "fact": block.fact,
-        "ingested_at": iso(block.ingested_at),
-        "created_at": iso(block.created_at),
-        "last_queued_at": iso(block.last_queued_at),
-        "fail_count": block.fail_count,
-        "annotations": block.annotations,
-        "summary": block.summary,
-        "contexts": block.contexts,
-        "status": block.status,
-        "rel_score": rel_score,
-        "prompt_id": block.prompt_id,
-        "prompt_vid": block.prompt_vid,
-        # Not in the SDK model (ignored there); lets a caller see when a block will go.
-        "expires_at": iso(block.expires_at),
-    }
-
-
-# Columns read for a block's payload when a search hit is not cached in the index; the
-# order matches `block_payload_from_row`. A bare cursor skips the ORM's query compiler and
-# model construction, which cost ten times the SELECT itself.
-BLOCK_PAYLOAD_COLUMNS = (
-    "block_id, user_key, session_key, fact, user_content, assistant_content, ingested_at, "
-    "created_at, last_queued_at, fail_count, annotations, summary, contexts, status, "
-    "prompt_id, prompt_vid, expires_at"
-)
-
-
-def _db_time(value: Any) -> datetime | None:
-    # SQLite hands back naive UTC datetimes (or their text); Django would make them aware.
-    if value is None:
-        return None
-    if isinstance(value, str):
-        value = datetime.fromisoformat(value)
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value
-
-
-def _db_json(value: Any) -> Any:
-    return json.loads(value) if isinstance(value, str) else value
-
-
-def block_payload_from_row(row: tuple[Any, ...]) -> dict[str, Any]:
-    """`block_out(block)` built from a raw BLOCK_PAYLOAD_COLUMNS row: same keys, same order."""
-    (
-        block_id,
-        user_key,
-        session_key,
-        fact,
-        user_content,
-        assistant_content,
-        ingested_at,
-        created_at,
-        last_queued_at,
-        fail_count,
-        annotations,
-        summary,
-        contexts,
-        status,
-        prompt_id,
-        prompt_vid,
-        expires_at,
-    ) = row
-    return {
-        "block_id": block_id,
-        "user_id": user_key,
-        "session_id": session_key,
-        "message": None
-        if fact is not None
-        else {"user_content": user_content or "", "assistant_content": assistant_content or ""},
-        "fact": fact,
-        "ingested_at": iso(_db_time(ingested_at)),
-        "created_at": iso(_db_time(created_at)),
-        "last_queued_at": iso(_db_time(last_queued_at)),
-        "fail_count": fail_count,
-        "annotations": _db_json(annotations),
-        "summary": summary,
-        "contexts": _db_json(contexts),
-        "status": status,
-        "rel_score": None,
-        "prompt_id": prompt_id,
-        "prompt_vid": prompt_vid,
-        "expires_at": iso(_db_time(expires_at)),
-    }
-
-
-def prompt_out(prompt: Prompt, version_count: int, text: str) -> dict[str, Any]:
+def prompt_out(prompt: Prompt) -> dict[str, Any]:
+    """A prompt as `selectors.prompt_detail` returns it (version_count, current_text)."""
     return {
         "prompt_id": prompt.prompt_id,
-        "prompt": text,
+        "prompt": prompt.current_text,  # type: ignore[attr-defined]
         "description": prompt.description,
         "annotations": prompt.annotations,
         "current_vid": prompt.current_vid,
-        "version_count": version_count,
+        "version_count": prompt.version_count,  # type: ignore[attr-defined]
         "last_updated_at": iso(prompt.last_updated_at),
         "archived": prompt.archived,
     }

@@ -1,0 +1,4 @@
+"""HTTP layer of the embedded server: DRF views, serializers, URLconf, error envelope, bearer check.
+
+Nothing below this package imports it.
+"""

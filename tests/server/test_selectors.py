@@ -1,0 +1,90 @@
+"""Reads of the embedded server, in process: listings cost the same few queries at any size."""
+
+from __future__ import annotations
+
+import math
+from datetime import UTC, datetime
+
+import pytest
+from django.db import connections
+from django.test.utils import CaptureQueriesContext
+
+from memoryserver import selectors
+from memoryserver.db import db_alias
+from memoryserver.services.prompts import prompt_create, prompt_update
+from memoryserver.services.sessions import session_create
+from memoryserver.services.users import user_create
+
+DB = ["default", "agentmemory"]  # agentmemory test DB depends on default
+
+
+def _counted(read):
+    with CaptureQueriesContext(connections[db_alias()]) as queries:
+        result = read()
+    return result, len(queries)
+
+
+@pytest.mark.django_db(databases=DB)
+def test_listing_users_reads_every_listed_users_sessions_in_one_query():
+    for n in range(4):
+        user_create(user_id=f"lister-{n}", name="Lister", metadata=None)
+        for s in range(n):
+            session_create(
+                user_id=f"lister-{n}",
+                session_id=f"s{s}",
+                annotations=None,
+                metadata=None,
+                blocks_ttl=None,
+            )
+
+    def listed(limit: int):
+        users, total = selectors.users_list(name="Lister", metadata={}, limit=limit, offset=0)
+        return [(user.user_id, session_ids) for user, session_ids in users], total
+
+    (one, total_one), queries_one = _counted(lambda: listed(1))
+    (four, total_four), queries_four = _counted(lambda: listed(4))
+    assert four == [
+        ("lister-0", []),
+        ("lister-1", ["s0"]),
+        ("lister-2", ["s0", "s1"]),
+        ("lister-3", ["s0", "s1", "s2"]),
+    ]
+    assert one == four[:1] and total_one == total_four == 4
+    assert queries_four == queries_one
+
+
+@pytest.mark.django_db(databases=DB)
+def test_listing_prompts_reads_counts_and_current_text_with_the_page():
+    for n in range(3):
+        prompt_create(prompt_id=f"listed-{n}", text=f"v0 of {n}", description="", annotations=None)
+    prompt_update(prompt_id="listed-1", text="v1 of 1", description=None, annotations=None)
+
+    def listed(limit: int):
+        prompts, total = selectors.prompts_list(limit=limit, offset=0)
+        mine = [p for p in prompts if p.prompt_id.startswith("listed-")]
+        return [(p.prompt_id, p.version_count, p.current_text) for p in mine], total
+
+    (one, _), queries_one = _counted(lambda: listed(1))
+    (three, _), queries_three = _counted(lambda: listed(3))
+    assert three == [
+        ("listed-0", 1, "v0 of 0"),
+        ("listed-1", 2, "v1 of 1"),
+        ("listed-2", 1, "v0 of 2"),
+    ]
+    assert one == three[:1]
+    assert queries_three == queries_one
+    detail = selectors.prompt_detail(prompt_id="listed-1")
+    assert (detail.version_count, detail.current_text) == (2, "v1 of 1")
+
+
+def test_search_criteria_default_to_the_searched_session():
+    assert selectors.search_criteria(session_id="s", filters={}).session_ids == ["s"]
+    everywhere = selectors.search_criteria(session_id="s", filters={"session_ids": "all"})
+    assert everywhere.session_ids is None
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+    dated = selectors.search_criteria(
+        session_id="s", filters={"session_ids": ["a", "b"], "created_start_time": start}
+    )
+    assert dated.session_ids == ["a", "b"]
+    assert dated.created_range == (start.timestamp(), math.inf)
+    assert dated.ingested_range == (-math.inf, math.inf)
