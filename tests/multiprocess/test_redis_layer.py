@@ -1,8 +1,10 @@
-"""Channels' Redis layer (`CHANNEL_LAYER_URL`) carries a group message between processes.
+"""Channels' Redis layer (`CHANNEL_LAYER_URL`) carries `memory.changed` between processes.
 
-A shopper's panels can be held by different daphne processes; a message for the shopper's
-group sent by one process (an erase in the admin, a delete in another tab) must reach a
-socket the other one holds. The in-memory layer cannot do that; Redis must.
+A shopper's panels can be held by different daphne processes; the message that their
+memory was erased, sent by one process (the admin, the records API, another tab), must reach
+a socket the other process holds, in the shopper's group (`memoryapp.notify`). The
+in-memory layer cannot do that; Redis must. A stand-in consumer joins the group here
+(`tests/support/layer_probe.py`), exactly as the panel's consumer does.
 """
 
 from __future__ import annotations
@@ -16,13 +18,15 @@ import websockets
 
 from tests.support.daphne import daphne_start
 
+PROBE = "tests.support.layer_probe:application"
+
 
 @pytest.fixture(scope="module")
 def two_processes(redis_server, tmp_path_factory):
     log_dir = tmp_path_factory.mktemp("redis-layer")
     env = {"CHANNEL_LAYER_URL": redis_server.url, "AISLE_VAR_DIR": str(log_dir)}
-    shops = [daphne_start("tests.support.layer_probe:application", env=env, log_dir=log_dir)]
-    shops.append(daphne_start("tests.support.layer_probe:application", env=env, log_dir=log_dir))
+    shops = [daphne_start(PROBE, env=env, log_dir=log_dir)]
+    shops.append(daphne_start(PROBE, env=env, log_dir=log_dir))
     yield shops
     for shop in shops:
         shop.stop()
@@ -33,31 +37,38 @@ async def _receive(socket, timeout: float = 10.0) -> dict:
 
 
 @pytest.mark.parametrize("direction", ["A to B", "B to A"])
-async def test_a_group_message_crosses_processes(two_processes, direction):
-    sender, listener = two_processes if direction == "A to B" else two_processes[::-1]
-    group = f"memory.shopper.{secrets.token_hex(8)}"
+async def test_memory_changed_reaches_a_panel_held_by_the_other_process(two_processes, direction):
+    sender, holder = two_processes if direction == "A to B" else two_processes[::-1]
+    username = f"shopper-{secrets.token_hex(4)}"
     async with (
-        websockets.connect(listener.ws_url(f"/probe/{group}/")) as panel,
-        websockets.connect(sender.ws_url("/probe/unrelated/")) as admin,
+        websockets.connect(holder.ws_url(f"/probe/{username}/")) as panel,
+        websockets.connect(sender.ws_url("/probe/someone-else/")) as admin,
     ):
-        await admin.send(json.dumps({"group": group, "text": "memory erased"}))
-        sent = await _receive(admin)
+        await admin.send(json.dumps({"username": username, "session_ids": ["session3"]}))
+        ack = await _receive(admin)
         received = await _receive(panel)
-    assert received["text"] == "memory erased"
-    assert received["pid"] == sent["pid"] == sender.process.pid != listener.process.pid
+    assert ack == {"sent": True, "pid": sender.process.pid}
+    assert received == {
+        "type": "memory.changed",
+        "reason": "erased",
+        "session_ids": ["session3"],
+        "block_id": None,
+        "pid": holder.process.pid,
+    }
 
 
-async def test_a_group_message_reaches_only_its_group(two_processes):
+async def test_memory_changed_reaches_only_that_shoppers_panels(two_processes):
     shop_a, shop_b = two_processes
-    mine, other = (f"memory.shopper.{secrets.token_hex(8)}" for _ in range(2))
+    ann, ben = (f"shopper-{secrets.token_hex(4)}" for _ in range(2))
     async with (
-        websockets.connect(shop_b.ws_url(f"/probe/{mine}/")) as my_panel,
-        websockets.connect(shop_b.ws_url(f"/probe/{other}/")) as other_panel,
-        websockets.connect(shop_a.ws_url("/probe/unrelated/")) as admin,
+        websockets.connect(shop_b.ws_url(f"/probe/{ann}/")) as ann_panel,
+        websockets.connect(shop_b.ws_url(f"/probe/{ben}/")) as ben_panel,
+        websockets.connect(shop_a.ws_url("/probe/staff/")) as admin,
     ):
-        await admin.send(json.dumps({"group": mine, "text": "for me"}))
+        await admin.send(json.dumps({"username": ann, "session_ids": ["session1"]}))
         await _receive(admin)
-        assert (await _receive(my_panel))["text"] == "for me"
-        # The other shopper's panel hears nothing; a message of its own then arrives first.
-        await admin.send(json.dumps({"group": other, "text": "for them"}))
-        assert (await _receive(other_panel))["text"] == "for them"
+        assert (await _receive(ann_panel))["session_ids"] == ["session1"]
+        # Ben's panel heard nothing of Ann's erase: the first message it gets is its own.
+        await admin.send(json.dumps({"username": ben, "session_ids": ["session7"]}))
+        await _receive(admin)
+        assert (await _receive(ben_panel))["session_ids"] == ["session7"]

@@ -1,11 +1,13 @@
-"""A websocket endpoint that joins a channel-layer group, for testing the layer itself.
+"""A stand-in panel socket for testing the channel layer across processes.
 
     daphne tests.support.layer_probe:application
 
-`/probe/<group>/` joins `<group>` on connect and forwards every `probe.message` the group
-gets to the client as `{"text": ..., "pid": <sending process>}`; a text frame
-`{"group": g, "text": t}` sends `probe.message` to group `g` from this process. It runs on
-the shop's own settings, so the layer is the one `CHANNEL_LAYER_URL` configures.
+`/probe/<username>/` joins the shopper's group (`memoryapp.notify.shopper_group`), as the
+chat panel's consumer does, and forwards every `memory.changed` message the group gets to
+the client. A text frame `{"username": u, "session_ids": [...]}` sends `memory.changed`
+("erased") to `u`'s panels from this process through `memoryapp.notify`, as the admin, the
+records API or `forget_shopper` do, and answers `{"sent": true, "pid": ...}`. It runs on the
+shop's own settings, so the layer is the one `CHANNEL_LAYER_URL` configures.
 """
 
 from __future__ import annotations
@@ -22,10 +24,12 @@ from channels.generic.websocket import AsyncWebsocketConsumer  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.urls import path  # noqa: E402
 
+from memoryapp.notify import memory_changed_send_async, shopper_group  # noqa: E402
+
 
 class ProbeConsumer(AsyncWebsocketConsumer):
     async def connect(self) -> None:
-        self.group = self.scope["url_route"]["kwargs"]["group"]
+        self.group = shopper_group(self.scope["url_route"]["kwargs"]["username"])
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
 
@@ -34,18 +38,18 @@ class ProbeConsumer(AsyncWebsocketConsumer):
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         frame = json.loads(text_data or "{}")
-        await self.channel_layer.group_send(
-            frame["group"], {"type": "probe.message", "text": frame["text"], "pid": os.getpid()}
+        sent = await memory_changed_send_async(
+            username=frame["username"], reason="erased", session_ids=frame["session_ids"]
         )
-        await self.send(text_data=json.dumps({"sent": frame["text"], "pid": os.getpid()}))
+        await self.send(text_data=json.dumps({"sent": sent, "pid": os.getpid()}))
 
-    async def probe_message(self, message: dict) -> None:
-        await self.send(text_data=json.dumps({"text": message["text"], "pid": message["pid"]}))
+    async def memory_changed(self, message: dict) -> None:
+        await self.send(text_data=json.dumps({**message, "pid": os.getpid()}))
 
 
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
-        "websocket": URLRouter([path("probe/<str:group>/", ProbeConsumer.as_asgi())]),
+        "websocket": URLRouter([path("probe/<str:username>/", ProbeConsumer.as_asgi())]),
     }
 )
