@@ -7,9 +7,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from decimal import Decimal
 
-from django.db.models import Q
+from django.contrib.auth.hashers import UNUSABLE_PASSWORD_PREFIX
+from django.db.models import Q, QuerySet
 
-from shop.models import ALL_SIZES, Category, Colour, Product, Variant
+from shop.models import ALL_SIZES, Category, Colour, DemoShopper, Product, Variant
 
 _WORD = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 # Words that say nothing about which product is meant.
@@ -362,3 +363,14 @@ def catalog_vocabulary(*, brands: Iterable[str] | None = None) -> dict[str, list
         "sizes": list(ALL_SIZES),
         "brands": sorted(set(brands)),
     }
+
+
+def demo_shoppers_listed() -> QuerySet[DemoShopper]:
+    """The shoppers the sign-in page offers: listed, and ones it would actually open."""
+    return DemoShopper.objects.filter(
+        listed=True,
+        user__is_staff=False,
+        user__is_superuser=False,
+        user__privileged_account__isnull=True,
+        user__password__startswith=UNUSABLE_PASSWORD_PREFIX,
+    ).select_related("user")
