@@ -56,6 +56,8 @@ RELEVANT_K = 10
 # The memory policy's default retention for a session's turns (90 days); facts never expire.
 SESSION_TTL_SECONDS = 90 * 86400
 KINDS = ("exact", "topic", "paraphrase")
+# A shopper may like two brands or colours: "which brands do I like?" is answered by both.
+POOLED_TOPICS = ("brand", "colour/liked")
 
 # --- vocabulary ----------------------------------------------------------------------------
 
@@ -395,7 +397,7 @@ class _Builder:
         questions = [
             question
             for n, unit in enumerate(units)
-            if (question := self._question(unit, f"{user_id}/q{n + 1}", visits)) is not None
+            if (question := self._question(unit, f"{user_id}/q{n + 1}", visits, units)) is not None
         ]
         name = SHOPPER_NAMES[self.number % len(SHOPPER_NAMES)]
         return Shopper(user_id, name, tuple(visits), tuple(questions))
@@ -484,13 +486,22 @@ class _Builder:
             exchanges.append(exchange)
         return Visit(f"session{number + 1}", day, tuple(exchanges))
 
-    def _question(self, unit: _Unit, key: str, visits: list[Visit]) -> Question | None:
-        """One question for the unit, of a kind drawn at random, its kind checked on its words."""
+    def _question(
+        self, unit: _Unit, key: str, visits: list[Visit], units: list[_Unit]
+    ) -> Question | None:
+        """One question for the unit, of a kind drawn at random, its kind checked on its words.
+
+        An exact question names its unit's brand or colour; the others ("which brands do I
+        like?") are answered by every unit of the same topic.
+        """
         texts = visit_texts(visits)
-        answers = [texts[k] for k in unit.keys]
         kinds = list(KINDS)
         self.rng.shuffle(kinds)
         for kind in kinds:
+            keys = unit.keys
+            if kind != "exact" and unit.topic in POOLED_TOPICS:
+                keys = [k for other in units if other.topic == unit.topic for k in other.keys]
+            answers = [texts[k] for k in keys]
             templates = list(unit.questions.get(kind, []))
             self.rng.shuffle(templates)
             for template in templates:
@@ -503,7 +514,7 @@ class _Builder:
                     if question_kind(text, unit.needle, answers) != kind:
                         break  # the template itself is of another kind: try the next one
                     self.asked.add(text)
-                    return Question(key, text, kind, unit.topic, tuple(unit.keys))
+                    return Question(key, text, kind, unit.topic, tuple(keys))
         return None
 
     # -- how things get said --
@@ -1110,30 +1121,33 @@ def run_embedder(
 ) -> list[tuple[str, str, list[Answered]]]:
     from tests.support.agentmemory_server import start_agentmemory_server
 
-    tmp = Path(tempfile.mkdtemp(prefix=f"recall-{embedder}-"))
     env = {"AGENT_MEMORY_EMBEDDER": embedder, "AGENT_MEMORY_EXTRACTOR": "extractive"}
-    base_url, stop = start_agentmemory_server(tmp, **env)
-    started = time.monotonic()
-    try:
-        with AgentMemoryClient(base_url=base_url, max_retries=0, timeout=120) as client:
-            ids: dict[str, str] = {}
-            for shopper in shoppers:
-                ids.update(shopper_store(client, shopper))
-            extraction_wait(client, shoppers)
-    finally:
-        stop()
-    log(f"{embedder}: stored {len(ids)} blocks in {time.monotonic() - started:.0f} s")
     rows = []
-    for mode in modes:
-        base_url, stop = start_agentmemory_server(tmp, AGENT_MEMORY_SEARCH_MODE=mode, **env)
+    with tempfile.TemporaryDirectory(prefix=f"recall-{embedder}-") as tmp:
+        base_url, stop = start_agentmemory_server(tmp, **env)
+        started = time.monotonic()
         try:
             with AgentMemoryClient(base_url=base_url, max_retries=0, timeout=120) as client:
-                answered = shoppers_ask(client, shoppers, ids)
+                ids: dict[str, str] = {}
+                for shopper in shoppers:
+                    ids.update(shopper_store(client, shopper))
+                extraction_wait(client, shoppers)
         finally:
             stop()
-        figures = figures_of(answered)
-        log(f"{embedder} {mode}: recall@5 {figures.recall5:.3f} recall@10 {figures.recall10:.3f}")
-        rows.append((mode, embedder, answered))
+        log(f"{embedder}: stored {len(ids)} blocks in {time.monotonic() - started:.0f} s")
+        # One server per mode on the same data: a fresh process, so no query vector is cached.
+        for mode in modes:
+            base_url, stop = start_agentmemory_server(tmp, AGENT_MEMORY_SEARCH_MODE=mode, **env)
+            try:
+                with AgentMemoryClient(base_url=base_url, max_retries=0, timeout=120) as client:
+                    answered = shoppers_ask(client, shoppers, ids)
+            finally:
+                stop()
+            figures = figures_of(answered)
+            log(
+                f"{embedder} {mode}: recall@5 {figures.recall5:.3f} recall@10 {figures.recall10:.3f}"
+            )
+            rows.append((mode, embedder, answered))
     return rows
 
 
