@@ -45,12 +45,16 @@ def _stemmer() -> snowballstemmer.stemmer:
 
 
 def _term(word: str) -> str:
+    if not word.isalpha():
+        # Numbers, sizes and codes ("44", "12th", "ts-0001" parts) are not stemmed, and
+        # being endless they are not cached either.
+        ordinal = _ORDINAL.match(word)
+        return ordinal.group(1) if ordinal else word
     term = _stems.get(word)
     if term is None:
         plain = unicodedata.normalize("NFKD", word)
         plain = "".join(c for c in plain if not unicodedata.combining(c))
-        ordinal = _ORDINAL.match(plain)
-        term = ordinal.group(1) if ordinal else _stemmer().stemWord(plain)
+        term = _stemmer().stemWord(plain)
         if len(_stems) >= _CACHE_LIMIT:
             _stems.clear()
         _stems[word] = term
