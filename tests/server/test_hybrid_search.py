@@ -281,3 +281,13 @@ def test_lexical_index_follows_update_delete_expiry_and_extraction(shopper, sett
     assert found("quokka") == set()
     user_delete(user_id=shopper)
     assert get_registry().loaded(shopper) is None
+
+
+def test_lexical_postings_follow_the_slot_through_growth_and_compaction():
+    texts = [f"note {n} about the colour {'teal' if n % 50 == 7 else 'grey'}" for n in range(600)]
+    vectors = HashingEmbedder().embed(texts)
+    index = _index(texts, vectors)
+    index.remove([f"b{n}" for n in range(400)])  # most slots dead: the slot compacts
+    hits = index.search(Query(now=0.0, terms=query_terms("teal"), relevant_k=50))
+    assert sorted(h.block_id for h in hits) == [f"b{n}" for n in range(400, 600) if n % 50 == 7]
+    assert [h.block_id for h in index.search(Query(now=0.0, terms=["412"]))] == ["b412"]
