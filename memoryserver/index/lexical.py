@@ -37,7 +37,7 @@ class LexicalIndex:
         self._df: dict[str, int] = {}
         self._doc_position = array("q")  # document -> slot position, -1 once retired
         self._doc_length = array("f")
-        self._doc_terms: list[Counter[str] | None] = []
+        self._doc_terms: list[tuple[str, ...] | None] = []  # a live document's distinct terms
         self._doc_of: dict[int, int] = {}  # slot position -> its live document
         self._live = 0
         self._total_length = 0
@@ -46,15 +46,13 @@ class LexicalIndex:
         """Index the text of the block at `position`, replacing what it had."""
         self.drop(position)
         counts = Counter(text_terms(text))
-        if counts:
-            self._add(position, counts)
-
-    def _add(self, position: int, counts: Counter[str]) -> None:
+        if not counts:
+            return
         doc = len(self._doc_position)
         length = sum(counts.values())
         self._doc_position.append(position)
         self._doc_length.append(length)
-        self._doc_terms.append(counts)
+        self._doc_terms.append(tuple(counts))
         self._doc_of[position] = doc
         self._live += 1
         self._total_length += length
@@ -71,9 +69,9 @@ class LexicalIndex:
         doc = self._doc_of.pop(position, None)
         if doc is None:
             return
-        counts = self._doc_terms[doc]
-        assert counts is not None
-        for term in counts:
+        terms = self._doc_terms[doc]
+        assert terms is not None
+        for term in terms:
             left = self._df[term] - 1
             if left:
                 self._df[term] = left
@@ -96,14 +94,21 @@ class LexicalIndex:
         self._doc_of = {moved[p]: doc for p, doc in self._doc_of.items()}
 
     def _rebuild(self) -> None:
-        live = [
-            (int(self._doc_position[doc]), counts)
-            for doc, counts in enumerate(self._doc_terms)
-            if counts is not None
-        ]
-        self._reset()
-        for position, counts in live:
-            self._add(position, counts)
+        """Drop retired documents: renumber the live ones and keep only their postings."""
+        live = [doc for doc, terms in enumerate(self._doc_terms) if terms is not None]
+        renumber = np.full(len(self._doc_position), -1, dtype=np.int64)
+        renumber[live] = np.arange(len(live))
+        for term, (docs_raw, counts_raw) in self._postings.items():
+            docs = renumber[np.frombuffer(docs_raw, dtype=np.int64)]
+            keep = docs >= 0
+            kept_docs, kept_counts = array("q"), array("f")
+            kept_docs.frombytes(docs[keep].tobytes())
+            kept_counts.frombytes(np.frombuffer(counts_raw, dtype=np.float32)[keep].tobytes())
+            self._postings[term] = (kept_docs, kept_counts)
+        self._doc_position = array("q", (self._doc_position[d] for d in live))
+        self._doc_length = array("f", (self._doc_length[d] for d in live))
+        self._doc_terms = [self._doc_terms[d] for d in live]
+        self._doc_of = {int(p): doc for doc, p in enumerate(self._doc_position)}
 
     def scores(self, terms: list[str], size: int) -> tuple[np.ndarray, float]:
         """BM25 of every slot position for the query terms, and the query's total idf.

@@ -291,3 +291,18 @@ def test_lexical_postings_follow_the_slot_through_growth_and_compaction():
     hits = index.search(Query(now=0.0, terms=query_terms("teal"), relevant_k=50))
     assert sorted(h.block_id for h in hits) == [f"b{n}" for n in range(400, 600) if n % 50 == 7]
     assert [h.block_id for h in index.search(Query(now=0.0, terms=["412"]))] == ["b412"]
+
+
+def test_rewritten_blocks_rank_as_if_written_once():
+    from memoryserver.index.lexical import LexicalIndex
+
+    words = ["teal boots", "grey boots size 44", "teal scarf", "linen shirt", "boots boots"]
+    churned, fresh = LexicalIndex(), LexicalIndex()
+    for round_ in range(30):  # 30 versions of 50 blocks: retired texts pile up, then go
+        for position in range(50):
+            churned.set(position, f"{words[(position + round_) % 5]} note {round_}")
+    for position in range(50):
+        fresh.set(position, f"{words[(position + 29) % 5]} note 29")
+    for query in (["teal"], ["boot", "44"], ["note", "29"], ["28"]):
+        assert np.allclose(churned.scores(query, 50)[0], fresh.scores(query, 50)[0])
+        assert churned.scores(query, 50)[1] == pytest.approx(fresh.scores(query, 50)[1])
