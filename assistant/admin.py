@@ -34,6 +34,7 @@ class ChatTurnInline(admin.TabularInline):
         "saved_ids",
         "tool_names",
         "error",
+        "stopped",
     )
     readonly_fields = fields
 

@@ -11,7 +11,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from memoryapp.records import RecordNotFound, record_delete, records_list
+from memoryapp.records import RecordNotFound
+from memoryapp.selectors import records_list
+from memoryapp.services import record_delete
 from memoryapp.types import MemoryUnavailable
 
 UNAVAILABLE = {"detail": "Memory is unavailable right now."}
@@ -51,8 +53,17 @@ class RecordSerializer(serializers.Serializer):
     text = serializers.CharField()
     created_at = serializers.CharField(allow_null=True)
     ingested_at = serializers.CharField()
-    expires_at = serializers.CharField(allow_null=True)
+    expires_at = serializers.CharField(
+        allow_null=True,
+        help_text="When the server drops the record (ISO 8601, derived from its session's "
+        "retention and its write time); null when it is kept.",
+    )
     status = serializers.CharField()
+    category = serializers.CharField(allow_null=True, help_text="facts: size, budget, colour, ...")
+    slot = serializers.CharField(allow_null=True, help_text="facts: e.g. size/shoes, colour/yellow")
+    superseded = serializers.BooleanField(
+        help_text="a fact replaced by a newer one of its slot: history, never recalled"
+    )
 
 
 class RecordPageSerializer(serializers.Serializer):
@@ -95,7 +106,7 @@ class RecordDeleteView(APIView):
 
     @extend_schema(request=None, responses={200: dict})
     def post(self, request: Request, block_id: str) -> Response:
-        """Delete one of the signed-in shopper's own records."""
+        """Delete one of the signed-in shopper's own records; their open panels are told."""
         try:
             deleted = record_delete(username=request.user.get_username(), block_id=block_id)
         except RecordNotFound:

@@ -163,3 +163,6 @@ JUDGE_MODEL = env_str("JUDGE_MODEL", "gpt-4o-mini")
 # Unset: the judge's model writes the episode record when a session closes.
 EPISODE_MODEL = env_str("EPISODE_MODEL", "")
 MODEL_TIMEOUT_SECONDS = env_float("MODEL_TIMEOUT_SECONDS", 60.0, minimum=1.0)
+# The offline model's pause after each streamed word: a few ms reads like a fast model;
+# 30-60 shows streaming and Stop at a human pace; 0 streams as fast as possible.
+OFFLINE_MODEL_STREAM_DELAY_MS = env_float("OFFLINE_MODEL_STREAM_DELAY_MS", 4.0, minimum=0.0)

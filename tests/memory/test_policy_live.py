@@ -88,7 +88,14 @@ async def test_turn_and_fact_blocks_carry_the_specified_annotations_and_ttls(
     by_id = {b.block_id: b for b in page.memory_blocks}
     turn, fact = by_id[turn_ids[0]], by_id[fact_ids[0]]
     assert turn.annotations == {"type": "turn"} and turn.message.user_content == "show me jeans"
-    assert fact.annotations == {"type": "fact"} and fact.fact == "The shopper wears size M."
+    assert fact.fact == "The shopper wears size M."
+    # `type` is what recall filters on; the slot is what consolidation files it under.
+    assert fact.annotations == {
+        "type": "fact",
+        "category": "size",
+        "slot": "size/tops",
+        "value": "M",
+    }
     # A dated session: the chosen day, the real time of day.
     assert turn.created_at.startswith("2026-05-01T") and fact.created_at.startswith("2026-05-01T")
     # Facts skip extraction; turns get summaries and contexts.
@@ -138,16 +145,16 @@ async def test_past_the_threshold_the_window_is_kept_and_search_fills_in(live_me
     ]
 
 
-async def test_two_dated_size_facts_render_with_their_dates_newest_last(live_memory, shopper_name):
+async def test_facts_render_whole_with_their_dates_oldest_first(live_memory, shopper_name):
     spring = await open_session(shopper_name, session_date=date(2026, 3, 1))
     await facts_record(memory=spring, facts=["The shopper wears size S."])
     summer = await open_session(shopper_name, session_date=date(2026, 6, 1))
-    await facts_record(memory=summer, facts=["The shopper wears size M."])
+    await facts_record(memory=summer, facts=["The shopper dislikes yellow."])
     now = await open_session(shopper_name)
     recall = await memories_recall(memory=now, message="size", turn_count=0)
     assert [i.line for i in recall.items if i.scope == "fact"] == [
         "[fact · stated 2026-03-01] The shopper wears size S.",
-        "[fact · stated 2026-06-01] The shopper wears size M.",
+        "[fact · stated 2026-06-01] The shopper dislikes yellow.",
     ]
 
 
@@ -331,3 +338,41 @@ async def test_a_session_minted_this_turn_is_not_listed(live_memory, shopper_nam
     monkeypatch.setattr(memory.resource, "list_memories", must_not_list)
     recall = await memories_recall(memory=memory, message="hello", turn_count=0)
     assert recall.failed == [] and recall.counts["session"] == 0
+
+
+async def test_a_failed_in_session_search_keeps_the_verbatim_window(
+    live_memory, shopper_name, monkeypatch
+):
+    memory = await resumed_session(shopper_name)
+    await exchanges(memory, [(f"question {i}", f"answer {i}") for i in range(12)])
+    real_search = memory.resource.search_memory
+
+    async def in_session_search_fails(query=None, filters=None):
+        if "session_ids" not in (filters or {}):
+            raise OSError("connection reset")
+        return await real_search(query=query, filters=filters)
+
+    monkeypatch.setattr(memory.resource, "search_memory", in_session_search_fails)
+    recall = await memories_recall(memory=memory, message="the black one in M?", turn_count=12)
+    assert recall.failed == ["session_search"]
+    session_lines = [i.line for i in recall.items if i.scope == "session"]
+    assert session_lines[-3:] == [
+        f"[this visit] Shopper: question {i} ‖ Assistant: answer {i}" for i in (9, 10, 11)
+    ]
+
+
+async def test_a_failed_window_still_lets_the_in_session_search_answer(
+    live_memory, shopper_name, monkeypatch
+):
+    memory = await resumed_session(shopper_name)
+    pairs = [("do you have wedding sandals in size 38", "Yes: the Vela Strappy Sandals.")]
+    pairs += [(f"tell me about socks number {i}", f"Socks {i} are cotton.") for i in range(11)]
+    await exchanges(memory, pairs)
+
+    async def listing_fails(**kwargs):
+        raise OSError("connection reset")
+
+    monkeypatch.setattr(memory.resource, "list_memories", listing_fails)
+    recall = await memories_recall(memory=memory, message="wedding sandals", turn_count=12)
+    assert recall.failed == ["session"]
+    assert any("Strappy Sandals" in i.line for i in recall.items if i.scope == "session")
