@@ -19,6 +19,7 @@ from memoryserver.index.registry import get_registry
 from memoryserver.index.slot import Hit, IndexRow, Query, UserIndex
 from memoryserver.models import MemoryBlock, MemorySession, MemoryUser, Prompt, PromptVersion
 from memoryserver.payloads import BLOCK_PAYLOAD_COLUMNS, block_payload_from_row
+from memoryserver.terms import query_terms
 
 
 def live_blocks(now: datetime) -> QuerySet[MemoryBlock]:
@@ -123,6 +124,20 @@ def blocks_list(
     return page, blocks.count()
 
 
+def searchable_text(
+    block: MemoryBlock, *, summary: str | None = None, contexts: list[str] | None = None
+) -> str:
+    """What lexical search matches: the content, then the summary and contexts if extracted.
+
+    `summary` and `contexts` stand in for the block's own when an extraction result is
+    about to be stored.
+    """
+    summary = summary if summary is not None else block.summary
+    contexts = contexts if contexts is not None else block.contexts
+    parts = [block.text, summary or "", *(c for c in contexts or [] if isinstance(c, str))]
+    return "\n".join(p for p in parts if p)
+
+
 def index_row(block: MemoryBlock, vector: np.ndarray | None = None) -> IndexRow:
     if vector is None:
         vector = np.frombuffer(bytes(block.embedding), dtype=np.float32)
@@ -138,6 +153,7 @@ def index_row(block: MemoryBlock, vector: np.ndarray | None = None) -> IndexRow:
         annotations=block.annotations,
         prompt_id=block.prompt_id,
         prompt_vid=block.prompt_vid,
+        text=searchable_text(block),
     )
 
 
@@ -209,7 +225,11 @@ def blocks_search(
     criteria = search_criteria(session_id=session_id, filters=filters)
     session_exists(user_id=user_id, session_id=session_id)
     if query is not None:
-        criteria.vector = get_embedder().embed_query(query)
+        mode = settings.AGENT_MEMORY_SEARCH_MODE
+        if mode != "lexical":
+            criteria.vector = get_embedder().embed_query(query)
+        if mode != "dense":
+            criteria.terms = query_terms(query)
     criteria.now = clock.now().timestamp()
     with get_registry().reading(user_id, lambda: load_user_index(user_id)) as index:
         if criteria.vector is not None and criteria.vector.shape[0] != index.dimensions:
