@@ -283,7 +283,9 @@ def _minilm_encoder(
         from memoryserver.minilm_onnx import OnnxMiniLM
     except ImportError as exc:
         if runtime == "onnxruntime":
-            raise EmbedderUnavailable(f"MiniLM on ONNX Runtime needs onnxruntime: {exc}") from exc
+            raise EmbedderUnavailable(
+                f"MiniLM on ONNX Runtime needs onnxruntime and onnx: {exc}"
+            ) from exc
         logger.warning(
             "ONNX Runtime is unavailable (%s): MiniLM runs in numpy, about three times slower",
             exc,
