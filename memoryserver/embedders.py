@@ -287,7 +287,7 @@ def _minilm_encoder(
                 f"MiniLM on ONNX Runtime needs onnxruntime and onnx: {exc}"
             ) from exc
         logger.warning(
-            "ONNX Runtime is unavailable (%s): MiniLM runs in numpy, about three times slower",
+            "ONNX Runtime is unavailable (%s): MiniLM runs in numpy, two to three times slower",
             exc,
         )
         return NumpyMiniLM(weights, heads=heads, layers=layers, eps=eps)
