@@ -93,6 +93,17 @@ def test_a_return_visit_greets_answers_memory_questions_and_shows_expiry(ui) -> 
     assert counting.count() == 0 and kept.count() == 1
     assert ui.page.locator('[data-testid="record"][data-kind="episode"]').count() == 0
     assert set(facts.get_by_test_id("record-expiry").all_inner_texts()) == {"kept"}
+
+    # Deleting a record goes through the real API (CSRF, origin) and takes it out of memory.
+    yellow = facts.filter(has_text="yellow")
+    doomed = yellow.first.get_attribute("data-block-id")
+    with ui.page.expect_response(re.compile(r"/delete$")) as deleted:
+        yellow.first.get_by_test_id("record-delete").click()
+    assert deleted.value.status == 200
+    ui.page.locator(f'[data-testid="record"][data-block-id="{doomed}"]').wait_for(state="detached")
+    recalled_line = ui.page.locator(f'[data-testid="recalled-item"][data-block-id="{doomed}"]')
+    assert recalled_line.inner_text().endswith("(deleted)")
+    assert doomed not in {record["block_id"] for record in ui.records()}
     assert ui.errors == []
 
 
@@ -196,3 +207,25 @@ def test_keyboard_only_from_page_load_to_an_answer(ui) -> None:
     # Back from the input, the keyboard reaches the answer's cards.
     ui.page.keyboard.press("Shift+Tab")
     assert ui.page.evaluate("Boolean(document.activeElement.closest('.chat-log'))")
+
+
+def test_a_malformed_date_is_refused_and_nothing_starts(ui) -> None:
+    ui.goto("/")
+    ui.open_panel()
+    # A browser without a date picker sends whatever was typed; the server decides.
+    ui.by("controls-toggle").click()
+    ui.page.eval_on_selector(
+        '[data-testid="control-date"]', "el => { el.type = 'text'; el.value = '2026-13-45'; }"
+    )
+    ui.send("show me jeans")
+    error = ui.by("chat-error")
+    error.wait_for()
+    assert "date" in error.inner_text().lower()
+    assert not ui.by("control-date").is_disabled()  # no session was started
+    assert ui.by("chat-send").is_visible()
+
+    ui.page.eval_on_selector('[data-testid="control-date"]', "el => { el.value = ''; }")
+    ui.by("chat-retry").click()
+    ui.wait_for_answer(1)
+    assert ui.by("chat-mode").inner_text() == "Not signed in — this chat is not remembered"
+    assert ui.storage("session_id") is None
