@@ -7,7 +7,7 @@ PYTEST_ARGS ?=
 
 .DEFAULT_GOAL := help
 
-.PHONY: help run test test-postgres lint fmt clean install agentmemory bench
+.PHONY: help run test test-postgres screenshots lint fmt clean install agentmemory bench
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
@@ -36,8 +36,9 @@ run: $(VENV)/.installed $(VENV)/.model ## Migrate, seed, start the memory server
 	$(PY) manage.py seed_shoppers
 	PORT=$(PORT) PY=$(PY) scripts/run
 
-test: $(VENV)/.installed $(VENV)/.model ## The whole suite on SQLite, then the database tests on PostgreSQL (installs Debian's chromium, postgresql, redis-server when root)
+test: $(VENV)/.installed $(VENV)/.model ## The whole suite on SQLite, then the database tests on PostgreSQL (installs Debian's chromium, postgresql, redis-server when root; axe-core with npm)
 	@scripts/ensure-chromium
+	@scripts/ensure-axe
 	@scripts/ensure-services
 	@echo "== The whole suite, on SQLite"
 	$(PY) -m pytest -m "not postgres" $(PYTEST_ARGS)
@@ -47,6 +48,10 @@ test-postgres: $(VENV)/.installed ## Only the database tests, on a throwaway Pos
 	@echo "== The database tests, on PostgreSQL"
 	$(PY) -m tests.support.services postgres -- \
 	  $(PY) -m pytest -p no:cacheprovider -m "(database or postgres) and not browser and not fault" $(PYTEST_ARGS)
+
+screenshots: $(VENV)/.installed ## The chat panel's key states, desktop and phone, as PNGs in test-artifacts/screenshots/
+	@scripts/ensure-chromium
+	$(PY) -m pytest -p no:cacheprovider -q -s tests/browser/screenshots.py $(PYTEST_ARGS)
 
 lint: $(VENV)/.installed ## ruff check and format check
 	$(VENV)/bin/ruff check .
@@ -63,5 +68,5 @@ bench: $(VENV)/.installed $(VENV)/.model ## Run the benchmarks (prints figures; 
 	@for b in benchmarks/*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
 
 clean: ## Remove the virtualenv, local databases and caches
-	rm -rf $(VENV) .pytest_cache .ruff_cache var/ test-artifacts/
+	rm -rf $(VENV) .pytest_cache .ruff_cache var/ test-artifacts/ node_modules/
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +

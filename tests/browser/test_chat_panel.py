@@ -1,153 +1,33 @@
-"""The chat panel in a real browser: Debian's chromium driven by Playwright.
+"""The chat panel in a real browser, its websocket scripted by the test.
 
-Two kinds of test. The scripted ones replace the websocket inside the page with a
-hand-written server speaking docs/protocol.md, to pin down how each event is shown
-(streaming, tools, cards, errors, safe rendering). The live ones run the whole stack:
-daphne with the real consumer, the offline model and the embedded memory server.
+A hand-written server speaking docs/protocol.md replaces the websocket inside the page, and
+the inspector's record list is served by the test, to pin down how each event and each
+record is shown: streaming, Stop, cards and links, modes, the greeting, `memory.changed`,
+expiry, focus, the keyboard. The whole stack is tested in test_panel_live.py.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
-import re
-import shutil
-import tempfile
-from collections.abc import Iterator
-from pathlib import Path
+from datetime import UTC, datetime, timedelta
 
 import pytest
-from channels.testing import ChannelsLiveServerTestCase
-from django.test import override_settings
 
-from shop.services import catalog_seed, shoppers_seed
-from tests.support.agentmemory_server import start_agentmemory_server
+from tests.browser.support import (
+    MARKS,
+    PHONE,
+    ScriptedSocket,
+    catalog_product,
+    record,
+    records_route,
+)
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
-TIMEOUT_MS = 20_000
-
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(
-        not CHROMIUM.exists(),
-        reason="Debian's chromium is not installed (apt-get install -y chromium)",
-    ),
-]
+pytestmark = MARKS
 
 
-class BrowserTestCase(ChannelsLiveServerTestCase):
-    """A fresh browser per test: sync Playwright must not outlive the test, or the
-    database flush that follows it runs inside Playwright's event loop and fails."""
-
-    viewport = {"width": 1280, "height": 860}
-
-    def setUp(self) -> None:
-        super().setUp()
-        # The live server flushes the database after every test; put the shop back.
-        catalog_seed()
-        shoppers_seed()
-        from playwright.sync_api import sync_playwright
-
-        self._playwright = sync_playwright().start()
-        self.browser = self._playwright.chromium.launch(
-            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS
-        )
-        self.context = self.browser.new_context(viewport=self.viewport)
-        self.context.set_default_timeout(TIMEOUT_MS)
-        self.page = self.context.new_page()
-        self.page_errors: list[str] = []
-        self.page.on("pageerror", lambda error: self.page_errors.append(str(error)))
-
-    def tearDown(self) -> None:
-        self.context.close()
-        self.browser.close()
-        self._playwright.stop()
-        super().tearDown()
-
-    @contextlib.contextmanager
-    def screenshot_on_failure(self) -> Iterator[None]:
-        try:
-            yield
-        except BaseException:
-            ARTIFACTS.mkdir(exist_ok=True)
-            with contextlib.suppress(Exception):
-                self.page.screenshot(path=str(ARTIFACTS / f"{self._testMethodName}.png"))
-            raise
-
-    # --- helpers -------------------------------------------------------------------------
-    def url(self, path: str) -> str:
-        return f"{self.live_server_url}{path}"
-
-    def by(self, testid: str):
-        return self.page.get_by_test_id(testid)
-
-    def sign_in(self, name: str) -> None:
-        self.page.goto(self.url("/signin/"))
-        self.page.locator("button.shopper", has_text=name).click()
-        self.page.wait_for_url(self.url("/"))
-
-    def open_panel(self) -> None:
-        self.by("chat-launcher").click()
-        self.page.wait_for_selector('#chat-panel[data-ready="true"]:not([hidden])')
-
-    def send(self, text: str) -> None:
-        self.by("chat-input").fill(text)
-        self.by("chat-input").press("Enter")
-
-    def wait_for_answer(self, n: int) -> None:
-        """Wait until n answers are complete (the pending bubble loses its class on done)."""
-        self.page.wait_for_function(
-            "n => document.querySelectorAll('li.chat-msg-assistant:not(.pending)').length >= n",
-            arg=n,
-        )
-
-    def last_answer(self) -> str:
-        return self.page.locator("li.chat-msg-assistant .chat-bubble").last.inner_text()
-
-    def cards(self) -> list[dict]:
-        return self.page.eval_on_selector_all(
-            '[data-testid="product-card"]',
-            "els => els.map(e => ({sizes: e.dataset.sizes.split(' '),"
-            " colours: e.dataset.colours.split(' '), href: e.querySelector('a')?.getAttribute('href')}))",
-        )
-
-    def storage(self, key: str):
-        raw = self.page.evaluate("k => sessionStorage.getItem('aisle.chat.' + k)", key)
-        return None if raw is None else json.loads(raw)
-
-
-class ScriptedSocket:
-    """Stands in for the assistant's websocket inside the page, speaking docs/protocol.md."""
-
-    def __init__(self, page, reply) -> None:
-        self.frames: list[dict] = []
-        self.route = None
-        self._reply = reply
-        page.route_web_socket(re.compile(r".*/ws/assistant/$"), self._connect)
-
-    def _connect(self, route) -> None:
-        self.route = route
-        route.on_message(self._message)
-
-    def _message(self, message: str) -> None:
-        frame = json.loads(message)
-        self.frames.append(frame)
-        for event in self._reply(frame, len(self.frames)) or []:
-            self.emit(event)
-
-    def emit(self, event: dict) -> None:
-        self.route.send(json.dumps(event))
+@pytest.fixture
+def server(shop_server):
+    return shop_server
 
 
 SESSION = {
@@ -163,386 +43,616 @@ SESSION = {
 CARD = {
     "sku": "JN-0041",
     "name": "Fjord & Pine High-Rise Wide Jeans",
-    "price_eur": "53.00",
-    "colours": ["black"],
+    "brand": "Fjord & Pine",
+    "price_eur": 53.0,
+    "colours": ["black", "blue"],
     "sizes_in_stock": ["M", "L"],
     "url": "/products/fjord-pine-high-rise-wide-jeans/",
+    "blurb": "Sharp enough for a casual Friday at the office.",
 }
 HOSTILE_CARD = {**CARD, "sku": "JN-9", "name": "<b>Trap</b>", "url": "javascript:alert(1)"}
 HOSTILE_TEXT = (
     "Here are **two** picks:\n"
     "- [Wide jeans](/products/fjord-pine-high-rise-wide-jeans/)\n"
+    "- [Not shown](/products/some-other-product/) and [staff](/admin/) pages\n"
     "- [Elsewhere](https://evil.example/x) <img src=x onerror=window.pwned=1>\n"
     "Enjoy."
 )
 
 
-class ScriptedPanelTests(BrowserTestCase):
-    def test_events_render_as_streamed_text_tools_and_safe_cards(self) -> None:
-        with self.screenshot_on_failure():
-            socket = ScriptedSocket(
-                self.page,
-                lambda frame, n: [
-                    SESSION,
+def done(text: str, products=(), **fields) -> dict:
+    return {
+        "type": "done",
+        "text": text,
+        "products": list(products),
+        "more": False,
+        "turn_id": 1,
+        "model": "aisle-offline",
+        "spans": [],
+        **fields,
+    }
+
+
+def test_answers_stream_formatted_with_cards_links_and_recall(ui) -> None:
+    def reply(frame: dict, n: int) -> list[dict]:
+        if frame["type"] != "message":
+            return []
+        return [
+            SESSION,
+            {
+                "type": "memory.searched",
+                "counts": {"fact": 1},
+                "failed": ["turn"],
+                "duration_ms": 12.5,
+                "items": [
                     {
-                        "type": "memory.searched",
-                        "counts": {"fact": 1},
-                        "duration_ms": 12.5,
-                        "items": [
-                            {
-                                "block_id": "b1",
-                                "scope": "fact",
-                                "score": 0.91,
-                                "line": "[fact · stated 2026-05-01] The shopper wears size M.",
-                            }
-                        ],
-                    },
-                    {
-                        "type": "tool",
-                        "name": "search_products",
-                        "arguments": "{}",
-                        "summary": "2 products",
-                        "duration_ms": 9,
-                    },
-                    {"type": "token", "text": "Here are "},
-                    {"type": "token", "text": "**two** picks"},
+                        "block_id": "b1",
+                        "scope": "fact",
+                        "score": 0.91,
+                        "line": "[fact · stated 2026-05-01] The shopper wears **size M**.",
+                    }
                 ],
-            )
-            self.sign_in("Ann")
-            self.open_panel()
-            self.by("controls-toggle").click()
-            self.page.fill('[data-testid="control-date"]', "2026-05-01")
-            self.by("control-retention").select_option("1h")
-            self.send("I'm a size M, show me jeans")
+            },
+            {
+                "type": "tool",
+                "name": "recall_memory",
+                "arguments": '{"query": "colours"}',
+                "summary": "1 line",
+                "duration_ms": 4,
+                "items": [
+                    {
+                        "block_id": "b2",
+                        "scope": "turn",
+                        "score": 0.5,
+                        "line": "[earlier visit · 2026-04-02] Shopper asked: no yellow please",
+                    }
+                ],
+            },
+            {
+                "type": "tool",
+                "name": "search_products",
+                "arguments": "{}",
+                "summary": "2 of 9 products",
+                "duration_ms": 9,
+                "items": [],
+            },
+            {"type": "token", "text": "Here are "},
+            {"type": "token", "text": "**two** pi"},
+        ]
 
-            # Streaming: raw text grows while the turn is still open.
-            pending = self.page.locator("li.chat-msg-assistant.pending .chat-bubble")
-            pending.filter(has_text="Here are **two** picks").wait_for()
-            assert pending.get_attribute("aria-busy") == "true"
-            assert self.by("chat-activity").inner_text() == ""  # tokens replace the activity
-            assert self.by("tool-activity").inner_text() == "Searching the catalog… · 2 products"
-            frame = socket.frames[0]
-            assert frame == {
-                "type": "message",
-                "text": "I'm a size M, show me jeans",
-                "session_id": None,
-                "turn_count": 0,
-                "session_date": "2026-05-01",
-                "retention": "1h",
-            }
+    socket = ScriptedSocket(ui.page, reply)
+    ui.sign_in("Ann")
+    ui.open_panel()
+    ui.by("controls-toggle").click()
+    ui.page.fill('[data-testid="control-date"]', "2026-05-01")
+    ui.by("control-retention").select_option("1h")
+    ui.send("I'm a size M, show me jeans")
 
-            socket.emit(
-                {
-                    "type": "done",
-                    "text": HOSTILE_TEXT,
-                    "products": [CARD, HOSTILE_CARD],
-                    "turn_id": 1,
-                    "model": "offline",
-                    "spans": [
-                        {"name": "model.round1", "start_ms": 15, "duration_ms": 8},
-                        {"name": "tool.search_products", "start_ms": 23, "duration_ms": 9},
-                    ],
-                }
-            )
-            self.wait_for_answer(1)
-            bubble = self.page.locator("li.chat-msg-assistant .chat-bubble").last
-            assert bubble.locator("strong").inner_text() == "two"
-            links = bubble.locator("a")
-            assert links.count() == 1
-            assert links.get_attribute("href") == "/products/fjord-pine-high-rise-wide-jeans/"
-            assert "Elsewhere" in bubble.inner_text()  # the words stay, the foreign link goes
-            assert "<img src=x" in bubble.inner_text()  # shown as text, never parsed
-            assert self.page.locator("#chat-panel img").count() == 0
-            assert self.page.evaluate("window.pwned") is None
-            assert self.by("chat-announcer").inner_text().startswith("Assistant: Here are")
+    # Streaming: the text is formatted as it arrives, while the turn is still open.
+    pending = ui.page.locator("li.chat-msg-assistant.pending .chat-bubble")
+    pending.locator("strong", has_text="two").wait_for()
+    assert "**" not in pending.inner_text()
+    assert pending.get_attribute("aria-busy") == "true"
+    assert ui.by("chat-stop").is_visible() and ui.by("chat-send").is_hidden()
+    assert ui.by("tool-activity").all_inner_texts() == [
+        "Looked through your memory · 1 line",
+        "Searched the catalog · 2 of 9 products",
+    ]
+    # A recall that partly failed says so, in the words of the mode line too.
+    assert ui.by("chat-mode").inner_text() == (
+        "Remembering you as Ann — part of your memory could not be read this turn"
+    )
+    (frame,) = socket.sent("message")
+    assert frame == {
+        "type": "message",
+        "text": "I'm a size M, show me jeans",
+        "session_id": None,
+        "turn_count": 0,
+        "session_date": "2026-05-01",
+        "retention": "1h",
+        "page": {"kind": "catalog", "filters": {}},
+    }, "signed in, the browser's copy of the conversation never goes along"
 
-            cards = self.by("product-card")
-            assert cards.count() == 2
-            assert "€53.00" in cards.first.inner_text()
-            assert "Sizes: M L" in cards.first.inner_text()
-            assert cards.first.locator("a").get_attribute("href") == CARD["url"]
-            assert cards.nth(1).locator("a").count() == 0
-            assert cards.nth(1).inner_text().startswith("<b>Trap</b>")
+    socket.emit(done(HOSTILE_TEXT, [CARD, HOSTILE_CARD], more=True))
+    ui.wait_for_answer(1)
+    bubble = ui.answers().last.locator(".chat-bubble")
+    assert bubble.locator("strong").inner_text() == "two"
+    links = bubble.locator("a")
+    assert links.count() == 1, "only the product page of this answer's own card is a link"
+    assert links.get_attribute("href") == CARD["url"]
+    text = bubble.inner_text()
+    for words in ("Not shown", "staff", "Elsewhere", "<img src=x"):
+        assert words in text  # the words stay, as text; no target, no markup
+    assert ui.page.locator("#chat-panel img").count() == 0
+    assert ui.page.evaluate("window.pwned") is None
 
-            # Controls lock on the session's own values, with the reason as a tooltip.
-            date = self.by("control-date")
-            assert date.is_disabled() and self.by("control-retention").is_disabled()
-            assert date.input_value() == "2026-05-01"
-            assert self.by("control-retention").input_value() == "1h"
-            assert "close the panel to start a new one" in date.get_attribute("title")
-            assert self.by("chat-mode").inner_text() == "Remembering you as Ann"
-            assert self.storage("session_id") == "session7"
-            assert self.storage("turn_count") == 1
+    cards = ui.by("product-card")
+    assert cards.count() == 2
+    first = cards.first.inner_text()
+    for shown in ("€53.00", "Fjord & Pine", "Sizes M L", CARD["blurb"]):
+        assert shown in first
+    assert cards.first.locator(".card-swatch").evaluate_all(
+        "els => els.map(e => e.textContent)"
+    ) == ["black", "blue"]
+    art = cards.first.locator("svg.card-art")
+    assert art.get_attribute("data-shape") == "trousers"
+    assert art.locator("rect").evaluate_all("els => els.map(e => e.getAttribute('class'))") == [
+        "art-fill fill-black",
+        "art-fill fill-blue",
+    ]
+    assert cards.first.locator("a").get_attribute("href") == CARD["url"]
+    assert cards.nth(1).locator("a").count() == 0
+    assert cards.nth(1).inner_text().startswith("<b>Trap</b>")
+    assert ui.by("chat-announcer").inner_text().startswith("Assistant: Here are")
+    assert ui.by("chat-send").is_visible() and ui.by("chat-stop").is_hidden()
 
-            socket.emit(
-                {
-                    "type": "memory.added",
-                    "block_ids": {"turn": ["t1"], "fact": ["f1"]},
-                    "facts": ["The shopper wears size M."],
-                    "duration_ms": 30,
-                }
-            )
-            with self.page.expect_response(re.compile(r"/api/memory/records\?")):
-                self.by("inspector-toggle").click()
-            recalled = self.by("recalled-item")
-            assert recalled.count() == 1
-            assert "stated 2026-05-01" in recalled.inner_text()
-            assert "score 0.910" in recalled.inner_text()
-            assert self.by("saved-fact").inner_text() == "The shopper wears size M."
-            spans = self.page.eval_on_selector_all(
-                '[data-testid="timeline-span"]', "els => els.map(e => e.dataset.name)"
-            )
-            assert spans == [
-                "memory.searched",
-                "model.round1",
-                "tool.search_products",
-                "memory.added",
+    # The session's own values lock the controls; the exchange counts.
+    date = ui.by("control-date")
+    assert date.is_disabled() and date.input_value() == "2026-05-01"
+    assert ui.by("control-retention").input_value() == "1h"
+    assert ui.storage("session_id") == "session7" and ui.storage("turn_count") == 1
+
+    # The inspector lists what the turn recalled, and what recall_memory found, formatted.
+    records_route(ui.page, [])
+    socket.emit(
+        {
+            "type": "memory.added",
+            "block_ids": {"turn": ["t1"], "fact": ["f1"]},
+            "facts": ["The shopper wears size M."],
+            "duration_ms": 30,
+        }
+    )
+    ui.by("inspector-toggle").click()
+    recalled = ui.by("recalled-item")
+    assert recalled.count() == 2
+    assert recalled.first.locator("strong").inner_text() == "size M"
+    assert "**" not in recalled.first.inner_text()
+    assert recalled.nth(1).get_attribute("data-source") == "recall_memory"
+    assert "no yellow please" in recalled.nth(1).inner_text()
+    assert "earlier visits" in ui.by("recall-failed").inner_text()
+    assert ui.by("saved-fact").inner_text() == "The shopper wears size M."
+
+    # More than the cards: one button asks for the next ones.
+    ui.by("inspector-toggle").first.click()
+    ui.by("show-more").click()
+    socket.wait_for("message", 2)
+    assert socket.sent("message")[-1]["text"] == "Show me more"
+    assert socket.sent("message")[-1]["turn_count"] == 1
+    assert ui.by("show-more").count() == 0
+    assert ui.errors == []
+
+
+def test_error_retry_and_ending_a_conversation_asks_first(ui) -> None:
+    messages = 0
+
+    def reply(frame: dict, n: int) -> list[dict]:
+        nonlocal messages
+        if frame["type"] == "close":
+            return [{"type": "closed", "session_id": frame["session_id"], "episode_block_id": None}]
+        if frame["type"] != "message":
+            return []
+        messages += 1
+        if messages == 1:
+            return [
+                {"type": "error", "code": 504, "message": "The model timed out.", "retryable": True}
             ]
-            assert self.page_errors == []
+        return [SESSION, {"type": "token", "text": "Found them."}, done("Found them.")]
 
-    def test_error_offers_retry_and_close_ends_the_conversation(self) -> None:
-        with self.screenshot_on_failure():
+    socket = ScriptedSocket(ui.page, reply)
+    ui.goto("/")
+    ui.open_panel()
+    assert ui.focused()["id"] == "chat-input"
+    ui.send("black jeans")
+    error = ui.by("chat-error")
+    error.wait_for()
+    assert "The model timed out." in error.inner_text()
+    assert ui.answers().count() == 0
 
-            def reply(frame: dict, n: int) -> list[dict]:
-                if frame["type"] == "close":
-                    return [
-                        {
-                            "type": "closed",
-                            "session_id": frame["session_id"],
-                            "episode_block_id": None,
-                        }
-                    ]
-                if n == 1:
-                    return [
-                        {
-                            "type": "error",
-                            "code": 504,
-                            "message": "The model timed out.",
-                            "retryable": True,
-                        }
-                    ]
-                return [
-                    SESSION,
-                    {"type": "token", "text": "Found them."},
-                    {
-                        "type": "done",
-                        "text": "Found them.",
-                        "products": [],
-                        "turn_id": 2,
-                        "model": "offline",
-                        "spans": [],
-                    },
-                ]
+    ui.by("chat-retry").click()
+    ui.wait_for_answer(1)
+    assert ui.by("chat-error").count() == 0
+    assert ui.page.locator("li.chat-msg-user").count() == 1  # not asked twice
+    assert [f["text"] for f in socket.sent("message")] == ["black jeans", "black jeans"]
 
-            socket = ScriptedSocket(self.page, reply)
-            self.page.goto(self.url("/"))
-            self.open_panel()
-            assert self.page.evaluate("document.activeElement.id") == "chat-input"
-            self.send("black jeans")
-            error = self.by("chat-error")
-            error.wait_for()
-            assert "The model timed out." in error.inner_text()
-            assert self.page.locator("li.chat-msg-assistant").count() == 0
+    # ✕ with a conversation in progress asks first; keeping it changes nothing.
+    ui.by("chat-close").click()
+    assert ui.by("chat-confirm").is_visible()
+    assert ui.focused()["testid"] == "chat-confirm-cancel"
+    ui.page.keyboard.press("Escape")
+    assert ui.by("chat-confirm").is_hidden() and ui.page.is_visible("#chat-panel")
+    assert ui.focused()["testid"] == "chat-close"
+    assert socket.sent("close") == []
 
-            self.by("chat-retry").click()
-            self.wait_for_answer(1)
-            assert self.by("chat-error").count() == 0
-            assert self.page.locator("li.chat-msg-user").count() == 1  # not asked twice
-            assert [f["text"] for f in socket.frames] == ["black jeans", "black jeans"]
+    ui.by("chat-close").click()
+    ui.by("chat-confirm-close").click()
+    ui.page.wait_for_function("() => document.getElementById('chat-panel').hidden")
+    assert socket.frames[-1] == {"type": "close", "session_id": "session7"}
+    assert ui.focused()["id"] == "chat-launcher"
+    assert ui.storage("session_id") is None and ui.storage("conversation") is None
+    hellos = len(socket.sent("hello"))
+    ui.open_panel()
+    assert ui.page.locator("#chat-panel .chat-msg").count() == 0
+    assert not ui.by("control-date").is_disabled()
+    assert ui.by("control-retention").input_value() == "default"
+    socket.wait_for("hello", hellos + 1)  # a new conversation is greeted again
 
-            self.by("chat-close").click()
-            self.page.wait_for_function("() => document.getElementById('chat-panel').hidden")
-            assert socket.frames[-1] == {"type": "close", "session_id": "session7"}
-            assert self.storage("session_id") is None
-            assert self.storage("conversation") is None
-            self.open_panel()
-            assert self.page.locator("#chat-panel .chat-msg").count() == 0
-            assert not self.by("control-date").is_disabled()
-            assert self.by("control-retention").input_value() == "default"
+    # With nothing said yet there is nothing to lose: ✕ closes at once.
+    ui.by("chat-close").click()
+    assert ui.page.is_hidden("#chat-panel")
 
-    def test_memory_unavailable_mode_and_a_dropped_socket_retry(self) -> None:
-        with self.screenshot_on_failure():
-            unavailable = {
-                **SESSION,
-                "session_id": None,
-                "mode": "memory_unavailable",
-                "session_date": None,
-                "retention": None,
-                "created": False,
+
+def test_memory_modes_are_named_and_the_session_survives_an_outage(ui) -> None:
+    unavailable = {
+        **SESSION,
+        "mode": "memory_unavailable",
+        "session_date": None,
+        "retention": None,
+        "created": False,
+    }
+    memory_off = {**unavailable, "session_id": None, "mode": "memory_off"}
+    script = {
+        1: [SESSION, done("First.")],
+        2: [unavailable, done("Without memory.")],
+        3: [{**SESSION, "created": False}, done("Remembering again.")],
+        4: [memory_off, done("Memory is off.")],
+    }
+    messages = 0
+
+    def reply(frame: dict, n: int) -> list[dict]:
+        nonlocal messages
+        if frame["type"] != "message":
+            return []
+        messages += 1
+        if messages == 5:
+            socket.emit(memory_off)
+            socket.route.close()  # the connection dies mid-turn
+            return []
+        return script.get(messages, [memory_off, done("Back again.")])
+
+    socket = ScriptedSocket(ui.page, reply)
+    records_route(ui.page, [])
+    ui.sign_in("Ann")
+    ui.open_panel()
+    ui.ask("first")
+    ui.ask("second")
+    # Memory is down for a turn: the words say so, and the session id stays.
+    assert ui.by("chat-mode").inner_text() == (
+        "Memory is unavailable right now — answering without it"
+    )
+    assert ui.storage("session_id") == "session7"
+    ui.by("inspector-toggle").click()
+    note = ui.by("recall-note").inner_text()
+    assert note == "Memory could not be reached: this answer came without it."
+    assert "signed out" not in ui.by("inspector").inner_text()
+    ui.page.keyboard.press("Escape")
+
+    ui.ask("third")
+    third = socket.sent("message")[2]
+    assert third["session_id"] == "session7", "the next healthy turn resumes the same session"
+    assert third["turn_count"] == 1, "a turn without memory is no exchange of the session"
+
+    ui.ask("fourth")
+    assert ui.by("chat-mode").inner_text() == "Memory is switched off — this chat is not remembered"
+    assert "Not signed in" not in ui.by("chat-mode").inner_text()
+
+    ui.send("fifth")
+    ui.by("chat-error").filter(has_text="Connection to the assistant was lost").wait_for()
+    ui.page.wait_for_selector('#chat-panel[data-connected="true"]')
+    ui.by("chat-retry").click()
+    ui.wait_for_answer(5)
+    assert ui.last_answer() == "Back again."
+    assert [f["text"] for f in socket.sent("message")][-2:] == ["fifth", "fifth"]
+    assert socket.sent("message")[-1]["session_id"] == "session7"
+    assert ui.errors == []
+
+
+def test_stop_history_and_page_context_signed_out(ui) -> None:
+    jeans = catalog_product("JN-0043")
+    card = {**CARD, "sku": jeans["sku"], "name": jeans["name"], "url": jeans["url"]}
+
+    def reply(frame: dict, n: int) -> list[dict]:
+        if frame["type"] == "stop":
+            return [{"type": "stopped", "turn_id": None}]
+        if frame["type"] != "message":
+            return []
+        stateless = {**SESSION, "session_id": None, "mode": "stateless", "shopper": None}
+        if frame["text"] == "tell me everything":
+            return [stateless, {"type": "token", "text": "Well, **first"}]  # stalls
+        return [stateless, done(f"About {frame['text']}.", [card])]
+
+    socket = ScriptedSocket(ui.page, reply)
+    ui.goto("/?category=jeans&colour=black&max_price=80&q=wide")
+    ui.open_panel()
+    assert socket.wait_for("hello") == [
+        {
+            "type": "hello",
+            "page": {
+                "kind": "catalog",
+                "filters": {"q": "wide", "category": "jeans", "colour": "black", "max_price": 80},
+            },
+        }
+    ]
+    ui.ask("show me black jeans")
+    first = socket.sent("message")[0]
+    assert first["history"] == [] and first["page"]["kind"] == "catalog"
+
+    # On a product page the page names the product; the conversation comes along.
+    ui.goto(jeans["url"])
+    ui.wait_for_panel()
+    ui.ask("cheaper please")
+    second = socket.sent("message")[1]
+    assert second["page"] == {"kind": "product", "sku": "JN-0043"}
+    assert second["history"] == [
+        {
+            "user": "show me black jeans",
+            "assistant": "About show me black jeans.",
+            "skus": ["JN-0043"],
+        }
+    ]
+
+    # Stop: the button replaces Send while the turn runs; the answer says Stopped.
+    ui.send("tell me everything")
+    ui.page.locator("li.chat-msg-assistant.pending strong", has_text="first").wait_for()
+    ui.by("chat-stop").click()
+    stopped = ui.by("chat-stopped")
+    stopped.wait_for()
+    assert socket.frames[-1] == {"type": "stop"}
+    assert "Well, first" in ui.answers().last.inner_text()
+    assert ui.by("chat-send").is_visible() and ui.by("chat-stop").is_hidden()
+    assert not ui.by("chat-input").is_disabled()
+    assert ui.focused()["id"] == "chat-input", "focus follows the Stop button it replaced"
+    assert ui.by("show-more").count() == 0
+
+    # A stopped answer is no exchange: it never goes back as history.
+    ui.ask("thanks")
+    fourth = socket.sent("message")[-1]
+    assert [h["user"] for h in fourth["history"]] == ["show me black jeans", "cheaper please"]
+    assert ui.storage("conversation")[-3]["stopped"] is True
+
+    # The conversation, Stopped and all, survives navigation.
+    ui.goto("/")
+    ui.wait_for_panel()
+    assert ui.by("chat-stopped").count() == 1
+    assert ui.page.locator("li.chat-msg-user").count() == 4
+    assert ui.errors == []
+
+
+def test_a_returning_shoppers_greeting_and_suggestions(ui) -> None:
+    def reply(frame: dict, n: int) -> list[dict]:
+        if frame["type"] == "hello":
+            return [
+                {
+                    "type": "welcome",
+                    "greeting": "Welcome back, Ann! What can I find for you today?",
+                    "suggestions": [
+                        "Do you have this in M?",
+                        "Show me jeans in M",
+                        "A dress for a wedding",
+                    ],
+                    "mode": "remembering",
+                }
+            ]
+        if frame["type"] == "message":
+            return [SESSION, done("Yes, in M.", [CARD])]
+        return []
+
+    socket = ScriptedSocket(ui.page, reply)
+    ui.sign_in("Ann")
+    ui.goto(catalog_product("TS-0002")["url"])
+    ui.open_panel()
+    greeting = ui.by("welcome-greeting")
+    greeting.wait_for()
+    assert greeting.inner_text() == "Welcome back, Ann! What can I find for you today?"
+    assert socket.sent("hello") == [
+        {"type": "hello", "page": {"kind": "product", "sku": "TS-0002"}}
+    ]
+    assert ui.by("suggestion").all_inner_texts() == [
+        "Do you have this in M?",
+        "Show me jeans in M",
+        "A dress for a wedding",
+    ]
+    ui.by("suggestion").first.click()
+    ui.wait_for_answer(1)
+    assert socket.sent("message")[0]["text"] == "Do you have this in M?"
+    assert ui.by("suggestion").count() == 0, "the suggestions go once the conversation starts"
+    assert ui.by("welcome-greeting").is_visible()
+    assert ui.focused()["id"] == "chat-input"
+
+    # The greeting stays with the conversation; no second hello once it has started.
+    ui.goto("/")
+    ui.wait_for_panel()
+    assert ui.by("welcome-greeting").is_visible() and ui.by("suggestion").count() == 0
+    assert len(socket.sent("hello")) == 1
+
+
+def test_memory_changed_elsewhere_forgets_the_session_and_refreshes_records(ui) -> None:
+    socket = ScriptedSocket(
+        ui.page,
+        lambda frame, n: (
+            [
+                SESSION,
+                {
+                    "type": "memory.searched",
+                    "counts": {"fact": 1},
+                    "failed": [],
+                    "duration_ms": 3,
+                    "items": [
+                        {"block_id": "f1", "scope": "fact", "score": 0.9, "line": "Wears M."}
+                    ],
+                },
+                done("Noted."),
+            ]
+            if frame["type"] == "message"
+            else []
+        ),
+    )
+    records = [record("f1", "The shopper wears size M.")]
+    records_route(ui.page, records)
+    ui.sign_in("Ann")
+    ui.open_panel()
+    ui.ask("I'm a size M")
+    ui.by("inspector-toggle").click()
+    ui.by("record").wait_for()
+
+    # Another tab erased the shopper's memory.
+    records.clear()
+    with ui.page.expect_response(lambda r: "/api/memory/records" in r.url):
+        socket.emit(
+            {
+                "type": "memory.changed",
+                "reason": "erased",
+                "session_ids": ["session7"],
+                "block_id": None,
             }
-
-            def reply(frame: dict, n: int) -> list[dict]:
-                if n == 1:
-                    socket.emit(unavailable)
-                    socket.route.close()  # the connection dies mid-turn
-                    return []
-                return [
-                    unavailable,
-                    {
-                        "type": "done",
-                        "text": "Back again.",
-                        "products": [],
-                        "turn_id": 3,
-                        "model": "offline",
-                        "spans": [],
-                    },
-                ]
-
-            socket = ScriptedSocket(self.page, reply)
-            self.sign_in("Ann")
-            self.open_panel()
-            self.send("any boots?")
-            self.by("chat-error").filter(has_text="Connection to the assistant was lost").wait_for()
-            assert self.by("chat-mode").inner_text() == "Memory unavailable right now"
-            # The socket comes back by itself; Retry asks the same question once more.
-            self.page.wait_for_selector('#chat-panel[data-connected="true"]')
-            self.by("chat-retry").click()
-            self.wait_for_answer(1)
-            assert self.last_answer() == "Back again."
-            assert [f["text"] for f in socket.frames] == ["any boots?", "any boots?"]
-            assert socket.frames[1]["session_id"] is None
-
-    def test_keyboard_shift_enter_newline_and_escape(self) -> None:
-        with self.screenshot_on_failure():
-            socket = ScriptedSocket(self.page, lambda frame, n: [])
-            self.page.goto(self.url("/"))
-            self.by("chat-launcher").focus()
-            self.page.keyboard.press("Enter")
-            self.page.wait_for_selector("#chat-panel:not([hidden])")
-            self.page.keyboard.type("first line")
-            self.page.keyboard.press("Shift+Enter")
-            self.page.keyboard.type("second line")
-            assert self.by("chat-input").input_value() == "first line\nsecond line"
-            assert socket.frames == []
-            self.by("inspector-toggle").click()
-            self.page.keyboard.press("Escape")
-            assert self.by("inspector").is_hidden()
-            assert self.page.is_visible("#chat-panel")
-            self.page.keyboard.press("Escape")
-            assert self.page.is_hidden("#chat-panel")
-            assert self.page.evaluate("document.activeElement.id") == "chat-launcher"
+        )
+    ui.by("record").wait_for(state="detached")
+    assert ui.by("records-status").inner_text() == "Nothing remembered yet."
+    assert ui.by("recalled-item").inner_text().count("(deleted)") == 1
+    assert "Wears M." not in ui.by("inspector").inner_text()
+    assert "next message starts a new conversation" in ui.by("chat-note").inner_text()
+    assert ui.storage("session_id") is None
+    assert not ui.by("control-date").is_disabled(), "the next session takes the controls again"
+    ui.page.keyboard.press("Escape")
+    ui.send("hello again")
+    last = socket.wait_for("message", 2)[-1]
+    assert last["session_id"] is None and last["turn_count"] == 0
 
 
-class LivePanelTests(BrowserTestCase):
-    """The whole stack: daphne, the consumer, the offline model, the memory server."""
+def test_records_show_expiry_history_and_markdown_and_keep_focus_on_delete(ui) -> None:
+    now = datetime(2026, 5, 1, 12, 0, 0, tzinfo=UTC)
+    ui.page.clock.set_fixed_time(now)
+    records = [
+        record(
+            "t1",
+            "Shopper: jeans?\nAssistant: Try the **Wide Jeans** — [see them](/products/x/).",
+            kind="turn",
+            expires_at=(now + timedelta(seconds=52)).isoformat(),
+        ),
+        record(
+            "f2",
+            "The shopper wears size M.",
+            category="size",
+            slot="size/clothing",
+            expires_at="2027-02-27T12:00:00+00:00",
+        ),
+        record("f3", "The shopper wears size S.", category="size", superseded=True),
+        record("f4", "The shopper dislikes yellow.", category="colour"),
+    ]
+    deleted = records_route(ui.page, records)
+    ui.page.on("dialog", lambda dialog: dialog.accept())
+    ui.sign_in("Ann")
+    ui.open_panel()
+    ui.by("inspector-toggle").click()
+    ui.by("record").first.wait_for()
 
-    @classmethod
-    def setUpClass(cls) -> None:
-        cls._memory_dir = tempfile.mkdtemp(prefix="aisle-browser-memory-")
-        base_url, cls._stop_memory = start_agentmemory_server(cls._memory_dir)
-        # The live server is a forked process: it sees settings as they are at start.
-        cls._memory_settings = override_settings(AGENT_MEMORY_URL=base_url)
-        cls._memory_settings.enable()
-        try:
-            super().setUpClass()
-        except BaseException:
-            cls._memory_settings.disable()
-            cls._stop_memory()
-            raise
+    expiry = {
+        r.get_attribute("data-block-id"): r.get_by_test_id("record-expiry").inner_text()
+        for r in ui.by("record").all()
+    }
+    assert expiry == {
+        "t1": "expires in 52 s",
+        "f2": "kept until 2027-02-27",
+        "f3": "kept",
+        "f4": "kept",
+    }
+    turn = ui.page.locator('[data-testid="record"][data-block-id="t1"]')
+    assert turn.locator("strong").inner_text() == "Wide Jeans"
+    assert "**" not in turn.inner_text() and turn.locator("a").count() == 0
+    history = ui.page.locator('[data-testid="record"][data-block-id="f3"]')
+    assert history.get_attribute("data-superseded") == "true"
+    assert "replaced fact" in history.inner_text() and "never recalled" in history.inner_text()
+    assert "size · clothing" in ui.page.locator('[data-block-id="f2"]').inner_text()
 
-    @classmethod
-    def tearDownClass(cls) -> None:
-        try:
-            super().tearDownClass()
-        finally:
-            cls._memory_settings.disable()
-            cls._stop_memory()
-            shutil.rmtree(cls._memory_dir, ignore_errors=True)
+    # A one-minute record counts down, then leaves the list.
+    ui.page.clock.set_fixed_time(now + timedelta(seconds=40))
+    turn.get_by_test_id("record-expiry").filter(has_text="expires in 12 s").wait_for()
+    ui.page.clock.set_fixed_time(now + timedelta(seconds=53))
+    turn.wait_for(state="detached")
+    assert ui.by("records-range").inner_text() == "1\u20133 of 3"
 
-    def test_return_visit_recalls_facts_and_records_can_be_deleted(self) -> None:
-        with self.screenshot_on_failure():
-            self.page.on("dialog", lambda dialog: dialog.accept())
-            self.sign_in("Ann")
-            self.open_panel()
-            assert self.by("chat-mode").inner_text() == "Remembering you as Ann"
-            self.by("controls-toggle").click()
-            self.page.fill('[data-testid="control-date"]', "2026-05-01")
-            self.by("control-retention").select_option("1h")
-            self.send("I'm a size M and I hate yellow, show me jeans")
-            self.wait_for_answer(1)
-            assert "jeans" in self.last_answer().lower()
-            assert self.by("product-card").count() > 0
-            date = self.by("control-date")
-            assert date.is_disabled() and date.input_value() == "2026-05-01"
-            assert self.by("control-retention").input_value() == "1h"
-            assert "Fixed when the session started" in date.get_attribute("title")
+    # Deleting from the keyboard leaves focus on the next record, then on the list.
+    ui.page.locator('[data-block-id="f2"] [data-testid="record-delete"]').focus()
+    ui.page.keyboard.press("Enter")
+    ui.page.locator('[data-testid="record"][data-block-id="f2"]').wait_for(state="detached")
+    ui.page.wait_for_function("() => document.activeElement.dataset.blockId === 'f3'")
+    ui.page.keyboard.press("Tab")
+    assert ui.focused()["testid"] == "record-delete"
+    ui.page.keyboard.press("Enter")
+    ui.page.wait_for_function("() => document.activeElement.dataset.blockId === 'f4'")
+    ui.page.keyboard.press("Tab")
+    ui.page.keyboard.press("Enter")
+    ui.by("record").wait_for(state="detached")
+    ui.page.wait_for_function("() => document.activeElement.dataset.testid === 'records-list'")
+    assert deleted == ["f2", "f3", "f4"]
+    assert ui.by("records-status").inner_text() == "Record deleted. Nothing remembered yet."
 
-            # The facts are judged after the answer; wait for them before ending the visit.
-            self.by("inspector-toggle").click()
-            self.by("saved-fact").first.wait_for()
-            saved = " ".join(self.by("saved-fact").all_inner_texts()).lower()
-            assert "size m" in saved and "yellow" in saved
-            self.by("chat-close").click()
 
-            # The return visit.
-            self.open_panel()
-            assert self.page.locator("#chat-panel .chat-msg").count() == 0
-            assert not self.by("control-date").is_disabled()
-            self.send("show me t-shirts")
-            self.wait_for_answer(1)
-            cards = self.cards()
-            assert cards, self.last_answer()
-            for card in cards:
-                assert "M" in card["sizes"] and "yellow" not in card["colours"], card
+def test_keyboard_only_from_page_load_to_a_sent_message(ui) -> None:
+    socket = ScriptedSocket(
+        ui.page,
+        lambda frame, n: [SESSION, done("Here you go.")] if frame["type"] == "message" else [],
+    )
+    ui.goto("/")
+    # The assistant is two Tab presses from the top of the page.
+    ui.page.keyboard.press("Tab")
+    ui.page.keyboard.press("Tab")
+    assert ui.focused()["testid"] == "skip-to-chat"
+    assert "Alt+Shift+A" in ui.focused()["text"]
+    ui.page.keyboard.press("Enter")
+    ui.wait_for_panel()
+    assert ui.focused()["id"] == "chat-input"
 
-            self.by("inspector-toggle").click()
-            facts = self.page.locator('[data-testid="recalled-item"][data-scope="fact"]')
-            facts.first.wait_for()
-            recalled = " ".join(facts.all_inner_texts())
-            assert "2026-05-01" in recalled and "size M" in recalled
+    # The input grows with its text up to five lines, then scrolls.
+    heights = []
+    for line in range(7):
+        if line:
+            ui.page.keyboard.press("Shift+Enter")
+        ui.page.keyboard.type(f"line {line + 1}")
+        heights.append(ui.by("chat-input").evaluate("e => e.getBoundingClientRect().height"))
+    assert heights[0] < heights[1] < heights[2] < heights[3] < heights[4]
+    assert heights[4] == heights[5] == heights[6]
+    assert socket.sent("message") == []
+    ui.page.keyboard.press("Enter")
+    ui.wait_for_answer(1)
+    assert socket.sent("message")[0]["text"] == "\n".join(f"line {n}" for n in range(1, 8))
+    assert ui.by("chat-input").evaluate("e => e.getBoundingClientRect().height") == heights[0]
 
-            # Let this turn's writes land first: they reload the list under our feet.
-            self.by("inspector-saved").filter(has_text="Turn block").wait_for()
-            records = self.by("record")
-            records.first.wait_for()
-            doomed = records.first.get_attribute("data-block-id")
-            record = self.page.locator(f'[data-testid="record"][data-block-id="{doomed}"]')
-            with self.page.expect_response(re.compile(r"/delete$")) as deleted:
-                record.get_by_test_id("record-delete").click()
-            assert deleted.value.status == 200
-            record.wait_for(state="detached")
-            listed = self.page.evaluate(
-                "() => fetch('/api/memory/records?limit=100').then(r => r.json())"
-            )
-            assert doomed not in {r["block_id"] for r in listed["records"]}
+    # Escape hides the panel and gives focus back; the shortcut brings it back.
+    ui.page.keyboard.press("Escape")
+    assert ui.page.is_hidden("#chat-panel")
+    assert ui.focused()["id"] == "chat-launcher"
+    ui.page.keyboard.press("Tab")
+    ui.page.keyboard.press("Alt+Shift+A")
+    ui.wait_for_panel()
+    assert ui.focused()["id"] == "chat-input"
+    assert "Alt+Shift+A" in ui.by("chat-launcher").get_attribute("aria-keyshortcuts")
 
-            # Navigating keeps the conversation and the open panel.
-            self.by("inspector-toggle").first.click()
-            href = cards[0]["href"]
-            self.page.goto(self.url(href))
-            self.page.wait_for_selector('#chat-panel[data-ready="true"]:not([hidden])')
-            assert self.page.locator("li.chat-msg-user").inner_text() == "show me t-shirts"
-            assert self.by("product-card").count() == len(cards)
-            assert self.page_errors == []
 
-    def test_signed_out_mode_malformed_date_and_navigation(self) -> None:
-        with self.screenshot_on_failure():
-            self.page.goto(self.url("/"))
-            self.open_panel()
-            mode = "Not signed in — this chat is not remembered"
-            assert self.by("chat-mode").inner_text() == mode
+@pytest.mark.parametrize("viewport", [PHONE], ids=["phone"])
+def test_phone_card_tap_shows_the_product_and_keeps_the_conversation(ui) -> None:
+    product = catalog_product("JN-0043")
+    card = {**CARD, "sku": product["sku"], "name": product["name"], "url": product["url"]}
+    ScriptedSocket(
+        ui.page,
+        lambda frame, n: [SESSION, done("One pair.", [card])] if frame["type"] == "message" else [],
+    )
+    ui.goto("/")
+    ui.open_panel()
+    ui.ask("black jeans")
+    assert ui.page.evaluate("innerWidth") == PHONE["width"]
+    # Full screen: the panel covers the page.
+    box = ui.page.locator("#chat-panel").bounding_box()
+    assert box["width"] == PHONE["width"] and box["height"] == PHONE["height"]
 
-            # A browser without a date picker sends whatever was typed; the server decides.
-            self.by("controls-toggle").click()
-            self.page.eval_on_selector(
-                '[data-testid="control-date"]',
-                "el => { el.type = 'text'; el.value = '2026-13-45'; }",
-            )
-            self.send("show me jeans")
-            error = self.by("chat-error")
-            error.wait_for()
-            assert "date" in error.inner_text().lower()
-            assert not self.by("control-date").is_disabled()  # no session was started
+    ui.by("product-card").first.tap()
+    ui.page.wait_for_url(ui.url(product["url"]))
+    ui.page.wait_for_selector('#chat-panel[data-ready="true"]', state="attached")
+    assert ui.page.is_hidden("#chat-panel")
+    assert ui.page.locator("h1", has_text=product["name"]).is_visible()
+    assert ui.by("chat-launcher").is_visible()
 
-            self.page.eval_on_selector('[data-testid="control-date"]', "el => { el.value = ''; }")
-            self.by("chat-retry").click()
-            self.wait_for_answer(1)
-            assert self.by("chat-mode").inner_text() == mode
-            assert self.storage("session_id") is None and self.storage("turn_count") == 1
-
-            self.page.goto(self.url("/?category=jeans"))
-            self.page.wait_for_selector('#chat-panel[data-ready="true"]:not([hidden])')
-            assert self.page.locator("li.chat-msg-user").inner_text() == "show me jeans"
-            assert self.page.locator("li.chat-msg-assistant").count() == 1
-            assert self.by("chat-mode").inner_text() == mode
-            assert self.page_errors == []
+    ui.by("chat-launcher").tap()
+    ui.wait_for_panel()
+    assert ui.page.locator("li.chat-msg-user").inner_text() == "black jeans"
+    assert ui.by("product-card").count() == 1
+    assert json.loads(ui.page.evaluate("sessionStorage.getItem('aisle.chat.open')")) is True

@@ -2,13 +2,14 @@
 // not the turn, so they are editable only until the conversation starts; afterwards they
 // show what the session actually runs with, as the server read it back.
 
-export const RETENTION_LABELS = {
-  default: "Default (90 days)",
-  "1m": "1 minute",
-  "5m": "5 minutes",
-  "1h": "1 hour",
-  never: "Never expire",
-};
+/** Every retention preset's label, as the server rendered them into the page. */
+export function retentionLabels() {
+  try {
+    return JSON.parse(document.getElementById("retention-labels")?.textContent || "{}") || {};
+  } catch {
+    return {};
+  }
+}
 const LOCKED_REASON = "Fixed when the session started; close the panel to start a new one.";
 const OPEN_NOTE = "Both apply to this conversation and lock once it starts.";
 
@@ -48,7 +49,7 @@ export function createControls(root, store) {
       if (session && session.retention) {
         // A session may run with a preset no longer offered: show it anyway.
         if (!offered().includes(session.retention)) {
-          retention.add(new Option(RETENTION_LABELS[session.retention] || session.retention, session.retention));
+          retention.add(new Option(retentionLabels()[session.retention] || session.retention, session.retention));
         }
         retention.value = session.retention;
       }

@@ -1,15 +1,18 @@
-// The inspector's Memory tab: per turn, what was recalled and saved and where the time
-// went; below it, the shopper's own records with Delete.
+// The inspector's Memory tab: per turn, what was recalled (before the answer, and by the
+// model's own recall_memory look-ups) and saved, and where the time went; below it, the
+// shopper's own records with when each expires, and Delete.
 
-import { el } from "./render.js";
+import { DAY, expiryText, localDate, remainingMs } from "./expiry.js";
+import { failedSearches, notRecalledText, notSavedText } from "./modes.js";
+import { el, renderInline, renderMarkdown } from "./render.js";
 
 const PAGE_SIZE = 20;
+const TICK_MS = 1000;
 const SCOPE_LABELS = {
   session: "this visit",
   fact: "fact",
   turn: "earlier visit",
   episode: "past visit",
-  tool: "look-up",
 };
 
 function turnLabel(turn) {
@@ -26,37 +29,68 @@ function formatMs(ms) {
   return value >= 1000 ? `${(value / 1000).toFixed(2)} s` : `${Math.round(value)} ms`;
 }
 
-function recalledNodes(turn) {
-  const searched = turn.searched;
-  if (!searched) {
-    return [el("li", { className: "empty", text: turn.stateless
-      ? "Nothing is recalled when signed out."
-      : "No recall for this turn." })];
-  }
-  if (!searched.items?.length) {
-    return [el("li", { className: "empty", text: `Nothing recalled (${formatMs(searched.duration_ms)}).` })];
-  }
-  return searched.items.map((item) => el("li", {
+function recalledItem(item, { source } = {}) {
+  return el("li", {
     className: `recalled scope-${item.scope}`,
-    attrs: { "data-testid": "recalled-item", "data-block-id": item.block_id, "data-scope": item.scope },
+    attrs: {
+      "data-testid": "recalled-item",
+      "data-block-id": item.block_id,
+      "data-scope": item.scope,
+      "data-source": source || "turn",
+    },
   }, [
     el("span", { className: "badge", text: SCOPE_LABELS[item.scope] || item.scope }),
-    el("span", { className: "recalled-line", text: item.deleted ? "(deleted)" : item.line }),
     el("span", { className: "score", text: `score ${formatScore(item.score)}` }),
-  ]));
+    item.deleted
+      ? el("span", { className: "recalled-line empty", text: "(deleted)" })
+      : el("span", { className: "recalled-line" }, [renderInline(item.line)]),
+  ]);
+}
+
+function empty(text, tag = "li") {
+  return el(tag, { className: "empty", text });
+}
+
+function recalledNodes(turn) {
+  const searched = turn.searched;
+  const byTool = turn.recalledByTool || [];
+  const nodes = [];
+  if (!turn.mode) {
+    nodes.push(empty(turn.pending ? "Waiting for this turn's recall…" : "No recall for this turn."));
+    return nodes;
+  }
+  const reason = notRecalledText(turn.mode);
+  if (reason) return [el("li", { className: "empty", text: reason, attrs: { "data-testid": "recall-note" } })];
+  if (searched?.failed?.length) {
+    nodes.push(el("li", {
+      className: "recall-failed",
+      attrs: { "data-testid": "recall-failed" },
+      text: `Part of your memory could not be searched this turn (${failedSearches(searched.failed)}); `
+        + "the answer used what was found.",
+    }));
+  }
+  if (!searched) nodes.push(empty("Waiting for this turn's recall…"));
+  else if (!searched.items?.length) nodes.push(empty(`Nothing recalled (${formatMs(searched.duration_ms)}).`));
+  else nodes.push(...searched.items.map((item) => recalledItem(item)));
+  if (byTool.length) {
+    nodes.push(el("li", { className: "recalled-subhead", text: "Found by the assistant's own look-up (recall_memory)" }));
+    nodes.push(...byTool.map((item) => recalledItem(item, { source: "recall_memory" })));
+  }
+  return nodes;
 }
 
 function savedNodes(turn) {
+  const reason = turn.mode ? notSavedText(turn.mode) : null;
+  if (reason) return [empty(reason, "p")];
+  if (turn.stopped) return [empty("Stopped: nothing of this turn was saved.", "p")];
   const added = turn.added;
-  if (!added) {
-    return [el("p", { className: "empty", text: turn.stateless ? "Nothing is saved when signed out." : "Nothing saved yet." })];
-  }
+  if (!added) return [empty(turn.done ? "Saving…" : "Nothing saved yet.", "p")];
   const ids = added.block_ids || {};
-  const facts = (added.facts || []).map((fact) => el("li", { text: fact, attrs: { "data-testid": "saved-fact" } }));
+  const facts = (added.facts || []).map((fact) => el("li", { attrs: { "data-testid": "saved-fact" } }, [renderInline(fact)]));
   return [
     el("p", { className: "saved-ids", text: `Turn block: ${(ids.turn || []).join(", ") || "none"}` }),
     el("p", { className: "saved-ids", text: `Fact blocks: ${(ids.fact || []).join(", ") || "none"}` }),
-    facts.length ? el("ul", { className: "saved-facts" }, facts) : el("p", { className: "empty", text: "No facts in this turn." }),
+    facts.length ? el("ul", { className: "saved-facts" }, facts) : empty("No new facts in this turn.", "p"),
   ];
 }
 
@@ -79,7 +113,7 @@ export function timelineSpans(turn) {
 
 function timelineNodes(turn) {
   const spans = timelineSpans(turn);
-  if (!spans.length) return [el("li", { className: "empty", text: "No timings for this turn yet." })];
+  if (!spans.length) return [empty(turn.stopped ? "Stopped before the answer was complete." : "No timings for this turn yet.")];
   const total = Math.max(1, ...spans.map((s) => s.start + s.duration));
   return spans.map((span) => {
     const bar = el("span", { className: "bar", attrs: { "aria-hidden": "true" } });
@@ -96,7 +130,14 @@ function timelineNodes(turn) {
 }
 
 function recordDate(record) {
-  return (record.created_at || record.ingested_at || "").slice(0, 10);
+  const stamp = Date.parse(record.created_at || record.ingested_at || "");
+  return Number.isNaN(stamp) ? "" : localDate(new Date(stamp));
+}
+
+function slotLabel(record) {
+  // "size/shoes" -> "size · shoes": where consolidation files the fact.
+  const slot = record.slot ? String(record.slot).replace(/\//g, " · ") : null;
+  return slot || record.category || null;
 }
 
 export function createInspector(root, { api, store, signedIn, onRecordDeleted }) {
@@ -113,6 +154,10 @@ export function createInspector(root, { api, store, signedIn, onRecordDeleted })
   let total = 0;
   let selected = null; // null follows the newest turn
   let loading = null;
+  let focusAfterLoad = null; // the position of a deleted record, whose neighbour gets focus
+  let noteAfterLoad = null; // what the next load says before its own status
+  let shown = []; // { record, node, expiry } of the records on screen
+  let ticker = null;
 
   function showTurn() {
     const turns = store.turns;
@@ -120,7 +165,7 @@ export function createInspector(root, { api, store, signedIn, onRecordDeleted })
     turnSelect.disabled = !turns.length;
     if (!turns.length) {
       turnSelect.append(el("option", { text: "No turns yet" }));
-      recalled.replaceChildren(el("li", { className: "empty", text: "Send a message to see what the assistant recalls." }));
+      recalled.replaceChildren(empty("Send a message to see what the assistant recalls."));
       saved.replaceChildren();
       timeline.replaceChildren();
       return;
@@ -139,6 +184,7 @@ export function createInspector(root, { api, store, signedIn, onRecordDeleted })
     showTurn();
   });
 
+  // --- records ---------------------------------------------------------------------------
   function recordNode(record) {
     const button = el("button", {
       className: "danger small",
@@ -146,52 +192,122 @@ export function createInspector(root, { api, store, signedIn, onRecordDeleted })
       attrs: { type: "button", "data-testid": "record-delete", "aria-label": `Delete this ${record.kind} record` },
     });
     button.addEventListener("click", () => remove(record, button));
-    const meta = [recordDate(record), record.session_id, record.status !== "ready" ? record.status : null,
-      record.expires_at ? `expires ${record.expires_at.slice(0, 16).replace("T", " ")}` : null]
-      .filter(Boolean).join(" · ");
-    return el("li", {
-      className: `record kind-${record.kind}`,
-      attrs: { "data-testid": "record", "data-block-id": record.block_id, "data-kind": record.kind },
+    const expiry = el("time", {
+      className: "record-expiry",
+      attrs: { "data-testid": "record-expiry", datetime: record.expires_at || undefined, title: record.expires_at || "No expiry" },
+    });
+    const meta = [recordDate(record), record.status !== "ready" ? record.status : null].filter(Boolean).join(" · ");
+    const slot = record.kind === "fact" ? slotLabel(record) : null;
+    const node = el("li", {
+      className: `record kind-${record.kind}${record.superseded ? " superseded" : ""}`,
+      attrs: {
+        "data-testid": "record",
+        "data-block-id": record.block_id,
+        "data-kind": record.kind,
+        "data-superseded": record.superseded ? "true" : undefined,
+        tabindex: "-1",
+      },
     }, [
       el("div", { className: "record-top" }, [
-        el("span", { className: "badge", text: record.kind }),
-        el("span", { className: "record-meta", text: meta }),
+        el("span", { className: "badge", text: record.superseded ? "replaced fact" : record.kind }),
+        slot ? el("span", { className: "record-slot", text: slot }) : null,
+        el("span", { className: "record-meta" }, [meta ? `${meta} · ` : "", expiry]),
         button,
       ]),
-      el("p", { className: "record-text", text: record.text }),
+      el("div", { className: "record-text" }, [renderMarkdown(record.text)]),
+      record.superseded
+        ? el("p", { className: "record-note", text: "Replaced by a newer fact: kept as history, never recalled." })
+        : null,
     ]);
+    return { record, node, expiry };
+  }
+
+  function showRange() {
+    range.textContent = shown.length ? `${offset + 1}–${offset + shown.length} of ${total}` : "";
+    newer.hidden = older.hidden = total <= PAGE_SIZE;
+    newer.disabled = offset === 0;
+    older.disabled = offset + PAGE_SIZE >= total;
+  }
+
+  /** Bring every expiry up to date; a record whose time has come leaves the list. */
+  function tick() {
+    const now = Date.now();
+    const expired = [];
+    for (const entry of shown) {
+      const words = expiryText(entry.record.expires_at, now);
+      if (words === null) expired.push(entry);
+      else if (entry.expiry.textContent !== words) entry.expiry.textContent = words;
+    }
+    for (const entry of expired) {
+      const index = shown.indexOf(entry);
+      const hadFocus = entry.node.contains(document.activeElement);
+      entry.node.remove();
+      shown.splice(index, 1);
+      total = Math.max(0, total - 1);
+      if (hadFocus) focusNear(index);
+    }
+    if (expired.length) {
+      showRange();
+      if (!shown.length) recordsStatus.textContent = "Nothing remembered yet.";
+    }
+    const soon = shown.some((entry) => remainingMs(entry.record.expires_at, now) < DAY);
+    if (soon && !ticker) ticker = setInterval(tick, TICK_MS);
+    else if (!soon && ticker) {
+      clearInterval(ticker);
+      ticker = null;
+    }
+  }
+
+  function focusNear(index) {
+    const next = shown[Math.min(index, shown.length - 1)];
+    (next ? next.node : recordsList).focus();
+  }
+
+  function clearRecords(status) {
+    shown = [];
+    recordsList.replaceChildren();
+    recordsStatus.textContent = status;
+    newer.hidden = older.hidden = true;
+    range.textContent = "";
+    tick();
   }
 
   async function loadRecords() {
     if (!signedIn) {
-      recordsStatus.textContent = "Sign in to see what the assistant remembers about you.";
-      recordsList.replaceChildren();
-      newer.hidden = older.hidden = true;
-      range.textContent = "";
+      clearRecords("Sign in to see what the assistant remembers about you.");
       return;
     }
     const request = (loading = api.listRecords({ limit: PAGE_SIZE, offset }));
-    recordsStatus.textContent = "Loading…";
+    if (!shown.length) recordsStatus.textContent = "Loading…";
     try {
       const page = await request;
       if (request !== loading) return; // a newer load superseded this one
-      total = page.total;
       if (!page.records.length && offset > 0) {
-        offset = Math.max(0, offset - PAGE_SIZE); // the last record of a page was deleted
+        offset = Math.max(0, offset - PAGE_SIZE); // the last record of a page went
         return loadRecords();
       }
-      recordsList.replaceChildren(...page.records.map(recordNode));
-      recordsStatus.textContent = page.records.length ? "" : "Nothing remembered yet.";
-      range.textContent = page.records.length ? `${offset + 1}–${offset + page.records.length} of ${total}` : "";
-      newer.hidden = older.hidden = total <= PAGE_SIZE;
-      newer.disabled = offset === 0;
-      older.disabled = offset + PAGE_SIZE >= total;
+      // The server sweeps expired records now and then; the list drops them at once.
+      const now = Date.now();
+      const live = page.records.filter((record) => expiryText(record.expires_at, now) !== null);
+      total = page.total - (page.records.length - live.length);
+      shown = live.map(recordNode);
+      recordsList.replaceChildren(...shown.map((entry) => entry.node));
+      const emptyWords = shown.length ? "" : "Nothing remembered yet.";
+      recordsStatus.textContent = [noteAfterLoad, emptyWords].filter(Boolean).join(" ");
+      noteAfterLoad = null;
+      showRange();
+      tick();
+      if (focusAfterLoad !== null) {
+        focusNear(focusAfterLoad);
+        focusAfterLoad = null;
+      }
     } catch (error) {
       if (request !== loading) return;
-      recordsStatus.textContent = error.message;
-      recordsList.replaceChildren();
-      newer.hidden = older.hidden = true;
-      range.textContent = "";
+      clearRecords(error.message);
+      if (focusAfterLoad !== null) {
+        recordsList.focus();
+        focusAfterLoad = null;
+      }
     }
   }
 
@@ -199,18 +315,20 @@ export function createInspector(root, { api, store, signedIn, onRecordDeleted })
     const preview = record.text.length > 80 ? `${record.text.slice(0, 79)}…` : record.text;
     if (!window.confirm(`Delete this memory record? The assistant will no longer recall it.\n\n“${preview}”`)) return;
     button.disabled = true;
+    const index = shown.findIndex((entry) => entry.record.block_id === record.block_id);
     try {
       await api.deleteRecord(record.block_id);
     } catch (error) {
       button.disabled = false;
+      button.focus();
       recordsStatus.textContent = `Could not delete: ${error.message}`;
       return;
     }
     onRecordDeleted(record.block_id);
-    recordsStatus.textContent = "Record deleted.";
+    recordsStatus.textContent = noteAfterLoad = "Record deleted.";
     showTurn();
+    focusAfterLoad = Math.max(0, index);
     await loadRecords();
-    if (!recordsStatus.textContent) recordsStatus.textContent = "Record deleted.";
   }
 
   newer.addEventListener("click", () => { offset = Math.max(0, offset - PAGE_SIZE); loadRecords(); });

@@ -12,10 +12,15 @@ const KEYS = {
   session: "session",
   turns: "turns",
   mode: "mode",
+  welcome: "welcome",
 };
 // Keep the stored conversation bounded so a long chat never hits the storage quota.
 const MAX_MESSAGES = 200;
 const MAX_TURNS = 50;
+// What a signed-out conversation sends back with each message (docs/protocol.md, `history`).
+const HISTORY_EXCHANGES = 3;
+const HISTORY_TEXT_MAX = 4000;
+const HISTORY_SKUS_MAX = 10;
 
 function read(key, fallback) {
   try {
@@ -68,10 +73,46 @@ export function createStore(owner) {
     set mode(value) { write(KEYS.mode, value); },
     get turns() { return read(KEYS.turns, []); },
     set turns(value) { write(KEYS.turns, value.slice(-MAX_TURNS)); },
+    // The greeting and suggestions of a `welcome`, shown until the conversation starts.
+    get welcome() { return read(KEYS.welcome, null); },
+    set welcome(value) { write(KEYS.welcome, value); },
+    /** Whether the shopper has said anything in this conversation. */
+    get started() { return this.messages.some((message) => message.role === "user"); },
+    /** The last answered exchanges, oldest first, as a signed-out `message` carries them. */
+    history() {
+      return exchangesOf(this.messages).slice(-HISTORY_EXCHANGES);
+    },
+    // The session is gone (erased, or its memory deleted elsewhere): the next message starts
+    // a new one, while the conversation on screen stays.
+    forgetSession() {
+      for (const key of [KEYS.sessionId, KEYS.turnCount, KEYS.session]) remove(key);
+    },
     // Closing the panel ends the conversation: forget everything but who we are.
     clearConversation() {
       for (const key of [KEYS.open, KEYS.sessionId, KEYS.turnCount, KEYS.conversation,
-        KEYS.controls, KEYS.session, KEYS.turns, KEYS.mode]) remove(key);
+        KEYS.controls, KEYS.session, KEYS.turns, KEYS.mode, KEYS.welcome]) remove(key);
     },
   };
+}
+
+/**
+ * Question-and-answer pairs of a stored conversation. An answer that was stopped, or a
+ * question that got an error instead of an answer, is no exchange: it is left out.
+ */
+export function exchangesOf(messages) {
+  const exchanges = [];
+  let question = null;
+  for (const message of messages) {
+    if (message.role === "user") question = message;
+    else if (message.role === "assistant" && question && !message.stopped) {
+      exchanges.push({
+        user: String(question.text).slice(0, HISTORY_TEXT_MAX),
+        assistant: String(message.text || "").slice(0, HISTORY_TEXT_MAX),
+        skus: (message.products || []).map((p) => p?.sku).filter((sku) => typeof sku === "string" && sku)
+          .slice(0, HISTORY_SKUS_MAX),
+      });
+      question = null;
+    }
+  }
+  return exchanges;
 }
