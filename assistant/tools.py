@@ -21,7 +21,17 @@ MAX_LIMIT = 10
 # A panel shows at most this many cards under an answer, so a search returns that many
 # unless the model asks for more; "show more" asks for the next page with `offset`.
 DEFAULT_LIMIT = 4
-CARD_KEYS = ("sku", "name", "brand", "price_eur", "colours", "sizes_in_stock", "url", "blurb")
+CARD_KEYS = (
+    "sku",
+    "name",
+    "brand",
+    "category",
+    "price_eur",
+    "colours",
+    "sizes_in_stock",
+    "url",
+    "blurb",
+)
 _SEARCH_KEYS = frozenset(
     {
         "query",

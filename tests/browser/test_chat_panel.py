@@ -44,6 +44,7 @@ CARD = {
     "sku": "JN-0041",
     "name": "Fjord & Pine High-Rise Wide Jeans",
     "brand": "Fjord & Pine",
+    "category": "jeans",
     "price_eur": 53.0,
     "colours": ["black", "blue"],
     "sizes_in_stock": ["M", "L"],

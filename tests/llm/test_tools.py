@@ -31,7 +31,8 @@ async def test_a_search_returns_four_and_says_how_many_match_in_all() -> None:
     assert outcome.summary == f"4 of {content['total']} products"
     assert all(card["blurb"] for card in outcome.products)
     assert set(outcome.products[0]) == {
-        "sku", "name", "brand", "price_eur", "colours", "sizes_in_stock", "url", "blurb",
+        "sku", "name", "brand", "category", "price_eur", "colours", "sizes_in_stock", "url",
+        "blurb",
     }  # fmt: skip
 
 

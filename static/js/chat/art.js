@@ -17,7 +17,13 @@ const SHAPES = {
   sandal: "M8 42 Q32 36 56 42 L56 48 Q32 44 8 48 Z M18 41 L26 29 L34 40 L30 40 L26 34 L22 41 Z",
   other: "M14 10 L40 10 L56 26 L40 42 L14 42 Q10 42 10 38 L10 14 Q10 10 14 10 Z",
 };
-// Style numbers start with the category's code (TS-0001 is a t-shirt); a name says it too.
+// The card's catalog category decides the drawing; an older card without one falls back to
+// its style number's code (TS-0001 is a t-shirt), then its name.
+const BY_CATEGORY = {
+  "t-shirts": "tee", shirts: "shirt", knitwear: "knit", jackets: "jacket", jeans: "trousers",
+  trousers: "trousers", dresses: "dress", skirts: "skirt", sneakers: "sneaker", boots: "boot",
+  sandals: "sandal",
+};
 const BY_SKU = {
   TS: "tee", SH: "shirt", KN: "knit", JK: "jacket", JN: "trousers", TR: "trousers",
   DR: "dress", SK: "skirt", SN: "sneaker", BT: "boot", SD: "sandal",
@@ -32,6 +38,8 @@ const BY_NAME = [
 let drawn = 0; // clip-path ids must be unique in the page
 
 export function shapeOf(product) {
+  const category = String(product.category || "").toLowerCase();
+  if (BY_CATEGORY[category]) return BY_CATEGORY[category];
   const code = String(product.sku || "").slice(0, 2).toUpperCase();
   if (BY_SKU[code]) return BY_SKU[code];
   const name = String(product.name || "");
