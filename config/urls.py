@@ -6,6 +6,9 @@ from drf_spectacular.views import SpectacularAPIView
 
 from config.views import healthz
 
+admin.site.site_header = "Aisle administration"
+admin.site.site_title = "Aisle admin"
+
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("admin/", admin.site.urls),
