@@ -72,6 +72,27 @@ def _sessions_all(user: UserResource) -> list[Any]:
             return sessions
 
 
+def sessions_metadata_read(
+    *, username: str, timeout: float | None = None
+) -> dict[str, dict[str, Any]]:
+    """Each of the shopper's sessions with its metadata; {} for a shopper never remembered.
+
+    Raises MemoryUnavailable.
+    """
+    with (
+        outage_translated(path="read", lost="the shopper's sessions"),
+        memory_client_sync(timeout=timeout) as client,
+    ):
+        user = _user_or_none(client, username)
+        if user is None:
+            return {}
+        try:
+            sessions = _sessions_all(user)
+        except NotFoundError:
+            return {}  # erased between the calls
+    return {s.session_id: dict(s.metadata or {}) for s in sessions}
+
+
 def _records(blocks: list[Any], sessions: list[Any]) -> list[MemoryRecord]:
     session_ttls = {s.session_id: s.blocks_ttl for s in sessions}
     fact_ttl = memory_conf().fact_ttl_seconds
