@@ -30,6 +30,7 @@ from shop.services import USERNAME_RE
 MAX_QUERY_CHARS = 4000
 MAX_DISPLAY_NAME_CHARS = 60
 
+# The presets are named once, in memoryapp.conf.
 Retention = Literal[tuple(RETENTION_PRESETS)]  # type: ignore[valid-type]
 
 
