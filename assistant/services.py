@@ -26,14 +26,17 @@ from typing import Any
 
 import openai
 from channels.db import database_sync_to_async
-from django.db import IntegrityError, transaction
-from django.db.models import F, Max
-from django.utils import timezone
 
 from assistant import events
 from assistant.agent import FinalEvent, RoundEvent, TokenEvent, ToolEvent, agent_run
+from assistant.chat_records import (
+    chat_session_closed,
+    chat_session_touch,
+    chat_turn_finish,
+    chat_turn_open,
+)
 from assistant.demo import demo_settings_get
-from assistant.models import ChatSession, ChatTurn, DemoSettings
+from assistant.models import ChatTurn, DemoSettings
 from assistant.page import catalog_filters_known, history_notes, page_context_build
 from assistant.prompting import turn_messages
 from assistant.tools import tool_run, tool_schemas
@@ -57,8 +60,6 @@ from shop.selectors import catalog_vocabulary
 from shop.services import shopper_display_name
 
 logger = logging.getLogger("assistant")
-
-TURN_INDEX_ATTEMPTS = 5
 
 
 @dataclass
@@ -116,55 +117,15 @@ def _vocabulary() -> dict[str, list[str]]:
     return catalog_vocabulary()
 
 
-@database_sync_to_async
-def _chat_session_touch(*, user, memory: MemorySession, retention: str | None) -> ChatSession:
-    info = memory.info
-    chat_session, _ = ChatSession.objects.get_or_create(
-        shopper=user,
-        memory_session_id=info.session_id,
-        defaults={
-            "session_date": info.session_date,
-            "retention": retention_preset_for(info.retention_seconds) or (retention or ""),
-            "retention_seconds": info.retention_seconds,
-        },
-    )
-    return chat_session
-
-
-def turn_index_next(*, chat_session_id: int) -> int:
-    """One more than the highest turn number stored (a count would reuse a deleted one)."""
-    top = ChatTurn.objects.filter(session_id=chat_session_id).aggregate(top=Max("index"))["top"]
-    return (top or 0) + 1
-
-
-def chat_turn_open(*, chat_session: ChatSession, model: str) -> ChatTurn | None:
-    """Create the turn's chat record under the next free number.
-
-    Two turns of one session (two tabs) can read the same next number; the unique
-    (session, index) constraint refuses the second, which reads again. The record is
-    bookkeeping: if it still cannot be made, the turn goes on without one.
-    """
-    for _ in range(TURN_INDEX_ATTEMPTS):
-        index = turn_index_next(chat_session_id=chat_session.pk)
-        try:
-            with transaction.atomic():
-                turn = ChatTurn.objects.create(session=chat_session, index=index, model=model)
-        except IntegrityError:
-            continue
-        ChatSession.objects.filter(pk=chat_session.pk).update(turn_count=F("turn_count") + 1)
-        return turn
-    logger.warning("No chat record for a turn of %s: its number kept being taken", chat_session)
-    return None
-
-
-@database_sync_to_async
-def _chat_turn_open(*, chat_session: ChatSession, model: str) -> ChatTurn | None:
-    return chat_turn_open(chat_session=chat_session, model=model)
+_chat_session_touch = database_sync_to_async(chat_session_touch)
+_chat_turn_open = database_sync_to_async(chat_turn_open)
+_chat_session_closed = database_sync_to_async(chat_session_closed)
 
 
 @database_sync_to_async
 def _chat_turn_finish(*, turn_id: int, log: _TurnLog, spans: _Spans) -> None:
-    ChatTurn.objects.filter(pk=turn_id).update(
+    chat_turn_finish(
+        turn_id=turn_id,
         recalled=[
             {"block_id": i.block_id, "scope": i.scope, "score": i.score}
             for i in (log.recall.items if log.recall else [])
@@ -172,16 +133,9 @@ def _chat_turn_finish(*, turn_id: int, log: _TurnLog, spans: _Spans) -> None:
         saved=log.saved,
         timings={"spans": spans.items, "total_ms": spans.now_ms()},
         tools=log.tools,
-        error=log.error[:300],
+        error=log.error,
         stopped=log.stopped,
     )
-
-
-@database_sync_to_async
-def _chat_session_closed(*, user, session_id: str) -> None:
-    ChatSession.objects.filter(
-        shopper=user, memory_session_id=session_id, closed_at__isnull=True
-    ).update(closed_at=timezone.now())
 
 
 # --- the turn -----------------------------------------------------------------------------
@@ -254,7 +208,7 @@ async def turn_run(
     record: ChatTurn | None = None
     if memory is not None:
         chat_session = await _chat_session_touch(
-            user=user, memory=memory, retention=request.retention
+            user=user, info=memory.info, retention=request.retention
         )
         record = await _chat_turn_open(chat_session=chat_session, model=model)
         progress.turn_id = record.pk if record else None

@@ -1,10 +1,10 @@
 """The "Shopper memory" admin page: a shopper's Agent Memory user, read through the SDK.
 
 Staff see every session and block stored for the shopper, with when each block expires,
-and can delete one block; erasing everything of a shopper (memory and chat records) is the
-assistant's `shopper_forget`, whose admin view sits beside this page. The page talks to
-memory only through the SDK, like the chat path; with the server down it says so instead
-of failing.
+and can delete one block after confirming it; erasing everything of a shopper (memory and
+chat records) is the assistant's `shopper_forget`, whose admin view sits beside this page.
+The page talks to memory only through the SDK, like the chat path; with the server down it
+says so instead of failing.
 """
 
 from __future__ import annotations
@@ -15,27 +15,45 @@ from django.contrib import messages
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
-from django.views.decorators.http import require_POST
+from django.utils.text import Truncator
 
-from memoryapp.records import RecordNotFound
-from memoryapp.selectors import BLOCKS_PER_PAGE, shopper_memory_read
+from memoryapp.markup import markdown_strip
+from memoryapp.records import MemoryRecord, RecordNotFound
+from memoryapp.selectors import BLOCKS_PER_PAGE, record_read, shopper_memory_read
 from memoryapp.services import record_delete
 from memoryapp.types import MemoryUnavailable
+
+# What staff call each kind of record in a sentence.
+KIND_NAMES = {"fact": "fact", "turn": "exchange", "episode": "visit summary"}
+MESSAGE_WORDS = 24
+
+
+def _offset(request: HttpRequest, source: Any) -> int:
+    try:
+        return max(0, int(source.get("offset", "0")))
+    except ValueError:
+        return 0
+
+
+def record_described(record: MemoryRecord) -> str:
+    """ "the fact “The shopper wears size M.”": the words staff recognise, never an id."""
+    kind = "superseded fact" if record.superseded else KIND_NAMES.get(record.kind, "record")
+    words = Truncator(markdown_strip(record.text)).words(MESSAGE_WORDS, truncate="…")
+    return f"the {kind} “{words}”"
+
 
 # --- Views (wrapped by the admin site: staff only, CSRF-protected) -----------------------
 
 
-def shopper_memory_url(shopper: Any) -> str:
-    return reverse("admin:shop_demoshopper_memory", args=[shopper.pk])
+def shopper_memory_url(shopper: Any, *, offset: int = 0) -> str:
+    url = reverse("admin:shop_demoshopper_memory", args=[shopper.pk])
+    return f"{url}?offset={offset}" if offset else url
 
 
 def shopper_memory_view(
     request: HttpRequest, *, shopper: Any, context: dict[str, Any]
 ) -> TemplateResponse:
-    try:
-        offset = int(request.GET.get("offset", "0"))
-    except ValueError:
-        offset = 0
+    offset = _offset(request, request.GET)
     username = shopper.user.username
     status = 200
     try:
@@ -60,15 +78,43 @@ def shopper_memory_view(
     return TemplateResponse(request, "admin/memoryapp/shopper_memory.html", context, status=status)
 
 
-@require_POST
-def shopper_memory_block_delete_view(request: HttpRequest, *, shopper: Any) -> HttpResponse:
-    block_id = request.POST.get("block_id", "").strip()
+def shopper_memory_block_delete_view(
+    request: HttpRequest, *, shopper: Any, block_id: str, context: dict[str, Any]
+) -> HttpResponse:
+    """Show the block and ask first (GET); delete it and name it in the message (POST)."""
+    username = shopper.user.username
+    source = request.POST if request.method == "POST" else request.GET
+    back = shopper_memory_url(shopper, offset=_offset(request, source))
     try:
-        record_delete(username=shopper.user.username, block_id=block_id)
+        record = record_read(username=username, block_id=block_id)
     except RecordNotFound:
         messages.warning(request, f"No block {block_id} in this shopper's memory: nothing deleted.")
+        return HttpResponseRedirect(back)
     except MemoryUnavailable as exc:
         messages.error(request, f"Agent Memory is unavailable; block {block_id} was kept ({exc}).")
+        return HttpResponseRedirect(back)
+    described = record_described(record)
+    if request.method != "POST":
+        context.update(
+            {
+                "title": "Are you sure?",
+                "shopper": shopper,
+                "username": username,
+                "record": record,
+                "record_kind": KIND_NAMES.get(record.kind, "record"),
+                "memory_url": back,
+                "offset": _offset(request, source),
+            }
+        )
+        return TemplateResponse(request, "admin/memoryapp/shopper_memory_delete.html", context)
+    try:
+        record_delete(username=username, block_id=block_id)
+    except RecordNotFound:
+        messages.warning(
+            request, f"{described[0].upper()}{described[1:]} was already gone: nothing deleted."
+        )
+    except MemoryUnavailable as exc:
+        messages.error(request, f"Agent Memory is unavailable; {described} was kept ({exc}).")
     else:
-        messages.success(request, f"Deleted block {block_id}.")
-    return HttpResponseRedirect(shopper_memory_url(shopper))
+        messages.success(request, f"Deleted {described}")
+    return HttpResponseRedirect(back)

@@ -67,10 +67,10 @@ def memory_client_sync(*, timeout: float | None = None) -> AgentMemoryClient:
     )
 
 
-def memory_health_status() -> str:
+def memory_health_status(*, timeout: float | None = None) -> str:
     """Return "ok" when the memory server answers its health route healthy, else "unavailable"."""
     try:
-        with memory_client_sync() as client:
+        with memory_client_sync(timeout=timeout) as client:
             result = client.health_ping("server")
     except (AgentMemoryError, OSError) as exc:
         logger.info("Agent Memory health check failed: %s", exc)

@@ -12,12 +12,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentmemory import AgentMemoryClient, UserResource
-from agentmemory.exceptions import NotFoundError
+from agentmemory.exceptions import NotFoundError, ValidationError
 
 from memoryapp.clients import memory_client_sync
 from memoryapp.conf import memory_conf, retention_preset_for
 from memoryapp.guard import outage_translated
-from memoryapp.records import MemoryRecord, RecordPage, block_ttl, record_from_block
+from memoryapp.records import (
+    MemoryRecord,
+    RecordNotFound,
+    RecordPage,
+    block_ttl,
+    record_from_block,
+)
 
 BLOCKS_PER_PAGE = 100
 SESSIONS_PAGE = 500  # the most the API lists at once
@@ -64,6 +70,27 @@ def _sessions_all(user: UserResource) -> list[Any]:
         sessions.extend(page.sessions)
         if page.count < SESSIONS_PAGE or (page.total is not None and len(sessions) >= page.total):
             return sessions
+
+
+def sessions_metadata_read(
+    *, username: str, timeout: float | None = None
+) -> dict[str, dict[str, Any]]:
+    """Each of the shopper's sessions with its metadata; {} for a shopper never remembered.
+
+    Raises MemoryUnavailable.
+    """
+    with (
+        outage_translated(path="read", lost="the shopper's sessions"),
+        memory_client_sync(timeout=timeout) as client,
+    ):
+        user = _user_or_none(client, username)
+        if user is None:
+            return {}
+        try:
+            sessions = _sessions_all(user)
+        except NotFoundError:
+            return {}  # erased between the calls
+    return {s.session_id: dict(s.metadata or {}) for s in sessions}
 
 
 def _records(blocks: list[Any], sessions: list[Any]) -> list[MemoryRecord]:
@@ -141,6 +168,28 @@ def shopper_memory_read(*, username: str, offset: int = 0) -> ShopperMemory:
         for block, record in zip(blocks, _records(blocks, sessions), strict=True)
     ]
     return ShopperMemory(True, session_rows, rows, page.total, offset)
+
+
+def record_read(*, username: str, block_id: str) -> MemoryRecord:
+    """One of the shopper's records, with its expiry, e.g. to confirm a deletion.
+
+    Raises RecordNotFound when no such record is theirs, MemoryUnavailable on an outage.
+    """
+    if not block_id.strip() or any(ch in block_id for ch in "/?#"):
+        raise RecordNotFound(block_id)  # the SDK refuses these in a path: never a record
+    with (
+        outage_translated(path="read", lost="reading one record"),
+        memory_client_sync() as client,
+    ):
+        try:
+            user = client.get_user(username)
+            block = record_block_find(user, block_id)
+            if block is None:
+                raise RecordNotFound(block_id)
+            session = user.get_session(block.session_id)
+        except (NotFoundError, ValidationError) as exc:
+            raise RecordNotFound(block_id) from exc
+    return _records([block], [session])[0]
 
 
 def record_block_find(user: UserResource, block_id: str) -> Any | None:

@@ -228,6 +228,7 @@ async def _session_open(
     session_id: str | None,
     session_date: date | None,
     retention: str | None,
+    metadata: dict[str, str],
     conf: MemoryConf,
     budget: _TripBudget,
 ) -> MemorySession:
@@ -236,7 +237,7 @@ async def _session_open(
         resource = await budget.trip(_session_get_open(shopper, session_id))
         if resource is not None:
             return MemorySession(username, resource, _session_info(resource, created=False))
-    metadata: dict[str, Any] = {"retention": retention or "default"}
+    metadata = {**metadata, "retention": retention or "default"}
     if session_date is not None:
         metadata["session_date"] = session_date.isoformat()
     # Another tab's mint may be under way: wait for it (up to the cap), then count afresh.
@@ -260,12 +261,16 @@ async def session_open(
     session_id: str | None,
     session_date: date | None = None,
     retention: str | None = None,
+    metadata: dict[str, str] | None = None,
+    timeout: float | None = None,
 ) -> MemorySession:
     """Resume the client's session, or mint `session{n}` when it sent none (or a stale one).
 
     An id memory cannot look up (see `session_id_clean`) counts as none: a new session is
-    minted, memory stays on. The date and retention apply only when the session is created;
-    afterwards what the session was created with is read back off it. Raises
+    minted, memory stays on. The date, retention and extra `metadata` apply only when the
+    session is created; afterwards what the session was created with is read back off it.
+    `timeout` is the time each round trip may take (default AGENT_MEMORY_TIMEOUT_SECONDS,
+    a shopper's turn; writing past visits can allow a cold server more). Raises
     MemoryUnavailable.
     """
     conf = memory_conf()
@@ -277,8 +282,9 @@ async def session_open(
                 session_id=session_id_clean(session_id),
                 session_date=session_date,
                 retention=retention,
+                metadata=metadata or {},
                 conf=conf,
-                budget=_TripBudget(scope, timeout=conf.timeout_seconds),
+                budget=_TripBudget(scope, timeout=timeout or conf.timeout_seconds),
             )
 
 

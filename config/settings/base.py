@@ -21,7 +21,10 @@ VAR_DIR.mkdir(parents=True, exist_ok=True)
 
 _DEVELOPMENT_SECRET_KEY = "dev-only-insecure-key-change-me"  # production.py refuses it
 SECRET_KEY = env_str("DJANGO_SECRET_KEY", _DEVELOPMENT_SECRET_KEY)
-DEBUG = env_bool("DJANGO_DEBUG", True)
+# Off by default, for `make run` too: whoever tries the shop sees its own 404 and 500 pages,
+# as a shopper would, and the traceback of a 500 is logged to the console. DJANGO_DEBUG=true
+# brings back Django's debug pages for development.
+DEBUG = env_bool("DJANGO_DEBUG", False)
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]", "testserver"])
 CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
 
@@ -35,6 +38,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
     "channels",
     "shop",
     "memoryapp",
@@ -109,7 +113,8 @@ STATIC_ROOT = VAR_DIR / "staticfiles"
 # Serve straight from the source folders, so `make run` needs no collectstatic step; a
 # deployment can run collectstatic and turn this off for compressed, cached files.
 WHITENOISE_USE_FINDERS = env_bool("WHITENOISE_USE_FINDERS", True)
-WHITENOISE_AUTOREFRESH = DEBUG
+# Serving from the source folders is development: an edited file is served as it is now.
+WHITENOISE_AUTOREFRESH = WHITENOISE_USE_FINDERS
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["rest_framework.authentication.SessionAuthentication"],
@@ -121,6 +126,10 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "The shop's REST API: assistant turns and the shopper's own memory records.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # Swagger UI's files come from the pinned sidecar package and are served as static
+    # files: the docs page works offline and loads nothing from a CDN.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
 }
 
 LOGGING = {

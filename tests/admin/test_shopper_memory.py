@@ -26,25 +26,59 @@ def memory_url(shopper: DemoShopper, name: str = "") -> str:
     return reverse(f"admin:shop_demoshopper_memory{suffix}", args=[shopper.pk])
 
 
+def delete_url(shopper: DemoShopper, block_id: str) -> str:
+    return reverse("admin:shop_demoshopper_memory_delete_block", args=[shopper.pk, block_id])
+
+
 def test_the_page_shows_sessions_and_blocks(admin_client, remembered_shopper):
     response = admin_client.get(memory_url(remembered_shopper))
     page = response.content.decode()
     assert response.status_code == 200
     assert f"Shopper memory: Wren ({remembered_shopper.user.username})" in page
     # The session: its id, the date from its metadata, its retention and that it ended.
-    assert "<code>session1</code>" in page and "2026-04-12" in page and "1h (3600 s)" in page
+    assert "<code>session1</code>" in page and "12 Apr 2026</time>" in page
+    assert "1h (3600 s)" in page
     assert "open</td>" not in page
     # The blocks: the exchange, the judged facts (never expire) and the visit summary.
     assert "Shopper: I&#x27;m a size M and I hate yellow, show me dresses" in page
     assert "The shopper wears size M." in page and "The shopper dislikes yellow." in page
     assert "episode" in page and "resolved: " in page
-    assert page.count('value="Delete"') == len(memory_blocks(remembered_shopper.user.username))
+    table = page.split('id="memory-blocks"', 1)[1].split("</table>", 1)[0]
+    deletes = re.findall(r'<a class="deletelink" href="([^"]+)"', table)
+    blocks = memory_blocks(remembered_shopper.user.username)
+    assert sorted(deletes) == sorted(delete_url(remembered_shopper, b.block_id) for b in blocks)
     assert "Erase this shopper's memory" in page
 
 
+def test_the_page_sits_in_the_admins_own_frame(admin_client, remembered_shopper):
+    page = admin_client.get(memory_url(remembered_shopper)).content.decode()
+    assert '<div id="site-name"><a href="/admin/">Aisle administration</a></div>' in page
+    crumbs = re.search(r'<ol class="breadcrumbs">(.*?)</ol>', page, re.DOTALL).group(1)
+    assert re.findall(r"<li[^>]*>(.*?)</li>", crumbs) == [
+        '<a href="/admin/">Home</a>',
+        '<a href="/admin/shop/">Shop</a>',
+        '<a href="/admin/shop/demoshopper/">Demo shoppers</a>',
+        f'<a href="/admin/shop/demoshopper/{remembered_shopper.pk}/change/">Wren</a>',
+        "Shopper memory",
+    ]
+    assert '<li aria-current="page">Shopper memory</li>' in crumbs
+
+
+def test_timestamps_are_readable_with_the_exact_value_kept(admin_client, remembered_shopper):
+    page = admin_client.get(memory_url(remembered_shopper)).content.decode()
+    block = next(b for b in memory_blocks(remembered_shopper.user.username) if b.fact)
+    stated = datetime.fromisoformat(block.created_at)
+    exact = stated.isoformat()
+    shown = f"{stated.day} {stated:%b %Y, %H:%M}"
+    assert f'<time datetime="{exact}" title="{exact}">{shown}</time>' in page
+    # No raw stamp is left as text anywhere: each sits only inside a datetime or title.
+    text = re.sub(r'(datetime|title)="[^"]*"', "", page)
+    assert not re.search(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}", text)
+
+
 def expiry_cell(page: str, block_id: str) -> str:
-    row = re.search(rf'<tr data-block-id="{block_id}">(.*?)</tr>', page, re.DOTALL).group(1)
-    return re.findall(r"<td>(.*?)</td>", row, re.DOTALL)[-2]
+    row = re.search(rf'<tr data-block-id="{block_id}"[^>]*>(.*?)</tr>', page, re.DOTALL).group(1)
+    return re.search(r'<td class="memory-expires">(.*?)</td>', row, re.DOTALL).group(1)
 
 
 def test_each_block_says_when_it_expires(admin_client, remembered_shopper):
@@ -58,8 +92,10 @@ def test_each_block_says_when_it_expires(admin_client, remembered_shopper):
             assert cell == "kept"
         else:
             written = datetime.fromisoformat(block.ingested_at)
-            due = (written + timedelta(hours=1)).replace(microsecond=0).isoformat()
-            assert cell == f'<time datetime="{due}">{due}</time>'
+            due = (written + timedelta(hours=1)).replace(microsecond=0)
+            shown = f"{due.day} {due:%b %Y, %H:%M}"
+            exact = due.isoformat()
+            assert cell == f'<time datetime="{exact}" title="{exact}">{shown}</time>'
 
 
 def test_the_change_page_links_to_the_memory_page(admin_client, remembered_shopper):
@@ -69,17 +105,31 @@ def test_the_change_page_links_to_the_memory_page(admin_client, remembered_shopp
     assert memory_url(remembered_shopper) in page
 
 
-def test_delete_removes_one_block_and_tells_the_shoppers_panels(admin_client, remembered_shopper):
+def test_delete_asks_first_then_removes_one_block_and_tells_the_shoppers_panels(
+    admin_client, remembered_shopper
+):
     username = remembered_shopper.user.username
     blocks = memory_blocks(username)
     fact = next(b for b in blocks if b.fact == "The shopper wears size M.")
+    url = delete_url(remembered_shopper, fact.block_id)
     panel = PanelListener(username)
-    response = admin_client.post(
-        memory_url(remembered_shopper, "delete_block"), {"block_id": fact.block_id}, follow=True
-    )
+
+    confirm = admin_client.get(url)
+    page = " ".join(confirm.content.decode().split())
+    assert confirm.status_code == 200
+    assert "Are you sure you want to delete this fact from Wren's memory?" in page
+    assert '<dd class="memory-text"><p>The shopper wears size M.</p></dd>' in page
+    assert 'value="Yes, I\'m sure"' in page and "No, take me back" in page
+    assert '<li aria-current="page">Delete</li>' in page
+    assert len(memory_blocks(username)) == len(blocks)  # asking deleted nothing
+    assert panel.received() == []
+
+    response = admin_client.post(url, follow=True)
     page = response.content.decode()
-    assert f"Deleted block {fact.block_id}." in page
-    assert "The shopper wears size M." not in page
+    assert response.redirect_chain[-1][0] == memory_url(remembered_shopper)
+    assert "Deleted the fact “The shopper wears size M.”" in page
+    assert fact.block_id not in page
+    assert "The shopper wears size M." not in page.split('class="messagelist"')[1].split("</ul>")[1]
     remaining = {b.block_id for b in memory_blocks(username)}
     assert fact.block_id not in remaining and len(remaining) == len(blocks) - 1
     assert panel.received() == [
@@ -92,12 +142,21 @@ def test_delete_removes_one_block_and_tells_the_shoppers_panels(admin_client, re
     ]
 
 
+def test_a_deleted_exchange_is_named_by_its_words(admin_client, remembered_shopper):
+    username = remembered_shopper.user.username
+    turn = next(b for b in memory_blocks(username) if b.annotations.get("type") == "turn")
+    response = admin_client.post(delete_url(remembered_shopper, turn.block_id), follow=True)
+    assert (
+        "Deleted the exchange “Shopper: I&#x27;m a size M and I hate yellow, show me dresses "
+        "Assistant: Here is the Loom &amp; Lane Wrap Midi Dress in M.”"
+    ) in response.content.decode()
+
+
 def test_deleting_an_unknown_block_deletes_nothing(admin_client, remembered_shopper):
     before = len(memory_blocks(remembered_shopper.user.username))
-    response = admin_client.post(
-        memory_url(remembered_shopper, "delete_block"), {"block_id": "no-such-block"}, follow=True
-    )
-    assert "No block no-such-block in this shopper&#x27;s memory" in response.content.decode()
+    for method in (admin_client.get, admin_client.post):
+        response = method(delete_url(remembered_shopper, "no-such-block"), follow=True)
+        assert "No block no-such-block in this shopper&#x27;s memory" in response.content.decode()
     assert len(memory_blocks(remembered_shopper.user.username)) == before
 
 
@@ -106,6 +165,7 @@ def test_erase_asks_first_then_forgets_memory_and_chat_records(admin_client, rem
     confirm = admin_client.get(memory_url(remembered_shopper, "erase")).content.decode()
     assert "This cannot be undone." in confirm and "Yes, erase this shopper" in confirm
     assert "1 chat session record with their turns" in confirm
+    assert '<li aria-current="page">Erase</li>' in confirm
     assert memory_user_exists(username)  # asking erased nothing
     panel, bystander = PanelListener(username), PanelListener("ann")
 
@@ -147,8 +207,9 @@ def test_memory_down_is_explained_not_a_crash(admin_client, settings):
     assert response.status_code == 503
     assert "Agent Memory is unavailable" in response.content.decode()
 
-    deleted = admin_client.post(memory_url(ann, "delete_block"), {"block_id": "x"}, follow=True)
-    assert "Agent Memory is unavailable; block x was kept" in deleted.content.decode()
+    for method in (admin_client.get, admin_client.post):
+        deleted = method(delete_url(ann, "x"), follow=True)
+        assert "Agent Memory is unavailable; block x was kept" in deleted.content.decode()
     ChatSession.objects.create(shopper=ann.user, memory_session_id="session1")
     erased = admin_client.post(memory_url(ann, "erase"), follow=True)
     assert "Agent Memory is unavailable; nothing was erased" in erased.content.decode()
@@ -156,24 +217,29 @@ def test_memory_down_is_explained_not_a_crash(admin_client, settings):
 
 
 def test_non_staff_cannot_see_or_change_memory(shopper_client, remembered_shopper):
-    for url in (memory_url(remembered_shopper), memory_url(remembered_shopper, "erase")):
-        response = shopper_client.post(url) if url.endswith("erase/") else shopper_client.get(url)
-        assert response.status_code == 302
-        assert response["Location"].startswith(reverse("admin:login"))
+    block = memory_blocks(remembered_shopper.user.username)[0]
+    for url in (
+        memory_url(remembered_shopper),
+        memory_url(remembered_shopper, "erase"),
+        delete_url(remembered_shopper, block.block_id),
+    ):
+        for method in (shopper_client.get, shopper_client.post):
+            response = method(url)
+            assert response.status_code == 302
+            assert response["Location"].startswith(reverse("admin:login"))
     assert memory_user_exists(remembered_shopper.user.username)
+    assert block.block_id in {b.block_id for b in memory_blocks(remembered_shopper.user.username)}
 
 
-def test_writes_need_post_and_a_csrf_token(admin_user, remembered_shopper):
+def test_deletes_need_post_and_a_csrf_token(admin_user, remembered_shopper):
     client = Client(enforce_csrf_checks=True)
     client.force_login(admin_user)
     username = remembered_shopper.user.username
-    assert client.get(memory_url(remembered_shopper, "delete_block")).status_code == 405
     assert client.post(memory_url(remembered_shopper, "erase")).status_code == 403
     block = memory_blocks(username)[0]
-    response = client.post(
-        memory_url(remembered_shopper, "delete_block"), {"block_id": block.block_id}
-    )
-    assert response.status_code == 403
+    url = delete_url(remembered_shopper, block.block_id)
+    assert client.get(url).status_code == 200  # the confirmation page deletes nothing
+    assert client.post(url).status_code == 403
     assert memory_user_exists(username) and len(memory_blocks(username)) >= 1
 
 
@@ -215,3 +281,35 @@ def test_a_replaced_fact_is_shown_as_superseded_history(
     assert 'data-superseded="true"' in old_row and "(superseded)" in old_row
     assert "slot: size/tops" in old_row and "superseded_by: " in old_row
     assert "(superseded)" not in new_row and "slot: size/tops" in new_row
+
+
+HOSTILE_ANSWER = (
+    "Try the **Loom & Lane** dress <img src=x onerror=alert(1)> "
+    "[free gift](javascript:alert(1)) or [the dress](/products/loom-lane-wrap-midi-dress/)\n"
+    "- **pink**, in M\n"
+    "- <b>navy</b>"
+)
+
+
+def test_stored_markdown_is_rendered_and_everything_else_escaped(
+    admin_client, live_memory, username, tmp_path
+):
+    path = tmp_path / "scenario.json"
+    exchange = {"query": "<script>alert('q')</script> dresses?", "answer": HOSTILE_ANSWER}
+    path.write_text(json.dumps([{"username": username, "sessions": [{"exchanges": [exchange]}]}]))
+    call_command("seed_sessions", str(path), verbosity=0, stdout=StringIO())
+    shopper = DemoShopper.objects.get(user__username=username)
+    turn = next(b for b in memory_blocks(username) if b.annotations.get("type") == "turn")
+
+    page = admin_client.get(memory_url(shopper)).content.decode()
+    confirm = admin_client.get(delete_url(shopper, turn.block_id)).content.decode()
+    for html in (page, confirm):
+        text = re.search(r'class="memory-text"[^>]*>(.*?)</(td|dd)>', html, re.DOTALL).group(1)
+        assert text == (
+            "<p>Shopper: &lt;script&gt;alert(&#x27;q&#x27;)&lt;/script&gt; dresses?<br>"
+            "Assistant: Try the <strong>Loom &amp; Lane</strong> dress "
+            "&lt;img src=x onerror=alert(1)&gt; free gift) or "
+            '<a href="/products/loom-lane-wrap-midi-dress/">the dress</a></p>'
+            "<ul><li><strong>pink</strong>, in M</li><li>&lt;b&gt;navy&lt;/b&gt;</li></ul>"
+        )
+        assert "javascript:" not in html and "<script>alert" not in html

@@ -9,7 +9,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, connection
 
-from assistant import services
+from assistant import chat_records
 from assistant.models import ChatSession, ChatTurn
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -24,7 +24,7 @@ def test_concurrent_turns_of_one_session_get_distinct_numbers(monkeypatch):
     # Every racer reads the next number before any of them writes: the race, every time.
     barrier = threading.Barrier(RACERS)
     raced = threading.local()
-    real_next = services.turn_index_next
+    real_next = chat_records.turn_index_next
 
     def next_after_everyone_read(*, chat_session_id: int) -> int:
         number = real_next(chat_session_id=chat_session_id)
@@ -33,11 +33,11 @@ def test_concurrent_turns_of_one_session_get_distinct_numbers(monkeypatch):
             barrier.wait(timeout=30)
         return number
 
-    monkeypatch.setattr(services, "turn_index_next", next_after_everyone_read)
+    monkeypatch.setattr(chat_records, "turn_index_next", next_after_everyone_read)
 
     def record(_: int) -> int | None:
         try:
-            turn = services.chat_turn_open(chat_session=chat_session, model="m")
+            turn = chat_records.chat_turn_open(chat_session=chat_session, model="m")
             return turn.index if turn else None
         finally:
             connection.close()
@@ -64,6 +64,6 @@ def test_a_deleted_turn_number_is_not_reused():
         shopper=get_user_model().objects.get(username="ann"), memory_session_id="session1"
     )
     for _ in range(3):
-        services.chat_turn_open(chat_session=chat_session, model="m")
+        chat_records.chat_turn_open(chat_session=chat_session, model="m")
     ChatTurn.objects.filter(session=chat_session, index=2).delete()
-    assert services.chat_turn_open(chat_session=chat_session, model="m").index == 4
+    assert chat_records.chat_turn_open(chat_session=chat_session, model="m").index == 4

@@ -17,8 +17,10 @@ def test_a_healthy_server_passes_every_check(live_memory):
     assert f"AGENT_MEMORY_URL               {live_memory.base_url}" in text
     assert "AGENT_MEMORY_TOKEN             not set" in text
     assert "offline model" in text and "embedded" in text
-    for component in ("server", "couchbase", "models", "async-batch-processor", "memory"):
+    for component in ("server", "models", "async-batch-processor", "memory"):
         assert f"✔ health: {component}:" in text
+    # The embedded server's store is a SQLite file, and the doctor says so.
+    assert "✔ health: database (sqlite): healthy, " in text and "couchbase" not in text
     for step in ("create session", "write a fact", "search it back", "delete the user"):
         assert f"✔ {step}:" in text
     assert "✘" not in text and "Agent Memory is healthy (12 checks)." in text
@@ -35,5 +37,6 @@ def test_a_dead_server_fails_with_a_non_zero_exit(settings):
     assert raised.value.returncode != 0
     assert "does not answer" in str(raised.value)
     assert "✘ health: server: no answer" in out.getvalue()
+    assert "✘ health: database: no answer" in out.getvalue()
     # Nothing to round-trip against: no write is attempted.
     assert "write a fact" not in out.getvalue()

@@ -89,6 +89,19 @@ def auth_check(client: AgentMemoryClient) -> Check:
     return Check("auth", True, "token accepted, but the server also accepts requests without one")
 
 
+def _entity_label(entity: str, result: Any) -> str:
+    """Name a component by what the server says it is.
+
+    The SDK calls the database route `couchbase`, after the real server's store; the
+    embedded server answers it too, for its SQLite file, and says so in `backend`.
+    """
+    if entity != "couchbase":
+        return entity
+    if not isinstance(result.couchbase, dict):
+        return "database"  # no answer: nothing says what it is
+    return f"database ({result.couchbase.get('backend') or 'couchbase'})"
+
+
 def _entity_status(entity: str, result: Any) -> tuple[bool, str]:
     if entity not in (result.checked_entities or []):
         return False, "no answer"
@@ -104,7 +117,10 @@ def _entity_status(entity: str, result: Any) -> tuple[bool, str]:
     status = str(getattr(status, "value", status))
     # As the SDK judges it: optional components may be switched off ("not_initialized").
     required = entity in {"server", "couchbase"}
-    return status == "healthy" or (not required and status == "not_initialized"), status
+    ok = status == "healthy" or (not required and status == "not_initialized")
+    if entity == "couchbase" and isinstance(value, dict) and value.get("database"):
+        return ok, f"{status}, {value['database']}"
+    return ok, status
 
 
 def health_checks(client: AgentMemoryClient) -> list[Check]:
@@ -113,7 +129,7 @@ def health_checks(client: AgentMemoryClient) -> list[Check]:
     for entity in ALL_ENTITIES:
         result = client.health_ping(entity)
         ok, detail = _entity_status(entity, result)
-        checks.append(Check(f"health: {entity}", ok, detail))
+        checks.append(Check(f"health: {_entity_label(entity, result)}", ok, detail))
     return checks
 
 

@@ -1,0 +1,241 @@
+"""Past visits written as live chats write them: the demo shoppers' histories, scenario files.
+
+A visit goes through the memory policy's own calls, in the order a live visit makes them
+(`session_open` with its date and retention, `exchange_remember` for each turn block and
+its judged facts, `session_close` for the episode), and through the chat records' own
+writes (`assistant.chat_records`), so a seeded visit differs from a live one only by its
+date and the model named on its turns.
+
+Each visit's session carries a key in its metadata, a digest of the shopper, the visit's
+place in their history and its content. Writing a scenario again skips the visits already
+in memory, so the demo history can be written on every `make run` and never doubles; a
+visit staff erased is written again, a visit edited in the file is written as a new one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import transaction
+
+from assistant.chat_records import (
+    chat_session_closed,
+    chat_session_discard,
+    chat_session_touch,
+    chat_turn_finish,
+    chat_turn_open,
+)
+from assistant.scenario import ShopperHistory, Visit
+from memoryapp.clients import memory_client_async
+from memoryapp.guard import MEMORY_ERRORS
+from memoryapp.selectors import sessions_metadata_read
+from memoryapp.services import MemorySession, exchange_remember, session_close, session_open
+from memoryapp.types import MemoryUnavailable
+from shop.services import SignInRefused, shopper_get_or_create
+
+SEED_MODEL = "seed_sessions"  # the model named on a seeded visit's turns
+SEED_KEY = "seed"  # the session metadata that names the scenario visit it holds
+# A seed run is not a shopper's turn: a cold server may take longer than the chat path's
+# one-second budget to open a session, and a visit cut short is a visit lost.
+SEED_TIMEOUT_SECONDS = 10.0
+
+
+@dataclass(frozen=True)
+class VisitWritten:
+    number: int
+    visit: Visit
+    session_id: str
+    turn_ids: list[list[str]]
+    fact_ids: list[str]
+    episode_id: str | None
+
+
+@dataclass(frozen=True)
+class HistoryWritten:
+    written: list[VisitWritten]
+    skipped: list[int]  # the numbers (from 1) of the visits already in memory
+
+
+class AccountsRefused(Exception):
+    """Some scenario shoppers name accounts the demo sign-in would refuse."""
+
+    def __init__(self, errors: list[str]) -> None:
+        super().__init__("\n".join(errors))
+        self.errors = errors
+
+
+class VisitWriteFailed(Exception):
+    """Memory failed part-way through a visit; what it had written was removed again.
+
+    `written` holds the shopper's visits written before it, which are kept.
+    """
+
+    def __init__(self, message: str, *, number: int, written: list[VisitWritten]) -> None:
+        super().__init__(message)
+        self.number = number
+        self.written = written
+
+
+def visit_key(*, username: str, number: int, visit: Visit) -> str:
+    content = {"username": username, "number": number, "visit": visit.model_dump(mode="json")}
+    digest = hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()
+    return f"sha256:{digest[:32]}"
+
+
+def history_accounts(*, histories: Sequence[ShopperHistory], create: bool) -> list[Any]:
+    """Each shopper's account as the demo sign-in opens it, creating new demo shoppers.
+
+    Every account is checked before any is kept: a name the sign-in refuses (staff, a
+    password, not a demo shopper) raises AccountsRefused naming each one, and nothing is
+    created. With create False nothing is created either way (a dry run).
+    """
+    users: list[Any] = []
+    errors: list[str] = []
+    with transaction.atomic():
+        for index, history in enumerate(histories):
+            try:
+                users.append(
+                    shopper_get_or_create(
+                        username=history.username, display_name=history.display_name
+                    )
+                )
+            except SignInRefused as refused:
+                errors.append(f"[{index}].username: {history.username!r}: {refused}")
+        if errors or not create:
+            transaction.set_rollback(True)
+    if errors:
+        raise AccountsRefused(errors)
+    return users
+
+
+def visits_present(*, username: str, timeout: float) -> set[str]:
+    """The keys of the scenario visits already in the shopper's memory. Raises
+    MemoryUnavailable."""
+    sessions = sessions_metadata_read(username=username, timeout=timeout)
+    return {str(m[SEED_KEY]) for m in sessions.values() if m.get(SEED_KEY)}
+
+
+def history_write(
+    *, user: Any, history: ShopperHistory, timeout: float = SEED_TIMEOUT_SECONDS
+) -> HistoryWritten:
+    """Write the shopper's visits that memory does not hold yet, oldest first.
+
+    One event loop serves the whole history, so a visit's memory session lives across its
+    exchanges while its chat records are written here, in the caller's thread and database
+    connection. Raises MemoryUnavailable before anything is written when memory cannot be
+    read, and VisitWriteFailed when a visit fails part-way.
+    """
+    username = user.get_username()
+    display_name = user.demo_shopper.display_name
+    present = visits_present(username=username, timeout=timeout)
+    written: list[VisitWritten] = []
+    skipped: list[int] = []
+    with asyncio.Runner() as runner:
+        try:
+            for number, visit in enumerate(history.sessions, start=1):
+                key = visit_key(username=username, number=number, visit=visit)
+                if key in present:
+                    skipped.append(number)
+                    continue
+                try:
+                    written.append(
+                        _visit_write(
+                            runner,
+                            user=user,
+                            display_name=display_name,
+                            visit=visit,
+                            number=number,
+                            key=key,
+                            timeout=timeout,
+                        )
+                    )
+                except _VisitLost as lost:
+                    raise VisitWriteFailed(str(lost), number=number, written=written) from lost
+        finally:
+            runner.run(_clients_close())
+    return HistoryWritten(written=written, skipped=skipped)
+
+
+class _VisitLost(Exception):
+    pass
+
+
+def _visit_write(
+    runner: asyncio.Runner,
+    *,
+    user: Any,
+    display_name: str,
+    visit: Visit,
+    number: int,
+    key: str,
+    timeout: float,
+) -> VisitWritten:
+    username = user.get_username()
+    try:
+        memory: MemorySession = runner.run(
+            session_open(
+                username=username,
+                display_name=display_name,
+                session_id=None,
+                session_date=visit.date,
+                retention=visit.retention,
+                metadata={SEED_KEY: key},
+                timeout=timeout,
+            )
+        )
+    except MemoryUnavailable as exc:
+        raise _VisitLost(f"could not open a session: {exc}") from exc
+    session_id = memory.session_id
+    try:
+        chat_session = chat_session_touch(user=user, info=memory.info, retention=visit.retention)
+        turn_ids: list[list[str]] = []
+        fact_ids: list[str] = []
+        for exchange_number, exchange in enumerate(visit.exchanges, start=1):
+            turn = chat_turn_open(chat_session=chat_session, model=SEED_MODEL)
+            saved = runner.run(
+                exchange_remember(memory=memory, query=exchange.query, answer=exchange.answer)
+            )
+            if not saved["turn"]:
+                raise _VisitLost(f"exchange {exchange_number} was not stored")
+            if turn is not None:
+                chat_turn_finish(
+                    turn_id=turn.pk, saved={"turn": saved["turn"], "fact": saved["fact"]}
+                )
+            turn_ids.append(saved["turn"])
+            fact_ids += saved["fact"]
+        episode_id = None
+        if visit.close:
+            episode_id = runner.run(
+                session_close(username=username, display_name=display_name, session_id=session_id)
+            )
+            chat_session_closed(user=user, session_id=session_id)
+    except BaseException:
+        # Half a visit is worse than none: a later run writes it whole (Ctrl-C included).
+        runner.run(_session_discard(username, session_id))
+        chat_session_discard(user=user, session_id=session_id)
+        raise
+    return VisitWritten(
+        number=number,
+        visit=visit,
+        session_id=session_id,
+        turn_ids=turn_ids,
+        fact_ids=fact_ids,
+        episode_id=episode_id,
+    )
+
+
+async def _session_discard(username: str, session_id: str) -> None:
+    """Best effort: the server is already failing, and the caller's error says so."""
+    with contextlib.suppress(*MEMORY_ERRORS):
+        user = await memory_client_async().get_user(username)
+        await (await user.get_session(session_id)).delete()
+
+
+async def _clients_close() -> None:
+    await memory_client_async().close()
