@@ -22,7 +22,9 @@ from memoryapp.types import SessionInfo
 
 logger = logging.getLogger("assistant")
 
-TURN_INDEX_ATTEMPTS = 5
+# Every refused attempt means another turn of the session took that number, so N turns
+# racing need at most N attempts; tabs of one visit racing this many at once do not happen.
+TURN_INDEX_ATTEMPTS = 20
 
 
 def chat_session_touch(*, user: Any, info: SessionInfo, retention: str | None) -> ChatSession:
