@@ -1,8 +1,8 @@
 """One user's slot of the in-memory vector index: the search hot path never reads SQLite.
 
 Each loaded user has a matrix of normalised vectors plus the columns search filters on
-(session, times, expiry, status, prompt, annotations). Writes update it in place under the
-registry's lock (`memoryserver.index.registry`), so a block is searchable the moment its
+(session, times, expiry, status, prompt, annotations). Writes update it in place under that
+user's write lock (`memoryserver.index.registry`), so a block is searchable the moment its
 write returns.
 
 It also caches each block's response payload once a search has returned it, so a repeated
