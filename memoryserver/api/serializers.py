@@ -45,7 +45,12 @@ def parse_time(value: Any, field: str) -> datetime:
         parsed = datetime.fromisoformat(value)
     except ValueError as exc:
         raise serializers.ValidationError({field: "must be a valid ISO 8601 datetime"}) from exc
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+    if parsed.tzinfo is None:
+        return parsed.replace(tzinfo=UTC)
+    try:
+        return parsed.astimezone(UTC)
+    except OverflowError as exc:  # e.g. 9999-12-31T23:59-23:59 is past the last UTC date
+        raise serializers.ValidationError({field: "is out of range"}) from exc
 
 
 class IdField(serializers.CharField):

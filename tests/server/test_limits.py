@@ -112,6 +112,15 @@ def test_ttls_past_the_bound_are_400_and_change_nothing(raw, path, user_id):
     assert stored(raw, user_id)[0]["expires_at"] == expires
 
 
+def test_times_past_the_calendar_are_refused_and_write_nothing(raw, path, user_id):
+    for when in ("9999-12-31T23:59:59-23:59", "0001-01-01T00:00:00+23:59"):
+        added = raw.post(f"{path}/memory", json={"facts": ["kept"], "created_at": when})
+        assert added.status_code == 422 and added.json()["error"] == "VALIDATION_ERROR", when
+        searched = raw.post(f"{path}/memory/search", json={"filters": {"start_time": when}})
+        assert searched.status_code == 422, when
+    assert stored(raw, user_id) == []
+
+
 def test_offsets_versions_and_k_past_their_bounds_are_400(raw, user_id, session):
     prompt = raw.post(
         "/prompts", json={"prompt_id": f"p-{user_id}", "prompt": "Be brief.", "description": ""}
