@@ -18,7 +18,7 @@ from memoryserver.errors import NotFound
 from memoryserver.index.registry import get_registry
 from memoryserver.index.slot import Hit, IndexRow, Query, UserIndex
 from memoryserver.models import MemoryBlock, MemorySession, MemoryUser, Prompt, PromptVersion
-from memoryserver.payloads import BLOCK_PAYLOAD_COLUMNS, block_payload_from_row
+from memoryserver.payloads import BLOCK_PAYLOAD_COLUMNS, block_payload, block_payload_from_row
 
 
 def live_blocks(now: datetime) -> QuerySet[MemoryBlock]:
@@ -114,13 +114,36 @@ def _ordering(order_by: str) -> list:
 
 def blocks_list(
     *, user_id: str, session_ids: list[str] | None, order_by: str, limit: int, offset: int
-) -> tuple[list[MemoryBlock], int]:
-    user_get(user_id=user_id)
+) -> tuple[list[dict[str, Any]], int]:
+    """A page of the user's live blocks as payloads, newest first, and how many there are.
+
+    Read from the user's in-memory index (its filter columns order and count them; payloads
+    come from its cache or one bare SELECT), like a filter-only search: listing the session in
+    progress is part of every recall, and through the ORM it scanned all of the user's rows.
+    """
+    user_exists(user_id=user_id)
+    criteria = Query(
+        now=clock.now().timestamp(),
+        session_ids=session_ids,
+        order_by=order_by,
+        include_not_ready=True,  # a listing shows every status
+    )
+    with get_registry().reading(user_id, lambda: load_user_index(user_id)) as index:
+        if index.foreign_blocks:
+            return _blocks_list_sql(user_id, session_ids, order_by, limit, offset)
+        hits = index.search(criteria)
+        return _payloads_for(index, hits[offset : offset + limit]), len(hits)
+
+
+def _blocks_list_sql(
+    user_id: str, session_ids: list[str] | None, order_by: str, limit: int, offset: int
+) -> tuple[list[dict[str, Any]], int]:
+    """The listing from SQLite, for a user with blocks the index cannot hold (see load)."""
     blocks = live_blocks(clock.now()).filter(user_key=user_id)
     if session_ids is not None:
         blocks = blocks.filter(session_key__in=session_ids)
-    page = list(blocks.order_by(*_ordering(order_by)).defer("embedding")[offset : offset + limit])
-    return page, blocks.count()
+    page = blocks.order_by(*_ordering(order_by)).defer("embedding")[offset : offset + limit]
+    return [block_payload(b) for b in page], blocks.count()
 
 
 def index_row(block: MemoryBlock, vector: np.ndarray | None = None) -> IndexRow:
@@ -149,10 +172,21 @@ def load_user_index(user_id: str) -> UserIndex:
         vector = np.frombuffer(bytes(block.embedding), dtype=np.float32)
         if index.dimensions != vector.shape[0]:
             if len(index):
-                continue  # written by another embedder; unusable for this one
+                index.foreign_blocks += 1  # written by another embedder; unusable here
+                continue
             index = UserIndex(dimensions=vector.shape[0])
         index.upsert(index_row(block, vector))
     return index
+
+
+def user_exists(*, user_id: str) -> None:
+    """Raise like `user_get` when the user is missing; one bare indexed SELECT."""
+    sql = f"SELECT 1 FROM {MemoryUser._meta.db_table} WHERE user_id = %s LIMIT 1"
+    with connections[db_alias()].cursor() as cursor:
+        cursor.execute(sql, [user_id])
+        found = cursor.fetchone() is not None
+    if not found:
+        user_get(user_id=user_id)  # raises the precise error
 
 
 def session_exists(*, user_id: str, session_id: str) -> None:

@@ -93,6 +93,8 @@ class UserIndex:
     positions: dict[str, int] = field(default_factory=dict)
     session_codes: dict[str, int] = field(default_factory=dict)
     prompt_codes: dict[str, int] = field(default_factory=dict)
+    # Live blocks of this user left out because another embedder wrote them (other width).
+    foreign_blocks: int = 0
 
     def __post_init__(self) -> None:
         self._allocate(self.capacity)

@@ -88,3 +88,59 @@ def test_search_criteria_default_to_the_searched_session():
     assert dated.session_ids == ["a", "b"]
     assert dated.created_range == (start.timestamp(), math.inf)
     assert dated.ingested_range == (-math.inf, math.inf)
+
+
+@pytest.mark.django_db(databases=DB)
+def test_listing_blocks_from_the_index_matches_sqlite_and_follows_writes():
+    from datetime import timedelta
+
+    from memoryserver.index.registry import get_registry
+    from memoryserver.services.blocks import NewBlock, blocks_add, blocks_delete
+
+    get_registry().clear()
+    user_create(user_id="index-lister", name="L", metadata=None)
+    for session in ("a", "b"):
+        session_create(
+            user_id="index-lister",
+            session_id=session,
+            annotations=None,
+            metadata=None,
+            blocks_ttl=None,
+        )
+    start = datetime(2025, 1, 1, tzinfo=UTC)
+    for n in range(12):
+        blocks_add(
+            user_id="index-lister",
+            session_id="a" if n % 3 else "b",
+            items=[NewBlock(fact=f"fact {n}")],
+            annotations=None,
+            block_ttl=None,
+            context_required=False,
+            # Some undated, some dated out of order: both orders have ties and nulls to sort.
+            created_at=None if n % 4 == 0 else start + timedelta(days=(n * 5) % 7),
+            async_processing=True,
+            prompt_id=None,
+            prompt_vid=None,
+        )
+
+    def both(**query):
+        from_index = selectors.blocks_list(user_id="index-lister", **query)
+        from_sql = selectors._blocks_list_sql("index-lister", *query.values())
+        return from_index, from_sql
+
+    for session_ids in (None, ["a"], ["b", "a"], ["nope"]):
+        for order_by in ("ingested_at", "created_at"):
+            for limit, offset in ((5, 0), (5, 5), (20, 0), (3, 11)):
+                query = dict(session_ids=session_ids, order_by=order_by, limit=limit, offset=offset)
+                from_index, from_sql = both(**query)
+                assert from_index == from_sql, query
+
+    first = selectors.blocks_list(
+        user_id="index-lister", session_ids=["b"], order_by="ingested_at", limit=20, offset=0
+    )
+    blocks_delete(user_id="index-lister", session_id="b", block_ids=[first[0][0]["block_id"]])
+    after, total = selectors.blocks_list(
+        user_id="index-lister", session_ids=["b"], order_by="ingested_at", limit=20, offset=0
+    )
+    assert total == first[1] - 1 and after == first[0][1:]
+    get_registry().clear()
