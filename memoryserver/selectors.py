@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+from concurrent.futures import Future
 from datetime import datetime
 from typing import Any
 
@@ -236,6 +238,38 @@ def _ts(value: Any, side: int) -> float:
     return value.timestamp() if value is not None else side * float("inf")
 
 
+_embedding: dict[str, Future[np.ndarray]] = {}
+_embedding_lock = threading.Lock()
+
+
+def query_vector(text: str) -> np.ndarray:
+    """The query's vector, computed once for concurrent searches of the same text.
+
+    A recall sends its fact and turn searches with one query at the same moment; both would
+    miss the embedder's cache and embed it twice (17 ms each with MiniLM in numpy). The
+    second waits for the first instead.
+    """
+    with _embedding_lock:
+        pending = _embedding.get(text)
+        if pending is None:
+            pending = _embedding[text] = Future()
+            mine = True
+        else:
+            mine = False
+    if not mine:
+        return pending.result()
+    try:
+        vector = get_embedder().embed_query(text)
+        pending.set_result(vector)
+        return vector
+    except BaseException as exc:
+        pending.set_exception(exc)
+        raise
+    finally:
+        with _embedding_lock:
+            del _embedding[text]
+
+
 def blocks_search(
     *, user_id: str, session_id: str, query: str | None, filters: dict[str, Any]
 ) -> list[dict[str, Any]]:
@@ -243,7 +277,7 @@ def blocks_search(
     criteria = search_criteria(session_id=session_id, filters=filters)
     session_exists(user_id=user_id, session_id=session_id)
     if query is not None:
-        criteria.vector = get_embedder().embed_query(query)
+        criteria.vector = query_vector(query)
     criteria.now = clock.now().timestamp()
     with get_registry().reading(user_id, lambda: load_user_index(user_id)) as index:
         if criteria.vector is not None and criteria.vector.shape[0] != index.dimensions:

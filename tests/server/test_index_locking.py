@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from concurrent.futures import Future
 from datetime import UTC, datetime
 
 import numpy as np
@@ -243,3 +244,41 @@ def test_the_search_path_loads_a_cold_user_without_holding_up_others(monkeypatch
     loading.join(HANG_GUARD)
     assert cold_outcome == {"value": ["cold-user likes red boots"]}
     get_registry().clear()
+
+
+def test_concurrent_searches_of_one_query_embed_it_once(monkeypatch):
+    """A recall's fact and turn searches carry the same text and arrive together."""
+
+    class BlockedEmbedder:
+        def __init__(self) -> None:
+            self.calls = 0
+            self.started = threading.Event()
+            self.release = threading.Event()
+
+        def embed_query(self, text: str) -> np.ndarray:
+            self.calls += 1
+            self.started.set()
+            assert self.release.wait(HANG_GUARD)
+            return np.array([1.0, 0.0], dtype=np.float32)
+
+    waiting = threading.Event()
+
+    class WatchedFuture(Future):
+        def result(self, timeout=None):
+            waiting.set()  # the second search is now waiting for the first one's vector
+            return super().result(timeout)
+
+    embedder = BlockedEmbedder()
+    monkeypatch.setattr(selectors, "get_embedder", lambda: embedder)
+    monkeypatch.setattr(selectors, "Future", WatchedFuture)
+    first, first_outcome = in_thread(lambda: selectors.query_vector("red boots"))
+    assert embedder.started.wait(HANG_GUARD)
+    second, second_outcome = in_thread(lambda: selectors.query_vector("red boots"))
+    assert waiting.wait(HANG_GUARD)
+    embedder.release.set()
+    first.join(HANG_GUARD)
+    second.join(HANG_GUARD)
+    assert embedder.calls == 1
+    assert first_outcome["value"].tolist() == second_outcome["value"].tolist() == [1.0, 0.0]
+    assert selectors.query_vector("red boots").tolist() == [1.0, 0.0]  # none left pending
+    assert embedder.calls == 2
