@@ -1,7 +1,12 @@
 """Benchmark the embedded Agent Memory server over HTTP through the SDK.
 
     .venv/bin/python benchmarks/agent_memory_server.py [--sizes 1000,10000,100000]
-        [--embedders hashing,minilm] [--searches 200] [--adds 300]
+        [--embedders hashing,minilm] [--searches 200] [--adds 300] [--parts search,cold]
+        [--shoppers 20] [--cold-size 100000] [--cold-repeats 2]
+
+Part "cold": --shoppers shoppers with 1k blocks each search their memory, first alone and
+then while a cold --cold-size-block user's first search loads that user's index; it prints
+both p50/p95 and the ratio of the p95s (the target is within 20%).
 
 Starts its own server process on 127.0.0.1 with a temporary database per embedder. Blocks
 for the search figures are bulk-loaded straight into that database before the server starts
@@ -65,7 +70,7 @@ def fmt(values: list[float]) -> str:
 # --- loader (runs in a child process with the server's settings) -------------------------
 
 
-def load(sizes: list[int], distinct: int) -> None:
+def load(users: list[tuple[str, int]], distinct: int) -> None:
     import django
 
     django.setup()
@@ -79,9 +84,9 @@ def load(sizes: list[int], distinct: int) -> None:
     started = time.monotonic()
     vectors = get_embedder().embed([block_text(n) for n in range(distinct)])
     embed_seconds = time.monotonic() - started
-    for size in sizes:
+    for user_id, size in users:
         now = clock.now()
-        user = MemoryUser.objects.create(user_id=f"bench-{size}", name="bench", created_at=now)
+        user = MemoryUser.objects.create(user_id=user_id, name="bench", created_at=now)
         session = MemorySession.objects.create(user=user, session_id="s", start_time=now)
         batch: list[MemoryBlock] = []
         for n in range(size):
@@ -102,7 +107,7 @@ def load(sizes: list[int], distinct: int) -> None:
                 MemoryBlock.objects.bulk_create(batch)
                 batch = []
         MemoryBlock.objects.bulk_create(batch)
-    print(f"loaded {sizes} blocks ({distinct} distinct texts embedded in {embed_seconds:.1f}s)")
+    print(f"loaded {users} ({distinct} distinct texts embedded in {embed_seconds:.1f}s)")
 
 
 # --- measurements --------------------------------------------------------------------------
@@ -166,10 +171,8 @@ async def measure_concurrency(
     return one, three
 
 
-def run_embedder(embedder: str, sizes: list[int], args: argparse.Namespace) -> None:
-    from tests.support.agentmemory_server import start_agentmemory_server
-
-    tmp = Path(tempfile.mkdtemp(prefix=f"ambench-{embedder}-"))
+def bulk_load(tmp: Path, embedder: str, users: list[tuple[str, int]]) -> None:
+    """Write the users' blocks straight into the server's SQLite file, in a child process."""
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "memoryserver.settings",
@@ -178,19 +181,18 @@ def run_embedder(embedder: str, sizes: list[int], args: argparse.Namespace) -> N
         "PYTHONPATH": str(ROOT),
     }
     distinct = 2000 if embedder == "minilm" else 5000
-    print(f"\n== embedder {embedder}: bulk-loading {sizes} blocks straight into SQLite")
+    print(f"\n== embedder {embedder}: bulk-loading {users} straight into SQLite")
+    spec = ",".join(f"{user_id}={size}" for user_id, size in users)
     subprocess.run(
-        [
-            sys.executable,
-            __file__,
-            "--load",
-            ",".join(map(str, sizes)),
-            "--distinct",
-            str(distinct),
-        ],
-        env=env,
-        check=True,
+        [sys.executable, __file__, "--load", spec, "--distinct", str(distinct)], env=env, check=True
     )
+
+
+def run_embedder(embedder: str, sizes: list[int], args: argparse.Namespace) -> None:
+    from tests.support.agentmemory_server import start_agentmemory_server
+
+    tmp = Path(tempfile.mkdtemp(prefix=f"ambench-{embedder}-"))
+    bulk_load(tmp, embedder, [(f"bench-{size}", size) for size in sizes])
     base_url, stop = start_agentmemory_server(
         tmp, AGENT_MEMORY_EMBEDDER=embedder, AGENT_MEMORY_EXTRACTOR="extractive"
     )
@@ -217,6 +219,76 @@ def run_embedder(embedder: str, sizes: list[int], args: argparse.Namespace) -> N
         stop()
 
 
+async def shoppers_searching(
+    base_url: str, shoppers: int, until: asyncio.Future | None, rounds: int, tag: str
+) -> list[float]:
+    """Each shopper searches its own memory in turn, with distinct queries; latencies in ms.
+
+    With `until`, the shoppers keep going until it completes (at least one round each).
+    """
+    from agentmemory import AsyncAgentMemoryClient
+
+    timings: list[float] = []
+    async with AsyncAgentMemoryClient(base_url=base_url, max_retries=0, timeout=120) as client:
+        sessions = [
+            await (await client.get_user(f"shopper-{i:02d}")).get_session("s")
+            for i in range(shoppers)
+        ]
+
+        async def shopper(i: int) -> None:
+            n = 0
+            while n < rounds if until is None else (n == 0 or not until.done()):
+                query = f"{QUERIES[n % len(QUERIES)]} shopper {i} {tag} {n}"
+                t = time.perf_counter()
+                await sessions[i].search_memory(query)
+                timings.append((time.perf_counter() - t) * 1000)
+                n += 1
+
+        await asyncio.gather(*(shopper(i) for i in range(shoppers)))
+    return timings
+
+
+async def cold_load_while_searching(base_url: str, cold_user: str, shoppers: int) -> tuple:
+    from agentmemory import AsyncAgentMemoryClient
+
+    async with AsyncAgentMemoryClient(base_url=base_url, max_retries=0, timeout=300) as client:
+        session = await (await client.get_user(cold_user)).get_session("s")
+        started = time.perf_counter()
+        cold = asyncio.ensure_future(session.search_memory(f"first search of {cold_user}"))
+        during = await shoppers_searching(base_url, shoppers, cold, 0, f"during {cold_user}")
+        await cold
+        return during, (time.perf_counter() - started) * 1000
+
+
+def run_cold_load(embedder: str, args: argparse.Namespace) -> None:
+    """A cold 100k-block user loads while 20 other shoppers search: their p95, with and without."""
+    from tests.support.agentmemory_server import start_agentmemory_server
+
+    tmp = Path(tempfile.mkdtemp(prefix=f"ambench-cold-{embedder}-"))
+    cold_users = [f"cold-{n}" for n in range(args.cold_repeats)]
+    shoppers = [(f"shopper-{i:02d}", 1000) for i in range(args.shoppers)]
+    bulk_load(tmp, embedder, [*shoppers, *((u, args.cold_size) for u in cold_users)])
+    base_url, stop = start_agentmemory_server(
+        tmp, AGENT_MEMORY_EMBEDDER=embedder, AGENT_MEMORY_EXTRACTOR="extractive"
+    )
+    try:
+        asyncio.run(shoppers_searching(base_url, args.shoppers, None, 2, "warm-up"))
+        for cold_user in cold_users:
+            quiet = asyncio.run(shoppers_searching(base_url, args.shoppers, None, 5, cold_user))
+            during, load_ms = asyncio.run(
+                cold_load_while_searching(base_url, cold_user, args.shoppers)
+            )
+            print(
+                f"{args.shoppers} shoppers searching (1k blocks each), {embedder}:\n"
+                f"  alone                          {fmt(quiet)}\n"
+                f"  while {cold_user} ({args.cold_size} blocks) loads {fmt(during)}"
+                f"  first search {load_ms:.0f} ms\n"
+                f"  p95 during / p95 alone = {pct(during, 95) / pct(quiet, 95):.2f}"
+            )
+    finally:
+        stop()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -225,18 +297,29 @@ def main() -> None:
     parser.add_argument("--embedders", default="hashing,minilm")
     parser.add_argument("--searches", type=int, default=200)
     parser.add_argument("--adds", type=int, default=300)
+    parser.add_argument(
+        "--parts", default="search,cold", help="search (sizes, adds, ratio) and/or cold"
+    )
+    parser.add_argument("--shoppers", type=int, default=20, help="cold part: searching shoppers")
+    parser.add_argument("--cold-size", type=int, default=100_000, help="cold part: its blocks")
+    parser.add_argument("--cold-repeats", type=int, default=2, help="cold part: cold users")
     parser.add_argument("--load", help=argparse.SUPPRESS)
     parser.add_argument("--distinct", type=int, default=5000, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.load:
-        load([int(s) for s in args.load.split(",")], args.distinct)
+        users = [item.split("=") for item in args.load.split(",")]
+        load([(user_id, int(size)) for user_id, size in users], args.distinct)
         return
     sizes = [int(s) for s in args.sizes.split(",")]
+    parts = set(args.parts.split(","))
     print(
         f"Embedded Agent Memory server benchmark; {os.cpu_count()} CPUs; SDK over HTTP on 127.0.0.1"
     )
     for embedder in args.embedders.split(","):
-        run_embedder(embedder, sizes, args)
+        if "search" in parts:
+            run_embedder(embedder, sizes, args)
+        if "cold" in parts:
+            run_cold_load(embedder, args)
 
 
 if __name__ == "__main__":

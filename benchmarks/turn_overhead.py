@@ -1,16 +1,21 @@
 """Benchmark the app's share of a chat turn, and many shoppers chatting at once.
 
     .venv/bin/python benchmarks/turn_overhead.py [--sizes 0,100,1000] [--turns 60]
-        [--shoppers 50] [--rounds 3] [--embedder hashing]
+        [--shoppers 50] [--rounds 3] [--embedders hashing,minilm] [--parts 1,2]
 
-Part 1, in process: the time before the first token that the app spends (open the session,
-three-plus-one recall searches issued together, render the notes, build the prompt and the
-tool schemas), p50/p95 over --turns turns for a shopper with 0, 100 and 1,000 stored blocks;
-and the recall time against one search alone (the target ratio is <= 1.3).
-Part 2, over loopback: daphne serving the app and the embedded memory server, each in its own
-process, and --shoppers signed-in shoppers on websockets sending --rounds messages each at
-once, answered by the offline model: errors, and turn p50/p95 (send -> done) and
-(send -> memory.added).
+Part 1, in process, once per embedder (each with its own memory server): the time before
+the first token that the app spends (open the session, three-plus-one recall searches issued
+together, render the notes, build the prompt and the tool schemas), p50/p95 over --turns
+turns for a shopper with 0, 100 and 1,000 stored blocks; the recall time against one search
+alone (target <= 2.0); and, with both embedders, a MiniLM recall against a hashing recall
+(target <= 2.0). Every message is distinct, as every real one is: the server caches query
+vectors, so a repeated text would hide the embedding. The embedding of one query is also
+timed on its own, in this process with the same embedder, so the figures can be read
+against it (and re-run when the embedder changes).
+Part 2, over loopback: daphne serving the app and the embedded memory server (the first of
+--embedders), each in its own process, and --shoppers signed-in shoppers on websockets
+sending --rounds messages each at once, answered by the offline model: errors, and turn
+p50/p95 (send -> done) and (send -> memory.added).
 Everything runs against 127.0.0.1 with temporary databases.
 """
 
@@ -95,6 +100,11 @@ async def populate(username: str, size: int) -> str:
     return current.session_id
 
 
+def message(i: int, size: int, purpose: str) -> str:
+    """A distinct shopper message: never seen by the server before, like a real one."""
+    return f"{QUERIES[i % len(QUERIES)]} ({purpose} {i}, {size} blocks)"
+
+
 async def overhead(size: int, turns: int) -> dict[str, list[float]]:
     from assistant.prompting import turn_messages
     from assistant.tools import tool_schemas, vocabulary_load
@@ -105,7 +115,7 @@ async def overhead(size: int, turns: int) -> dict[str, list[float]]:
     session_id = await populate(username, size)
     figures: dict[str, list[float]] = {"overhead": [], "recall": [], "one_search": []}
     for i in range(turns):
-        text = QUERIES[i % len(QUERIES)]
+        text = message(i, size, "turn")
         started = time.perf_counter()
         memory = await session_open(username=username, display_name=username, session_id=session_id)
         recall = await memories_recall(memory=memory, message=text, turn_count=5)
@@ -116,11 +126,25 @@ async def overhead(size: int, turns: int) -> dict[str, list[float]]:
         figures["recall"].append(recall.duration_ms)
         started = time.perf_counter()
         await memory.resource.search_memory(
-            query=text,
+            query=message(i, size, "alone"),
             filters={"session_ids": "all", "annotations": {"type": "turn"}, "relevant_k": 10},
         )
         figures["one_search"].append((time.perf_counter() - started) * 1000)
     return figures
+
+
+def embedding_alone(embedder: str, count: int = 40) -> list[float]:
+    """One query's embedding, timed in this process with the server's embedder code."""
+    from memoryserver.embedders import build_embedder
+
+    model = build_embedder(embedder)
+    model.embed(["warm-up"])
+    timings = []
+    for i in range(count):
+        started = time.perf_counter()
+        model.embed([message(i, 0, "embedding alone")])
+        timings.append((time.perf_counter() - started) * 1000)
+    return timings
 
 
 def part_one(args: argparse.Namespace) -> None:
@@ -134,22 +158,32 @@ def part_one(args: argparse.Namespace) -> None:
     subprocess.run(
         [sys.executable, "manage.py", "seed_catalog", "-v0"], cwd=ROOT, check=True, env=os.environ
     )
-    base_url, stop = start_memory_server(args.embedder)
-    settings.AGENT_MEMORY_URL = base_url
-    try:
+    recalls: dict[tuple[str, int], float] = {}
+    for embedder in args.embedders:
         print(
-            f"Part 1: app overhead before the first token ({args.embedder} embedder, {args.turns} turns)"
+            f"Part 1: app overhead before the first token ({embedder} embedder, {args.turns} turns)"
         )
+        print(f"  one query's embedding alone   {fmt(embedding_alone(embedder))}")
+        base_url, stop = start_memory_server(embedder, label=f"overhead-{embedder}")
+        settings.AGENT_MEMORY_URL = base_url
+        try:
+            for size in args.sizes:
+                figures = asyncio.run(overhead(size, args.turns))
+                recall = statistics.median(figures["recall"])
+                recalls[embedder, size] = recall
+                ratio = recall / statistics.median(figures["one_search"])
+                print(f"  {size:>5} blocks  overhead {fmt(figures['overhead'])}")
+                print(f"               recall   {fmt(figures['recall'])}")
+                print(
+                    f"               1 search {fmt(figures['one_search'])}  "
+                    f"recall/one-search (medians) {ratio:.2f}"
+                )
+        finally:
+            stop()
+    if {"hashing", "minilm"} <= set(args.embedders):
         for size in args.sizes:
-            figures = asyncio.run(overhead(size, args.turns))
-            ratio = statistics.median(figures["recall"]) / statistics.median(figures["one_search"])
-            print(f"  {size:>5} blocks  overhead {fmt(figures['overhead'])}")
-            print(f"               recall   {fmt(figures['recall'])}")
-            print(
-                f"               1 search {fmt(figures['one_search'])}  recall/one-search (medians) {ratio:.2f}"
-            )
-    finally:
-        stop()
+            ratio = recalls["minilm", size] / recalls["hashing", size]
+            print(f"  recall MiniLM / recall hashing (medians), {size} blocks: {ratio:.2f}")
 
 
 def shopper_cookies(count: int) -> list[str]:
@@ -196,7 +230,7 @@ async def one_shopper(port: int, cookie: str, rounds: int, results: dict) -> Non
             for turn in range(rounds):
                 frame = {
                     "type": "message",
-                    "text": QUERIES[turn % len(QUERIES)],
+                    "text": message(turn, 0, f"shopper {cookie[:8]} turn"),
                     "session_id": session_id,
                     "turn_count": turn,
                     "session_date": None,
@@ -230,7 +264,8 @@ async def one_shopper(port: int, cookie: str, rounds: int, results: dict) -> Non
 def part_two(args: argparse.Namespace) -> None:
     from tests.support.agentmemory_server import free_port
 
-    base_url, stop_memory = start_memory_server(args.embedder, label="load")
+    embedder = args.embedders[0]
+    base_url, stop_memory = start_memory_server(embedder, label="load")
     env = {**os.environ, "AGENT_MEMORY_URL": base_url}
     cookies = shopper_cookies(args.shoppers)
     port = free_port()
@@ -270,7 +305,7 @@ def part_two(args: argparse.Namespace) -> None:
         turns = args.shoppers * args.rounds
         print(
             f"Part 2: {args.shoppers} concurrent shoppers x {args.rounds} turns on the offline model "
-            f"(daphne + embedded memory server, {args.embedder} embedder)"
+            f"(daphne + embedded memory server, {embedder} embedder)"
         )
         print(
             f"  errors (no answer): {len(results['errors'])} of {turns} turns  {results['errors'][:3]}"
@@ -298,7 +333,12 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=60)
     parser.add_argument("--shoppers", type=int, default=50)
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--embedder", default="hashing", choices=["hashing", "minilm"])
+    parser.add_argument(
+        "--embedders",
+        default="hashing,minilm",
+        type=lambda s: s.split(","),
+        help="part 1 runs once per embedder; part 2 uses the first",
+    )
     parser.add_argument("--parts", default="1,2", help="which parts to run, e.g. 2")
     args = parser.parse_args()
     print(f"Machine: {os.cpu_count()} cores; Python {sys.version.split()[0]}; temp dir {TMP}")

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import math
 import threading
+import time
 from concurrent.futures import Future
 from datetime import datetime
 from typing import Any
@@ -166,19 +169,89 @@ def index_row(block: MemoryBlock, vector: np.ndarray | None = None) -> IndexRow:
     )
 
 
+# What loading an index reads of each block, in one bare query: no models are built.
+_LOAD_FIELDS = (
+    "id",
+    "block_id",
+    "session_key",
+    "embedding",
+    "ingested_at",
+    "created_at",
+    "expires_at",
+    "status",
+    "annotations",
+    "prompt_id",
+    "prompt_vid",
+)
+_LOAD_CHUNK = 2000
+
+
 def load_user_index(user_id: str) -> UserIndex:
-    """Read a user's live vectors and filter columns from SQLite (once, on first search)."""
-    index = UserIndex(dimensions=get_embedder().dimensions or 1)
-    rows = live_blocks(clock.now()).filter(user_key=user_id).order_by("id")
-    for block in rows.iterator(chunk_size=2000):
-        vector = np.frombuffer(bytes(block.embedding), dtype=np.float32)
-        if index.dimensions != vector.shape[0]:
-            if len(index):
-                index.foreign_blocks += 1  # written by another embedder; unusable here
-                continue
-            index = UserIndex(dimensions=vector.shape[0])
-        index.upsert(index_row(block, vector))
+    """Read a user's live vectors and filter columns from SQLite (once, on first search).
+
+    Column-wise and in chunks, with the GIL handed on between chunks: a 100k-block user
+    takes seconds to read, and other users' requests in this process keep being served
+    meanwhile (the registry holds only this user's lock while it runs). The first block's
+    width wins; blocks another embedder wrote with another width are counted, not held.
+    """
+    connection = connections[db_alias()]
+    sql = (
+        f"SELECT {', '.join(_LOAD_FIELDS)} FROM {MemoryBlock._meta.db_table} "
+        "WHERE user_key = %s AND (expires_at IS NULL OR expires_at > %s) ORDER BY id"
+    )
+    now = connection.ops.adapt_datetimefield_value(clock.now())
+    width: int | None = None
+    foreign = 0
+    columns: list[list[Any]] = [[] for _ in _LOAD_FIELDS]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [user_id, now])
+        while rows := cursor.fetchmany(_LOAD_CHUNK):
+            if width is None:
+                width = len(rows[0][3]) // 4
+            kept = [row for row in rows if len(row[3]) == width * 4]
+            foreign += len(rows) - len(kept)
+            for column, values in zip(columns, zip(*kept, strict=True), strict=False):
+                column.extend(values)
+            time.sleep(0)  # hand the GIL to other requests between chunks
+    pks, block_ids, sessions, blobs, ingested, created, expires, statuses, annotations = columns[:9]
+    prompt_ids, prompt_vids = columns[9:]
+    index = UserIndex.from_columns(
+        dimensions=width or get_embedder().dimensions or 1,
+        pks=pks,
+        block_ids=block_ids,
+        session_ids=sessions,
+        vectors=np.frombuffer(b"".join(blobs), dtype=np.float32),
+        ingested=_epochs(ingested, math.nan),
+        created=_epochs(created, math.nan),
+        expires=_epochs(expires, math.inf),
+        statuses=statuses,
+        annotations=_json_values(annotations),
+        prompt_ids=prompt_ids,
+        prompt_vids=prompt_vids,
+    )
+    index.foreign_blocks = foreign
     return index
+
+
+def _epochs(values: list[Any], missing: float) -> np.ndarray:
+    """SQLite's datetime text (naive UTC) as epoch seconds, exactly as datetime.timestamp()."""
+    parsed = np.array(values, dtype="datetime64[us]")
+    seconds = parsed.astype(np.int64) / 1e6
+    seconds[np.isnat(parsed)] = missing
+    return seconds
+
+
+def _json_values(values: list[Any]) -> list[Any]:
+    """Decode JSON text once per distinct value; most blocks share a handful of annotations."""
+    decoded: dict[str, Any] = {}
+    out = []
+    for value in values:
+        if isinstance(value, str):
+            if value not in decoded:
+                decoded[value] = json.loads(value)
+            value = decoded[value]
+        out.append(value)
+    return out
 
 
 def user_exists(*, user_id: str) -> None:

@@ -100,6 +100,46 @@ class UserIndex:
         self._allocate(self.capacity)
         self._annotation_masks: dict[tuple[str, str], np.ndarray] = {}
 
+    @classmethod
+    def from_columns(
+        cls,
+        *,
+        dimensions: int,
+        pks: list[int],
+        block_ids: list[str],
+        session_ids: list[str],
+        vectors: np.ndarray,
+        ingested: np.ndarray,
+        created: np.ndarray,
+        expires: np.ndarray,
+        statuses: list[str],
+        annotations: list[dict[str, str] | None],
+        prompt_ids: list[str | None],
+        prompt_vids: list[int | None],
+    ) -> UserIndex:
+        """An index holding these blocks, as the same upserts one by one would build it.
+
+        Epochs are already floats (created NaN and expires inf when absent); vectors may be
+        flat. Whole columns at once: loading a 100k-block user is one pass, not 100k upserts.
+        """
+        n = len(block_ids)
+        index = cls(dimensions=dimensions, capacity=max(64, 1 << max(n - 1, 1).bit_length()))
+        index.size = n
+        index.positions = {block_id: pos for pos, block_id in enumerate(block_ids)}
+        index.ids[:n] = block_ids
+        index.alive[:n] = True
+        index.pks[:n] = pks
+        index.vectors[:n] = vectors.reshape(n, dimensions)
+        index.sessions[:n] = [index._code(index.session_codes, s) for s in session_ids]
+        index.ingested[:n] = ingested
+        index.created[:n] = created
+        index.expires[:n] = expires
+        index.status[:n] = [STATUS_CODES[s] for s in statuses]
+        index.prompts[:n] = [index._code(index.prompt_codes, p) if p else -1 for p in prompt_ids]
+        index.prompt_vids[:n] = [v if v is not None else -1 for v in prompt_vids]
+        index.annotations[:n] = [a or None for a in annotations]
+        return index
+
     def _allocate(self, capacity: int) -> None:
         self.capacity = capacity
         self.vectors = np.zeros((capacity, self.dimensions), dtype=np.float32)

@@ -144,3 +144,78 @@ def test_listing_blocks_from_the_index_matches_sqlite_and_follows_writes():
     )
     assert total == first[1] - 1 and after == first[0][1:]
     get_registry().clear()
+
+
+@pytest.mark.django_db(databases=DB)
+def test_loading_an_index_from_sqlite_builds_what_upserting_each_block_would():
+    from datetime import timedelta
+
+    import numpy as np
+
+    from memoryserver.clock import clock
+    from memoryserver.models import MemoryBlock
+    from memoryserver.services.blocks import NewBlock, blocks_add
+    from memoryserver.services.prompts import prompt_create as create_prompt
+
+    user_create(user_id="loader", name="L", metadata=None)
+    for session in ("a", "b"):
+        session_create(
+            user_id="loader", session_id=session, annotations=None, metadata=None, blocks_ttl=None
+        )
+    create_prompt(prompt_id="terse", text="Be terse.", description="", annotations=None)
+    start = datetime(2025, 3, 1, 12, 30, 15, 250000, tzinfo=UTC)
+    for n in range(9):
+        blocks_add(
+            user_id="loader",
+            session_id="ab"[n % 2],
+            items=[
+                NewBlock(fact=f"fact {n}"),
+                NewBlock(user_content=f"q {n}", assistant_content="a"),
+            ],
+            annotations=[None, {"type": "fact"}, {"type": "turn", "k": "v"}][n % 3],
+            block_ttl=[None, 0, 3600, 1][n % 4],
+            context_required=n % 2 == 0,
+            created_at=None if n % 3 == 0 else start + timedelta(hours=n, microseconds=n),
+            async_processing=True,
+            prompt_id="terse" if n == 4 else None,
+            prompt_vid=None,
+        )
+    clock.advance(2)  # the 1-second TTLs have run out: loading leaves them out
+    try:
+        loaded = selectors.load_user_index("loader")
+        expected = upserted_index(
+            MemoryBlock.objects.filter(user_key="loader").order_by("id"), clock.now()
+        )
+    finally:
+        clock.reset()
+    n = loaded.size
+    assert n == expected.size == len(loaded) > 0
+    assert loaded.positions == expected.positions and loaded.ids[:n] == expected.ids[:n]
+    assert loaded.session_codes == expected.session_codes
+    assert loaded.prompt_codes == expected.prompt_codes
+    assert loaded.annotations[:n] == expected.annotations[:n]
+    for name in (
+        "vectors",
+        "alive",
+        "pks",
+        "sessions",
+        "ingested",
+        "created",
+        "expires",
+        "status",
+        "prompts",
+        "prompt_vids",
+    ):
+        assert np.array_equal(
+            getattr(loaded, name)[:n], getattr(expected, name)[:n], equal_nan=name == "created"
+        ), name
+
+
+def upserted_index(blocks, now):
+    from memoryserver.index.slot import UserIndex
+
+    index = UserIndex(dimensions=384)
+    for block in blocks:
+        if block.expires_at is None or block.expires_at > now:
+            index.upsert(selectors.index_row(block))
+    return index
