@@ -2,11 +2,12 @@
 
     .venv/bin/python benchmarks/agent_memory_server.py [--sizes 1000,10000,100000]
         [--embedders hashing,minilm] [--searches 200] [--adds 300] [--parts search,cold]
-        [--shoppers 20] [--cold-size 100000] [--cold-repeats 2]
+        [--shoppers 20] [--cold-size 100000] [--cold-repeats 2] [--think-ms 100]
 
-Part "cold": --shoppers shoppers with 1k blocks each search their memory, first alone and
-then while a cold --cold-size-block user's first search loads that user's index; it prints
-both p50/p95 and the ratio of the p95s (the target is within 20%).
+Part "cold": --shoppers shoppers with 1k blocks each search their memory (pausing 0 to
+2x --think-ms between searches, as between messages), first while a cold --cold-size-block
+user's first search loads that user's index, then as many times again with nothing loading;
+it prints both p50/p95 and the ratio of the p95s (the target is within 20%).
 
 Starts its own server process on 127.0.0.1 with a temporary database per embedder. Blocks
 for the search figures are bulk-loaded straight into that database before the server starts
@@ -21,6 +22,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import random
 import statistics
 import subprocess
 import sys
@@ -220,9 +222,15 @@ def run_embedder(embedder: str, sizes: list[int], args: argparse.Namespace) -> N
 
 
 async def shoppers_searching(
-    base_url: str, shoppers: int, until: asyncio.Future | None, rounds: int, tag: str
+    base_url: str,
+    shoppers: int,
+    until: asyncio.Future | None,
+    rounds: int,
+    tag: str,
+    think_ms: float,
 ) -> list[float]:
-    """Each shopper searches its own memory in turn, with distinct queries; latencies in ms.
+    """Each shopper searches its own memory, pausing 0..2x think_ms between searches as a
+    shopper between messages would, with distinct queries; latencies in ms.
 
     With `until`, the shoppers keep going until it completes (at least one round each).
     """
@@ -236,8 +244,10 @@ async def shoppers_searching(
         ]
 
         async def shopper(i: int) -> None:
+            pauses = random.Random(f"{tag} {i}")
             n = 0
             while n < rounds if until is None else (n == 0 or not until.done()):
+                await asyncio.sleep(pauses.uniform(0, 2 * think_ms) / 1000)
                 query = f"{QUERIES[n % len(QUERIES)]} shopper {i} {tag} {n}"
                 t = time.perf_counter()
                 await sessions[i].search_memory(query)
@@ -248,14 +258,18 @@ async def shoppers_searching(
     return timings
 
 
-async def cold_load_while_searching(base_url: str, cold_user: str, shoppers: int) -> tuple:
+async def cold_load_while_searching(
+    base_url: str, cold_user: str, shoppers: int, think_ms: float
+) -> tuple[list[float], float]:
     from agentmemory import AsyncAgentMemoryClient
 
     async with AsyncAgentMemoryClient(base_url=base_url, max_retries=0, timeout=300) as client:
         session = await (await client.get_user(cold_user)).get_session("s")
         started = time.perf_counter()
         cold = asyncio.ensure_future(session.search_memory(f"first search of {cold_user}"))
-        during = await shoppers_searching(base_url, shoppers, cold, 0, f"during {cold_user}")
+        during = await shoppers_searching(
+            base_url, shoppers, cold, 0, f"during {cold_user}", think_ms
+        )
         await cold
         return during, (time.perf_counter() - started) * 1000
 
@@ -271,15 +285,21 @@ def run_cold_load(embedder: str, args: argparse.Namespace) -> None:
     base_url, stop = start_agentmemory_server(
         tmp, AGENT_MEMORY_EMBEDDER=embedder, AGENT_MEMORY_EXTRACTOR="extractive"
     )
+    think = args.think_ms
     try:
-        asyncio.run(shoppers_searching(base_url, args.shoppers, None, 2, "warm-up"))
+        asyncio.run(shoppers_searching(base_url, args.shoppers, None, 2, "warm-up", think))
         for cold_user in cold_users:
-            quiet = asyncio.run(shoppers_searching(base_url, args.shoppers, None, 5, cold_user))
             during, load_ms = asyncio.run(
-                cold_load_while_searching(base_url, cold_user, args.shoppers)
+                cold_load_while_searching(base_url, cold_user, args.shoppers, think)
+            )
+            # As many searches again with no load going on, to compare like with like.
+            rounds = max(5, len(during) // args.shoppers)
+            quiet = asyncio.run(
+                shoppers_searching(base_url, args.shoppers, None, rounds, cold_user, think)
             )
             print(
-                f"{args.shoppers} shoppers searching (1k blocks each), {embedder}:\n"
+                f"{args.shoppers} shoppers searching (1k blocks each, pauses 0-{2 * think:.0f} ms), "
+                f"{embedder}:\n"
                 f"  alone                          {fmt(quiet)}\n"
                 f"  while {cold_user} ({args.cold_size} blocks) loads {fmt(during)}"
                 f"  first search {load_ms:.0f} ms\n"
@@ -303,6 +323,9 @@ def main() -> None:
     parser.add_argument("--shoppers", type=int, default=20, help="cold part: searching shoppers")
     parser.add_argument("--cold-size", type=int, default=100_000, help="cold part: its blocks")
     parser.add_argument("--cold-repeats", type=int, default=2, help="cold part: cold users")
+    parser.add_argument(
+        "--think-ms", type=float, default=100.0, help="cold part: mean pause between searches"
+    )
     parser.add_argument("--load", help=argparse.SUPPRESS)
     parser.add_argument("--distinct", type=int, default=5000, help=argparse.SUPPRESS)
     args = parser.parse_args()

@@ -85,6 +85,11 @@ class Hit:
     score: float | None
 
 
+def capacity_for(blocks: int) -> int:
+    """Rows to allocate for this many blocks: a power of two, at least 64."""
+    return max(64, 1 << max(blocks - 1, 1).bit_length())
+
+
 @dataclass
 class UserIndex:
     dimensions: int
@@ -104,11 +109,10 @@ class UserIndex:
     def from_columns(
         cls,
         *,
-        dimensions: int,
+        vectors: np.ndarray,
         pks: list[int],
         block_ids: list[str],
         session_ids: list[str],
-        vectors: np.ndarray,
         ingested: np.ndarray,
         created: np.ndarray,
         expires: np.ndarray,
@@ -119,17 +123,19 @@ class UserIndex:
     ) -> UserIndex:
         """An index holding these blocks, as the same upserts one by one would build it.
 
-        Epochs are already floats (created NaN and expires inf when absent); vectors may be
-        flat. Whole columns at once: loading a 100k-block user is one pass, not 100k upserts.
+        `vectors` becomes the index's matrix as it is: its rows are the capacity (see
+        `capacity_for`), the first len(block_ids) hold the blocks. Epochs are floats, created
+        NaN and expires inf when absent. Whole columns at once: loading a 100k-block user is
+        one pass, not 100k upserts.
         """
         n = len(block_ids)
-        index = cls(dimensions=dimensions, capacity=max(64, 1 << max(n - 1, 1).bit_length()))
+        index = cls(dimensions=vectors.shape[1], capacity=vectors.shape[0])
+        index.vectors = vectors
         index.size = n
         index.positions = {block_id: pos for pos, block_id in enumerate(block_ids)}
         index.ids[:n] = block_ids
         index.alive[:n] = True
         index.pks[:n] = pks
-        index.vectors[:n] = vectors.reshape(n, dimensions)
         index.sessions[:n] = [index._code(index.session_codes, s) for s in session_ids]
         index.ingested[:n] = ingested
         index.created[:n] = created
@@ -271,7 +277,7 @@ class UserIndex:
             )
         ]
         n = len(keep)
-        self._allocate(max(64, 1 << max(n - 1, 1).bit_length()))
+        self._allocate(capacity_for(n))
         self._annotation_masks = {}
         self.positions = {}
         self.size = n
