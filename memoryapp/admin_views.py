@@ -22,6 +22,7 @@ from memoryapp.clients import memory_client_sync
 from memoryapp.conf import memory_conf, retention_preset_for
 from memoryapp.guard import MEMORY_ERRORS, outages
 from memoryapp.records import RecordNotFound, record_delete, record_from_block
+from memoryapp.render import SUPERSEDED
 from memoryapp.types import MemoryUnavailable
 
 BLOCKS_PER_PAGE = 100
@@ -49,6 +50,7 @@ class BlockRow:
     ingested_at: str
     status: str
     expires: str
+    superseded: bool = False
 
 
 @dataclass(frozen=True)
@@ -89,9 +91,9 @@ def _expiry(block: Any, ttl: int | None) -> str:
 
 def _block_ttl(block: Any, session_ttls: dict[str, int | None], fact_ttl: int) -> int | None:
     # The SDK does not return a block's own TTL; the memory policy is its only writer, and
-    # it passes one only for facts (MEMORY_FACT_TTL_SECONDS). Everything else inherits the
-    # session's TTL.
-    if (block.annotations or {}).get("type") == "fact":
+    # it passes one only for facts and their history (MEMORY_FACT_TTL_SECONDS). Everything
+    # else inherits the session's TTL.
+    if (block.annotations or {}).get("type") in ("fact", SUPERSEDED):
         return fact_ttl
     return session_ttls.get(block.session_id)
 
@@ -141,6 +143,7 @@ def shopper_memory_read(*, username: str, offset: int = 0) -> ShopperMemory:
                 ingested_at=record.ingested_at,
                 status=record.status,
                 expires=_expiry(block, _block_ttl(block, session_ttls, fact_ttl)),
+                superseded=record.superseded,
             )
         )
     return ShopperMemory(True, session_rows, blocks, page.total, max(0, offset))

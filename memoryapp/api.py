@@ -53,6 +53,11 @@ class RecordSerializer(serializers.Serializer):
     ingested_at = serializers.CharField()
     expires_at = serializers.CharField(allow_null=True)
     status = serializers.CharField()
+    category = serializers.CharField(allow_null=True, help_text="facts: size, budget, colour, ...")
+    slot = serializers.CharField(allow_null=True, help_text="facts: e.g. size/shoes, colour/yellow")
+    superseded = serializers.BooleanField(
+        help_text="a fact replaced by a newer one of its slot: history, never recalled"
+    )
 
 
 class RecordPageSerializer(serializers.Serializer):

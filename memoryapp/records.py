@@ -15,7 +15,7 @@ from agentmemory.exceptions import NotFoundError, ValidationError
 
 from memoryapp.clients import memory_client_sync
 from memoryapp.guard import MEMORY_ERRORS, outages
-from memoryapp.render import block_kind
+from memoryapp.render import SUPERSEDED, block_kind
 from memoryapp.types import MemoryUnavailable
 
 Kind = Literal["turn", "fact", "episode"]
@@ -36,6 +36,11 @@ class MemoryRecord:
     ingested_at: str
     expires_at: str | None
     status: str
+    # Facts only: where consolidation files them, and whether a newer fact replaced this one
+    # (then it is history: shown here, never recalled).
+    category: str | None = None
+    slot: str | None = None
+    superseded: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -58,6 +63,8 @@ def record_from_block(block: Any) -> MemoryRecord:
     else:
         text = block.fact or ""
     status = getattr(block.status, "value", block.status)
+    annotations = block.annotations or {}
+    is_fact = kind in ("fact", SUPERSEDED)
     return MemoryRecord(
         block_id=block.block_id,
         session_id=block.session_id,
@@ -68,6 +75,9 @@ def record_from_block(block: Any) -> MemoryRecord:
         # The SDK's MemoryBlock carries no expiry; a server or SDK that adds one shows it.
         expires_at=getattr(block, "expires_at", None),
         status=str(status),
+        category=annotations.get("category") if is_fact else None,
+        slot=annotations.get("slot") if is_fact else None,
+        superseded=kind == SUPERSEDED,
     )
 
 

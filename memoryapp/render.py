@@ -81,8 +81,15 @@ def block_time(block: Any) -> datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
+# A fact replaced by a newer one of its slot, kept as history (consolidation.py).
+SUPERSEDED = "superseded_fact"
+
+
 def block_kind(block: Any) -> str:
+    """turn, fact, episode, or superseded_fact: history, which is never recalled."""
     annotations = getattr(block, "annotations", None) or {}
+    if annotations.get("type") == SUPERSEDED:
+        return SUPERSEDED
     if getattr(block, "fact", None) and annotations.get("type") != "episode":
         return "fact"
     return annotations.get("type") or ("turn" if getattr(block, "message", None) else "fact")
@@ -148,6 +155,8 @@ def session_items(
     items = []
     for block in ordered:
         kind = block_kind(block)
+        if kind == SUPERSEDED:
+            continue  # history is for the inspector, never for the model
         if kind == "fact":
             items.append(_item(block, "fact", fact_line(block, max_chars=max_chars)))
         elif kind == "episode":
@@ -233,6 +242,8 @@ def tool_items(blocks: Sequence[Any], *, max_chars: int) -> list[RecalledItem]:
     items = []
     for block in blocks:
         kind = block_kind(block)
+        if kind == SUPERSEDED:
+            continue
         if kind == "fact":
             line = fact_line(block, max_chars=max_chars)
         elif kind == "episode":

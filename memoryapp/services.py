@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any
@@ -17,11 +17,20 @@ from typing import Any
 from agentmemory import AsyncSessionResource, AsyncUserResource
 from agentmemory.exceptions import ConflictError, NotFoundError
 
+from llm.fact_schema import slot_from_sentence
 from memoryapp.clients import memory_client_async
 from memoryapp.conf import MemoryConf, memory_conf
+from memoryapp.consolidation import (
+    HISTORY_TYPE,
+    FactsPlan,
+    facts_distinct,
+    facts_plan,
+    history_annotations,
+    newest_distinct,
+)
 from memoryapp.guard import MEMORY_ERRORS, guarded, outages
-from memoryapp.judge import episode_compose, facts_judge
-from memoryapp.render import recall_items, tool_items
+from memoryapp.judge import JudgedFact, episode_compose, facts_judge
+from memoryapp.render import exchange_compressed, recall_items, tool_items
 from memoryapp.types import MemoryUnavailable, Recall, SessionInfo
 
 SESSION_ID_RE = re.compile(r"^session(\d+)$")
@@ -31,6 +40,11 @@ EPISODE = {"type": "episode"}
 LIST_PAGE_SIZE = 100
 SESSION_SEARCH_K = 10
 TOOL_SEARCH_K = 8
+# Fact recall asks for more than its budget so that copies of one fact (stored before
+# consolidation existed) and older values of a slot can be collapsed and the budget still
+# filled with distinct facts; it asks again, for more, only when that was not enough.
+FACT_OVERFETCH = 3
+FACT_FETCH_MAX = 400
 
 # Injectable so tests can place "now" where they need it.
 clock: Callable[[], datetime] = lambda: datetime.now(UTC)  # noqa: E731
@@ -216,7 +230,7 @@ async def memories_recall(*, memory: MemorySession, message: str, turn_count: in
     results = await asyncio.gather(
         guarded(session_call, path="read", lost="this session's recall", timeout=timeout),
         guarded(
-            search(everywhere(FACT, conf.cross_session_fact_k)),
+            _facts_current(resource, query=query, k=conf.cross_session_fact_k),
             path="read",
             lost="fact recall",
             timeout=timeout,
@@ -239,6 +253,8 @@ async def memories_recall(*, memory: MemorySession, message: str, turn_count: in
     session_blocks, fact_blocks, turn_blocks, episode_blocks = (
         result or [] for _, result in results
     )
+    # Earlier visits that said the same thing: the newest one is enough.
+    turn_blocks = newest_distinct(turn_blocks, text=exchange_compressed)
     items = recall_items(
         session_blocks=session_blocks,
         fact_blocks=fact_blocks,
@@ -259,6 +275,22 @@ async def memories_recall(*, memory: MemorySession, message: str, turn_count: in
     )
 
 
+async def _facts_current(resource: AsyncSessionResource, *, query: str | None, k: int) -> list[Any]:
+    """The fact budget filled with distinct current facts, best ranked first."""
+    fetch = k * FACT_OVERFETCH
+    while True:
+        found = await resource.search_memory(
+            query=query,
+            filters={"session_ids": "all", "annotations": FACT, "relevant_k": fetch},
+        )
+        blocks = list(found.memory_blocks)
+        distinct = facts_distinct(blocks)
+        # A search without a query returns every fact already; so does a short page.
+        if len(distinct) >= k or query is None or len(blocks) < fetch or fetch >= FACT_FETCH_MAX:
+            return distinct[:k]
+        fetch = min(fetch * 4, FACT_FETCH_MAX)
+
+
 async def _episodes(resource: AsyncSessionResource, *, k: int) -> list[Any]:
     """Past-visit summaries of other sessions, unresolved first, then newest."""
     found = await resource.search_memory(
@@ -266,6 +298,7 @@ async def _episodes(resource: AsyncSessionResource, *, k: int) -> list[Any]:
     )
     # The server lists newest first; a stable sort keeps that order within each group.
     blocks = [b for b in found.memory_blocks if b.session_id != resource.session_id]
+    blocks = newest_distinct(blocks, text=lambda b: b.fact or "")  # a visit told twice
     blocks.sort(key=lambda b: (b.annotations or {}).get("resolved") == "true")
     return blocks[:k]
 
@@ -287,24 +320,123 @@ async def turn_record(*, memory: MemorySession, query: str, answer: str) -> list
     return list(response.block_ids) if ok and response else []
 
 
-async def facts_record(*, memory: MemorySession, facts: list[str]) -> list[str]:
-    """Store judged facts in their own request: they outlive the session (TTL 0 by default)."""
-    if not facts:
+async def facts_record(*, memory: MemorySession, facts: Sequence[JudgedFact | str]) -> list[str]:
+    """Store judged facts, consolidated with the shopper's current facts (consolidation.py).
+
+    Facts are written in their own requests (the server rejects messages and facts in one)
+    and outlive the session (TTL 0 by default). Returns the ids of the facts stored; a
+    restatement stores nothing. With the current facts unreadable, the facts are stored
+    as they are: a copy is collapsed at recall, a lost fact is lost for good.
+    """
+    return [block_id for block_id, _ in await _facts_store(memory=memory, facts=facts)]
+
+
+async def _facts_store(
+    *, memory: MemorySession, facts: Sequence[JudgedFact | str]
+) -> list[tuple[str, str]]:
+    """facts_record's work; returns (block id, sentence) of each fact stored."""
+    judged = [
+        f if isinstance(f, JudgedFact) else JudgedFact(f, slot_from_sentence(f)) for f in facts
+    ]
+    if not judged:
         return []
+    conf = memory_conf()
+    created_at = created_at_for(memory.info.session_date)
+    ok, current = await guarded(
+        memory.resource.search_memory(filters={"session_ids": "all", "annotations": FACT}),
+        path="read",
+        lost="consolidating this exchange's facts",
+        timeout=conf.write_timeout_seconds,
+    )
+    stated_at = datetime.fromisoformat(created_at) if created_at else clock()
+    plan = facts_plan(
+        new=judged,
+        current=list(current.memory_blocks) if ok and current else [],
+        stated_at=stated_at,
+    )
+    stored = await asyncio.gather(
+        *(_fact_add(memory, fact, created_at=created_at) for fact in plan.store)
+    )
+    await _facts_retire(memory, plan, stored_ids=list(stored))
+    return [
+        (block_id, fact.text) for block_id, fact in zip(stored, plan.store, strict=True) if block_id
+    ]
+
+
+async def _fact_add(
+    memory: MemorySession, fact: JudgedFact, *, created_at: str | None
+) -> str | None:
     conf = memory_conf()
     ok, response = await guarded(
         memory.resource.add_memory(
-            facts=facts,
-            annotations=FACT,
+            facts=[fact.text],
+            annotations={**FACT, **fact.annotations},
             memory_block_ttl=conf.fact_ttl_seconds,
             context_required=False,
-            created_at=created_at_for(memory.info.session_date),
+            created_at=created_at,
         ),
         path="write",
         lost="facts from this exchange",
         timeout=conf.write_timeout_seconds,
     )
-    return list(response.block_ids) if ok and response else []
+    return response.block_ids[0] if ok and response and response.block_ids else None
+
+
+async def _facts_retire(
+    memory: MemorySession, plan: FactsPlan, *, stored_ids: list[str | None]
+) -> None:
+    """Copy replaced facts into history, then delete them and stale copies where they live."""
+    conf = memory_conf()
+    doomed: list[Any] = list(plan.duplicates)
+    for replaced in plan.replaced:
+        by = stored_ids[replaced.by] if isinstance(replaced.by, int) else replaced.by
+        if by is None:
+            continue  # its replacement was not stored: it stays current
+        block = replaced.block
+        ok, _ = await guarded(
+            memory.resource.add_memory(
+                facts=[block.fact],
+                annotations=history_annotations(block, by=by),
+                memory_block_ttl=conf.fact_ttl_seconds,
+                context_required=False,
+                created_at=block.created_at or block.ingested_at,
+            ),
+            path="write",
+            lost="the history of a replaced fact",
+            timeout=conf.write_timeout_seconds,
+        )
+        if ok:
+            doomed.append(block)  # only once its history is safe
+    for fact, by in plan.born_history:
+        await guarded(
+            memory.resource.add_memory(
+                facts=[fact.text],
+                annotations={
+                    **fact.annotations,
+                    "type": HISTORY_TYPE,
+                    "superseded_by": by,
+                    "stated_in": memory.session_id,
+                },
+                memory_block_ttl=conf.fact_ttl_seconds,
+                context_required=False,
+                created_at=created_at_for(memory.info.session_date),
+            ),
+            path="write",
+            lost="a fact older than the current one",
+            timeout=conf.write_timeout_seconds,
+        )
+    by_session: dict[str, list[str]] = {}
+    for block in doomed:
+        by_session.setdefault(block.session_id, []).append(block.block_id)
+    for session_id, block_ids in by_session.items():
+        # Facts of ended sessions: deleting is allowed there, updating is not.
+        session = AsyncSessionResource(memory.resource._http, memory.username, session_id)
+        await guarded(
+            session.delete_memory(block_ids),
+            path="write",
+            lost="retiring replaced facts",
+            timeout=conf.write_timeout_seconds,
+        )
 
 
 async def exchange_remember(
@@ -312,14 +444,19 @@ async def exchange_remember(
 ) -> dict[str, list[str]]:
     """After the answer is sent: record the turn, judge it for facts, record those.
 
-    Returns the saved block ids ("turn", "fact") and the fact sentences kept ("facts").
+    Returns the saved block ids ("turn", "fact") and the fact sentences stored ("facts"); a
+    fact the shopper only restated is not stored again, so it is in neither.
     """
     turn_ids, facts = await asyncio.gather(
         turn_record(memory=memory, query=query, answer=answer),
         facts_judge(query=query, answer=answer),
     )
-    fact_ids = await facts_record(memory=memory, facts=facts)
-    return {"turn": turn_ids, "fact": fact_ids, "facts": facts if fact_ids else []}
+    stored = await _facts_store(memory=memory, facts=facts)
+    return {
+        "turn": turn_ids,
+        "fact": [block_id for block_id, _ in stored],
+        "facts": [text for _, text in stored],
+    }
 
 
 async def memory_tool_recall(*, memory: MemorySession, query: str) -> list[Any]:

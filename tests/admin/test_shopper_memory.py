@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import json
+from io import StringIO
+
 import pytest
+from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
 
@@ -119,3 +123,43 @@ def test_writes_need_post_and_a_csrf_token(admin_user, remembered_shopper):
     )
     assert response.status_code == 403
     assert memory_user_exists(username) and len(memory_blocks(username)) >= 1
+
+
+def test_a_replaced_fact_is_shown_as_superseded_history(
+    admin_client, live_memory, username, tmp_path
+):
+    path = tmp_path / "scenario.json"
+    visit = {"retention": None, "close": True}
+    path.write_text(
+        json.dumps(
+            [
+                {
+                    "username": username,
+                    "display_name": "Wren",
+                    "sessions": [
+                        {
+                            **visit,
+                            "date": "2026-03-01",
+                            "exchanges": [{"query": "I'm a size M", "answer": "Noted."}],
+                        },
+                        {
+                            **visit,
+                            "date": "2026-06-01",
+                            "exchanges": [{"query": "I'm now a size L", "answer": "Noted."}],
+                        },
+                    ],
+                }
+            ]
+        )
+    )
+    call_command("seed_sessions", str(path), verbosity=0, stdout=StringIO())
+    shopper = DemoShopper.objects.get(user__username=username)
+    page = admin_client.get(memory_url(shopper)).content.decode()
+    rows = {block.fact: block.block_id for block in memory_blocks(username) if block.fact}
+    old_row = page.split(f'data-block-id="{rows["The shopper wears size M."]}"', 1)[1]
+    old_row = old_row.split("</tr>", 1)[0]
+    new_row = page.split(f'data-block-id="{rows["The shopper wears size L."]}"', 1)[1]
+    new_row = new_row.split("</tr>", 1)[0]
+    assert 'data-superseded="true"' in old_row and "(superseded)" in old_row
+    assert "slot: size/tops" in old_row and "superseded_by: " in old_row
+    assert "(superseded)" not in new_row and "slot: size/tops" in new_row

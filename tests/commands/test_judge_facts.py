@@ -62,3 +62,69 @@ def test_a_bad_line_is_named_and_nothing_is_printed(tmp_path, bad, message):
 def test_a_missing_file_is_an_error(tmp_path):
     with pytest.raises(CommandError, match="cannot read"):
         call_command("judge_facts", "--jsonl", str(tmp_path / "nope.jsonl"))
+
+
+def test_slots_prints_category_slot_and_value(tmp_path):
+    path = tmp_path / "exchanges.jsonl"
+    path.write_text(lines({"query": "not a fan of orange, I'm a 32 waist"}))
+    assert judge("--jsonl", str(path), "--slots") == [
+        [
+            {
+                "fact": "The shopper dislikes orange.",
+                "category": "colour",
+                "slot": "colour/orange",
+                "value": "dislike",
+            },
+            {
+                "fact": "The shopper's waist size is 32.",
+                "category": "size",
+                "slot": "size/waist",
+                "value": "32",
+            },
+        ]
+    ]
+
+
+def test_score_reports_precision_and_recall_over_slots(tmp_path):
+    path = tmp_path / "labelled.jsonl"
+    path.write_text(
+        lines(
+            # Right: the brand; missed: nothing else expected.
+            {
+                "query": "Nike is my go-to brand",
+                "expected": [{"slot": "brand/nike", "value": "like"}],
+            },
+            # A question states nothing, and nothing is expected.
+            {"query": "do you have jeans under 50 EUR?", "expected": []},
+            # Expected a budget the judge cannot read: one miss.
+            {
+                "query": "Around 200 is what I had in mind",
+                "expected": [{"slot": "budget", "value": "200 EUR"}],
+            },
+            # The label says M, the judge reads L: one wrong fact and one miss.
+            {"query": "I'm an L", "expected": [{"slot": "size/tops", "value": "M"}]},
+        )
+    )
+    out = StringIO()
+    call_command("judge_facts", "--jsonl", str(path), "--score", stdout=out, verbosity=2)
+    text = out.getvalue()
+    assert "4 utterances (1 without facts); 3 facts expected, 2 judged, 1 correct" in text
+    assert "precision 0.500, recall 0.333" in text
+    assert "line 3: 'Around 200 is what I had in mind'" in text
+    assert "line 4: \"I'm an L\"\n  missed [('size/tops', 'M')]; wrong [('size/tops', 'L')]" in text
+    assert "line 1:" not in text and "line 2:" not in text
+
+
+@pytest.mark.parametrize(
+    ("bad", "message"),
+    [
+        ('{"query": "I wear M"}', 'needs "expected" on every line; line 2 has none'),
+        ('{"query": "I wear M", "expected": {"slot": "size/tops"}}', 'line 2: "expected" must be'),
+        ('{"query": "I wear M", "expected": [{"slot": "size/tops", "value": 5}]}', "line 2:"),
+    ],
+)
+def test_score_needs_well_formed_labels(tmp_path, bad, message):
+    path = tmp_path / "labelled.jsonl"
+    path.write_text(lines({"query": "I wear S", "expected": []}, bad))
+    with pytest.raises(CommandError, match=message):
+        call_command("judge_facts", "--jsonl", str(path), "--score", stdout=StringIO())

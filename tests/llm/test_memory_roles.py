@@ -62,7 +62,81 @@ JUDGE_CASES = [
 async def test_judge_keeps_only_stated_facts_of_the_closed_categories(
     query: str, facts: list[str]
 ) -> None:
-    assert await _json("judge", judge_messages(query, "Sure!")) == {"facts": facts}
+    answer = await _json("judge", judge_messages(query, "Sure!"))
+    assert [fact["fact"] for fact in answer["facts"]] == facts
+
+
+async def test_judge_files_each_fact_under_its_category_and_slot() -> None:
+    query = "I'm a 44 in shoes, prefer Adidas, budget about 100 euros, and I hate off-white"
+    assert await _json("judge", judge_messages(query, "")) == {
+        "facts": [
+            {
+                "fact": "The shopper wears shoe size 44.",
+                "category": "size",
+                "slot": "size/shoes",
+                "value": "44",
+            },
+            {
+                "fact": "The shopper prefers the brand Adidas.",
+                "category": "brand",
+                "slot": "brand/adidas",
+                "value": "like",
+            },
+            {
+                "fact": "The shopper's budget is up to 100 EUR.",
+                "category": "budget",
+                "slot": "budget",
+                "value": "100 EUR",
+            },
+            {
+                "fact": "The shopper dislikes off-white.",
+                "category": "colour",
+                "slot": "colour/off-white",
+                "value": "dislike",
+            },
+        ]
+    }
+
+
+BRIEF_CASES = [
+    # Negation and contrast.
+    (
+        "I like minimalist designs without logos",
+        [("design/minimalist", "like"), ("design/logos", "dislike")],
+    ),
+    ("I now prefer blue over black", [("colour/blue", "like")]),
+    ("not a fan of orange", [("colour/orange", "dislike")]),
+    ("Any colour is fine, anything but beige.", [("colour/beige", "dislike")]),
+    ("I'm not really a fan of Zara", [("brand/zara", "dislike")]),
+    ("I don't really like purple", [("colour/purple", "dislike")]),
+    ("I don't hate yellow", []),
+    # Several facts in one sentence.
+    (
+        "I'm a 44 in shoes, prefer Adidas, budget about 100 euros",
+        [("size/shoes", "44"), ("brand/adidas", "like"), ("budget", "100 EUR")],
+    ),
+    # Waist and inseam, brand loyalty, materials, values.
+    ("32 waist", [("size/waist", "32")]),
+    ("I wear 32/34 jeans", [("size/waist", "32"), ("size/inseam", "34")]),
+    ("Nike is my go-to brand", [("brand/nike", "like")]),
+    ("I'm loyal to Birkenstock", [("brand/birkenstock", "like")]),
+    ("only cotton for me", [("material/cotton", "like")]),
+    ("I only wear 100% cotton", [("material/cotton", "like")]),
+    ("Only sustainable brands for me.", [("values/sustainable", "like")]),
+    ("I prefer vegan leather", [("values/vegan", "like")]),
+    # Changes and budgets.
+    ("I'm now a size L", [("size/tops", "L")]),
+    ("I went up a size", [("size/tops", "+1")]),
+    ("up to 400 EUR is fine", [("budget", "400 EUR")]),
+    ("do you have jeans under 50 EUR?", []),
+    ("my husband wears XL", []),
+]
+
+
+@pytest.mark.parametrize(("query", "slots"), BRIEF_CASES)
+async def test_judge_reads_negation_contrast_and_several_facts(query, slots) -> None:
+    answer = await _json("judge", judge_messages(query, ""))
+    assert [(fact["slot"], fact["value"]) for fact in answer["facts"]] == slots
 
 
 async def test_judge_never_takes_facts_from_the_answer() -> None:

@@ -88,7 +88,14 @@ async def test_turn_and_fact_blocks_carry_the_specified_annotations_and_ttls(
     by_id = {b.block_id: b for b in page.memory_blocks}
     turn, fact = by_id[turn_ids[0]], by_id[fact_ids[0]]
     assert turn.annotations == {"type": "turn"} and turn.message.user_content == "show me jeans"
-    assert fact.annotations == {"type": "fact"} and fact.fact == "The shopper wears size M."
+    assert fact.fact == "The shopper wears size M."
+    # `type` is what recall filters on; the slot is what consolidation files it under.
+    assert fact.annotations == {
+        "type": "fact",
+        "category": "size",
+        "slot": "size/tops",
+        "value": "M",
+    }
     # A dated session: the chosen day, the real time of day.
     assert turn.created_at.startswith("2026-05-01T") and fact.created_at.startswith("2026-05-01T")
     # Facts skip extraction; turns get summaries and contexts.
@@ -138,16 +145,16 @@ async def test_past_the_threshold_the_window_is_kept_and_search_fills_in(live_me
     ]
 
 
-async def test_two_dated_size_facts_render_with_their_dates_newest_last(live_memory, shopper_name):
+async def test_facts_render_whole_with_their_dates_oldest_first(live_memory, shopper_name):
     spring = await open_session(shopper_name, session_date=date(2026, 3, 1))
     await facts_record(memory=spring, facts=["The shopper wears size S."])
     summer = await open_session(shopper_name, session_date=date(2026, 6, 1))
-    await facts_record(memory=summer, facts=["The shopper wears size M."])
+    await facts_record(memory=summer, facts=["The shopper dislikes yellow."])
     now = await open_session(shopper_name)
     recall = await memories_recall(memory=now, message="size", turn_count=0)
     assert [i.line for i in recall.items if i.scope == "fact"] == [
         "[fact · stated 2026-03-01] The shopper wears size S.",
-        "[fact · stated 2026-06-01] The shopper wears size M.",
+        "[fact · stated 2026-06-01] The shopper dislikes yellow.",
     ]
 
 

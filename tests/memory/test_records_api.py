@@ -109,6 +109,9 @@ def test_records_list_newest_first_with_every_field(memory):
         "ingested_at",
         "expires_at",
         "status",
+        "category",
+        "slot",
+        "superseded",
     }
     turn = by_id[ids["turn"]]
     assert turn["kind"] == "turn" and turn["session_id"] == "session1"

@@ -1,0 +1,374 @@
+"""The closed list of fact categories and slots, and the sentences facts are written in.
+
+Shared by the judge prompt for real models, the offline judge and the memory policy (which
+validates judge output against it and consolidates facts by slot). A fact is
+(sentence, category, slot, value):
+
+| category | slot | value |
+|---|---|---|
+| size | size/tops (also a size given for no garment), size/bottoms, size/dresses, size/outerwear, size/shoes, size/waist, size/inseam | the size as said ("M", "44", "UK 8", "32"), or a change: "+1" / "-1" |
+| budget | budget | "<amount> EUR", or "tight" |
+| colour | colour/<colour> | like / dislike |
+| brand | brand/<brand> | like / dislike |
+| design | design/<term> (fit, cut, pattern, style) | like / dislike |
+| material | material/<material> | like / dislike |
+| values | values/<value> (sustainable, vegan, fair-trade, ...) | like / dislike |
+| occasion | occasion/<occasion> | the occasion, as in the slot |
+
+Every slot holds one value at a time: a newer fact of the same slot with another value
+replaces the older one (a size for the same garment, the budget, liking vs disliking the
+same colour or brand). A person the shopper buys for is not a category: facts are only
+what the shopper says about themselves.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+CATEGORIES = ("size", "budget", "colour", "brand", "design", "material", "values", "occasion")
+PREFERENCE_CATEGORIES = ("colour", "brand", "design", "material", "values")
+LIKE, DISLIKE = "like", "dislike"
+SIZE_SLOTS = (
+    "size/tops",
+    "size/bottoms",
+    "size/dresses",
+    "size/outerwear",
+    "size/shoes",
+    "size/waist",
+    "size/inseam",
+)
+BUDGET_SLOT = "budget"
+TIGHT_BUDGET = "tight"
+LETTER_SIZES = ("XXS", "XS", "S", "M", "L", "XL", "XXL", "XXXL")
+
+# Garment words a size can be given for, by slot; "I'm an M" alone counts as tops.
+GARMENT_SLOTS: dict[str, tuple[str, ...]] = {
+    "size/tops": (
+        "tops", "top", "t-shirts", "t-shirt", "tshirts", "tees", "tee", "shirts", "shirt",
+        "blouses", "blouse", "sweaters", "sweater", "jumpers", "jumper", "hoodies", "hoodie",
+        "knitwear", "knits", "cardigans", "cardigan", "sweatshirts", "sweatshirt", "polos",
+    ),
+    "size/bottoms": (
+        "bottoms", "jeans", "trousers", "pants", "chinos", "shorts", "skirts", "skirt",
+        "leggings", "joggers",
+    ),
+    "size/dresses": ("dresses", "dress", "jumpsuits", "jumpsuit"),
+    "size/outerwear": (
+        "jackets", "jacket", "coats", "coat", "blazers", "blazer", "parkas", "parka",
+        "outerwear", "raincoats", "raincoat",
+    ),
+    "size/shoes": (
+        "shoes", "shoe", "sneakers", "sneaker", "trainers", "trainer", "boots", "boot",
+        "sandals", "sandal", "heels", "loafers", "footwear", "feet", "foot",
+    ),
+}  # fmt: skip
+
+# Terms the judge recognises, keyed by what the shopper says; each names its slot key and
+# the phrase the fact sentence uses. A real model may use other keys of the same shape.
+COLOUR_TERMS: dict[str, tuple[str, str]] = {
+    "black": ("black", "black"), "white": ("white", "white"), "off-white": ("off-white", "off-white"),
+    "off white": ("off-white", "off-white"), "ivory": ("ivory", "ivory"), "cream": ("cream", "cream"),
+    "grey": ("grey", "grey"), "gray": ("grey", "grey"), "charcoal": ("charcoal", "charcoal"),
+    "silver": ("silver", "silver"), "navy": ("navy", "navy"), "navy blue": ("navy", "navy"),
+    "dark blue": ("dark-blue", "dark blue"), "blue": ("blue", "blue"),
+    "light blue": ("light-blue", "light blue"), "sky blue": ("light-blue", "light blue"),
+    "baby blue": ("light-blue", "light blue"), "turquoise": ("turquoise", "turquoise"),
+    "teal": ("teal", "teal"), "green": ("green", "green"), "dark green": ("dark-green", "dark green"),
+    "emerald": ("emerald", "emerald"), "emerald green": ("emerald", "emerald"),
+    "forest green": ("dark-green", "dark green"), "bottle green": ("dark-green", "dark green"),
+    "olive green": ("olive", "olive"), "royal blue": ("royal-blue", "royal blue"),
+    "cobalt": ("royal-blue", "royal blue"), "cobalt blue": ("royal-blue", "royal blue"), "olive": ("olive", "olive"), "khaki": ("khaki", "khaki"),
+    "mint": ("mint", "mint"), "yellow": ("yellow", "yellow"), "mustard": ("mustard", "mustard"),
+    "mustard yellow": ("mustard", "mustard"),
+    "gold": ("gold", "gold"), "orange": ("orange", "orange"), "rust": ("rust", "rust"),
+    "coral": ("coral", "coral"), "peach": ("peach", "peach"), "red": ("red", "red"),
+    "burgundy": ("burgundy", "burgundy"), "maroon": ("maroon", "maroon"), "wine": ("burgundy", "burgundy"),
+    "pink": ("pink", "pink"), "hot pink": ("hot-pink", "hot pink"), "fuchsia": ("fuchsia", "fuchsia"),
+    "magenta": ("magenta", "magenta"), "purple": ("purple", "purple"), "violet": ("purple", "purple"),
+    "lilac": ("lilac", "lilac"), "lavender": ("lilac", "lilac"), "plum": ("plum", "plum"),
+    "beige": ("beige", "beige"), "camel": ("camel", "camel"), "tan": ("tan", "tan"),
+    "sand": ("beige", "beige"), "nude": ("nude", "nude"), "brown": ("brown", "brown"),
+    "chocolate": ("brown", "brown"), "neon": ("neon", "neon colours"),
+    "neon colours": ("neon", "neon colours"), "neon colors": ("neon", "neon colours"),
+    "pastel": ("pastels", "pastel colours"), "pastels": ("pastels", "pastel colours"),
+    "pastel colours": ("pastels", "pastel colours"), "pastel colors": ("pastels", "pastel colours"),
+    "neutral": ("neutrals", "neutral colours"), "neutrals": ("neutrals", "neutral colours"),
+    "neutral colours": ("neutrals", "neutral colours"), "neutral colors": ("neutrals", "neutral colours"),
+    "neutral tones": ("neutrals", "neutral colours"), "earth tones": ("earth-tones", "earth tones"),
+    "earthy tones": ("earth-tones", "earth tones"), "earthy colours": ("earth-tones", "earth tones"),
+    "bright colours": ("bright-colours", "bright colours"), "bright colors": ("bright-colours", "bright colours"),
+    "brights": ("bright-colours", "bright colours"), "bright": ("bright-colours", "bright colours"), "dark colours": ("dark-colours", "dark colours"),
+    "dark colors": ("dark-colours", "dark colours"),
+}  # fmt: skip
+DESIGN_TERMS: dict[str, tuple[str, str]] = {
+    "slim fit": ("slim-fit", "a slim fit"), "slim-fit": ("slim-fit", "a slim fit"),
+    "slim": ("slim-fit", "a slim fit"), "regular fit": ("regular-fit", "a regular fit"),
+    "relaxed fit": ("relaxed-fit", "a relaxed fit"), "relaxed fits": ("relaxed-fit", "a relaxed fit"),
+    "relaxed": ("relaxed-fit", "a relaxed fit"), "loose fit": ("loose-fit", "a loose fit"),
+    "loose": ("loose-fit", "a loose fit"), "baggy": ("loose-fit", "a loose fit"),
+    "oversized": ("oversized", "an oversized fit"), "tailored": ("tailored", "a tailored fit"),
+    "fitted": ("fitted", "a fitted cut"), "skinny": ("skinny", "a skinny fit"),
+    "straight leg": ("straight-leg", "a straight-leg cut"),
+    "straight-leg": ("straight-leg", "a straight-leg cut"),
+    "wide leg": ("wide-leg", "a wide-leg cut"), "wide-leg": ("wide-leg", "a wide-leg cut"),
+    "high-waisted": ("high-waisted", "a high-waisted cut"),
+    "high waisted": ("high-waisted", "a high-waisted cut"),
+    "cropped": ("cropped", "a cropped cut"), "crop tops": ("cropped", "a cropped cut"),
+    "crop top": ("cropped", "a cropped cut"), "crop": ("cropped", "a cropped cut"), "boxy": ("boxy", "a boxy cut"),
+    "minimalist": ("minimalist", "minimalist designs"), "minimal": ("minimalist", "minimalist designs"),
+    "simple designs": ("minimalist", "minimalist designs"), "simple": ("minimalist", "minimalist designs"),
+    "clean lines": ("minimalist", "minimalist designs"), "clean designs": ("minimalist", "minimalist designs"),
+    "understated": ("minimalist", "minimalist designs"), "plain": ("plain", "plain designs"),
+    "patterned": ("patterns", "patterns"), "patterns": ("patterns", "patterns"),
+    "pattern": ("patterns", "patterns"), "stripes": ("stripes", "stripes"), "stripe": ("stripes", "stripes"),
+    "striped": ("stripes", "stripes"), "floral": ("floral", "floral prints"),
+    "floral patterns": ("floral", "floral prints"), "floral prints": ("floral", "floral prints"),
+    "graphic tees": ("graphic-prints", "graphic prints"),
+    "florals": ("floral", "floral prints"), "prints": ("prints", "prints"),
+    "printed": ("prints", "prints"), "graphic": ("graphic-prints", "graphic prints"),
+    "graphics": ("graphic-prints", "graphic prints"), "logos": ("logos", "logos"),
+    "logo": ("logos", "logos"), "branding": ("logos", "logos"),
+    "vintage": ("vintage", "vintage styles"), "retro": ("vintage", "vintage styles"),
+    "classic": ("classic", "classic styles"), "timeless": ("classic", "classic styles"),
+    "sporty": ("sporty", "sporty styles"), "athleisure": ("sporty", "sporty styles"),
+    "ruffles": ("ruffles", "ruffles"), "sequins": ("sequins", "sequins"),
+    "animal print": ("animal-print", "animal prints"), "leopard print": ("animal-print", "animal prints"),
+    "flashy": ("flashy", "flashy designs"), "colourful": ("colourful", "colourful designs"),
+}  # fmt: skip
+MATERIAL_TERMS: dict[str, tuple[str, str]] = {
+    "organic cotton": ("organic-cotton", "organic cotton"), "cotton": ("cotton", "cotton"),
+    "linen": ("linen", "linen"), "wool": ("wool", "wool"), "merino": ("merino", "merino wool"),
+    "merino wool": ("merino", "merino wool"), "cashmere": ("cashmere", "cashmere"),
+    "silk": ("silk", "silk"), "leather": ("leather", "leather"), "suede": ("suede", "suede"),
+    "denim": ("denim", "denim"), "polyester": ("polyester", "polyester"),
+    "nylon": ("nylon", "nylon"), "acrylic": ("acrylic", "acrylic"), "viscose": ("viscose", "viscose"),
+    "fleece": ("fleece", "fleece"), "corduroy": ("corduroy", "corduroy"),
+    "synthetics": ("synthetics", "synthetic fabrics"), "synthetic": ("synthetics", "synthetic fabrics"),
+    "synthetic fabrics": ("synthetics", "synthetic fabrics"),
+    "natural fibres": ("natural-fibres", "natural fibres"),
+    "natural fibers": ("natural-fibres", "natural fibres"),
+    "natural fabrics": ("natural-fibres", "natural fibres"),
+    "natural materials": ("natural-fibres", "natural fibres"),
+    "hemp": ("hemp", "hemp"), "bamboo": ("bamboo", "bamboo"), "gore-tex": ("gore-tex", "Gore-Tex"),
+}  # fmt: skip
+VALUE_TERMS: dict[str, tuple[str, str]] = {
+    "sustainable": ("sustainable", "sustainable brands"),
+    "sustainably": ("sustainable", "sustainable brands"),
+    "sustainability": ("sustainable", "sustainable brands"),
+    "eco-friendly": ("sustainable", "sustainable brands"),
+    "eco friendly": ("sustainable", "sustainable brands"),
+    "environmentally friendly": ("sustainable", "sustainable brands"),
+    "ethical": ("ethical", "ethically made clothes"), "ethically": ("ethical", "ethically made clothes"),
+    "fair trade": ("fair-trade", "fair-trade products"), "fair-trade": ("fair-trade", "fair-trade products"),
+    "fairtrade": ("fair-trade", "fair-trade products"),
+    "vegan leather": ("vegan", "vegan materials"), "vegan": ("vegan", "vegan materials"),
+    "cruelty-free": ("cruelty-free", "cruelty-free products"),
+    "cruelty free": ("cruelty-free", "cruelty-free products"),
+    "recycled": ("recycled", "recycled materials"),
+    "recycled polyester": ("recycled", "recycled materials"),
+    "recycled cotton": ("recycled", "recycled materials"), "organic": ("organic", "organic materials"),
+    "locally made": ("local", "locally made clothes"), "made locally": ("local", "locally made clothes"),
+    "second-hand": ("second-hand", "second-hand clothes"), "secondhand": ("second-hand", "second-hand clothes"),
+    "pre-loved": ("second-hand", "second-hand clothes"),
+    "independent brands": ("independent", "independent brands"),
+    "independent labels": ("independent", "independent brands"),
+    "fast fashion": ("fast-fashion", "fast fashion"), "fast-fashion": ("fast-fashion", "fast fashion"),
+}  # fmt: skip
+OCCASION_PHRASES: dict[str, str] = {
+    "wedding": "a wedding", "interview": "a job interview", "hiking": "hiking",
+    "running": "running", "beach": "the beach", "party": "a party", "travel": "travel",
+    "holiday": "a holiday", "festival": "a festival", "funeral": "a funeral",
+    "office": "the office", "work": "work", "ski": "a ski trip", "camping": "camping",
+    "date": "a date", "gym": "the gym", "formal": "a formal event", "business": "business",
+    "cycling": "cycling", "yoga": "yoga", "winter": "winter", "summer": "summer",
+    "christmas": "Christmas", "graduation": "a graduation", "christening": "a christening",
+    "prom": "a prom", "dinner": "a dinner", "marathon": "a marathon", "gala": "a gala",
+}  # fmt: skip
+
+_KEY = r"[a-z0-9]+(?:-[a-z0-9]+)*"
+SLOT_RE = re.compile(rf"^(?:size/(?:tops|bottoms|dresses|outerwear|shoes|waist|inseam)|budget|"
+                     rf"(?:colour|brand|design|material|values|occasion)/{_KEY})$")  # fmt: skip
+MAX_SLOT_CHARS = 60
+_RELATIVE = r"[+-][1-3]"
+_SIZE_VALUE = {
+    "size/shoes": re.compile(rf"^(?:(?:(?:EU|UK|US) )?\d{{1,2}}(?:\.5)?|{_RELATIVE})$"),
+    "size/waist": re.compile(r"^\d{2}$"),
+    "size/inseam": re.compile(r"^\d{2}$"),
+}
+_GARMENT_SIZE_VALUE = re.compile(
+    rf"^(?:{'|'.join(LETTER_SIZES)}|(?:(?:EU|UK|US) )?\d{{1,2}}|{_RELATIVE})$"
+)
+_BUDGET_VALUE = re.compile(r"^(?:\d{1,5} EUR|tight)$")
+
+
+@dataclass(frozen=True)
+class FactSlot:
+    """Where a fact belongs and what it says there."""
+
+    category: str
+    slot: str
+    value: str
+
+    @property
+    def is_relative(self) -> bool:
+        return self.category == "size" and bool(re.fullmatch(_RELATIVE, self.value))
+
+
+def slot_valid(category: str, slot: str, value: str) -> bool:
+    """True when slot and value are well-formed for the category (the closed list above)."""
+    if category not in CATEGORIES or len(slot) > MAX_SLOT_CHARS or not SLOT_RE.match(slot):
+        return False
+    if slot.split("/", 1)[0] != category:
+        return False
+    if category == "size":
+        return bool(_SIZE_VALUE.get(slot, _GARMENT_SIZE_VALUE).match(value))
+    if category == "budget":
+        return bool(_BUDGET_VALUE.match(value))
+    if category == "occasion":
+        return value == slot.split("/", 1)[1]
+    return value in (LIKE, DISLIKE)
+
+
+def slot_key(name: str) -> str:
+    """A slot key from a shopper's word: "Fjord & Pine" -> "fjord-and-pine", "Levi's" -> "levis"."""
+    lowered = name.lower().replace("&", " and ")
+    lowered = re.sub(r"['\u2019.]", "", lowered)
+    return re.sub(r"[^a-z0-9]+", "-", lowered).strip("-")
+
+
+def garment_slot(word: str) -> str | None:
+    lowered = word.lower()
+    return next((slot for slot, words in GARMENT_SLOTS.items() if lowered in words), None)
+
+
+def size_step(value: str, change: str) -> str | None:
+    """Apply a relative change ("+1") to a size; None when the size has no next step."""
+    steps = int(change)
+    if value in LETTER_SIZES:
+        index = LETTER_SIZES.index(value) + steps
+        return LETTER_SIZES[index] if 0 <= index < len(LETTER_SIZES) else None
+    match = re.fullmatch(r"((?:EU|UK|US) )?(\d{1,2}(?:\.5)?)", value)
+    if not match:
+        return None
+    number = float(match.group(2)) + steps
+    shown = str(int(number)) if number.is_integer() else str(number)
+    return (match.group(1) or "") + shown if 0 < number < 100 else None
+
+
+# --- Sentences ---------------------------------------------------------------------------
+
+
+def size_sentence(slot: str, value: str, garment: str | None = None) -> str:
+    if slot == "size/shoes":
+        return f"The shopper wears shoe size {value}."
+    if slot == "size/waist":
+        return f"The shopper's waist size is {value}."
+    if slot == "size/inseam":
+        return f"The shopper's inseam length is {value}."
+    if garment is None and slot != "size/tops":
+        garment = GARMENT_SLOTS[slot][0]
+    return (
+        f"The shopper wears size {value} in {garment}."
+        if garment
+        else (f"The shopper wears size {value}.")
+    )
+
+
+def relative_size_sentence(slot: str, change: str) -> str:
+    """A change of size before the policy resolves it ("+1" from the current size)."""
+    direction = "up" if change.startswith("+") else "down"
+    steps = abs(int(change))
+    noun = "shoe size" if slot == "size/shoes" else "size"
+    amount = f"a {noun}" if steps == 1 else f"{steps} {noun}s"
+    where = "" if slot in ("size/tops", "size/shoes") else f" in {GARMENT_SLOTS[slot][0]}"
+    return f"The shopper went {direction} {amount}{where}."
+
+
+def budget_sentence(value: str) -> str:
+    if value == TIGHT_BUDGET:
+        return "The shopper is on a tight budget."
+    return f"The shopper's budget is up to {value}."
+
+
+def preference_sentence(category: str, value: str, phrase: str) -> str:
+    if category == "colour":
+        return f"The shopper {'likes' if value == LIKE else 'dislikes'} {phrase}."
+    if category == "brand":
+        return f"The shopper {'prefers' if value == LIKE else 'dislikes'} the brand {phrase}."
+    return f"The shopper {'prefers' if value == LIKE else 'dislikes'} {phrase}."
+
+
+def occasion_sentence(phrase: str) -> str:
+    return f"The shopper is shopping for {phrase}."
+
+
+# --- Reading the sentences back ----------------------------------------------------------
+
+_PHRASE_SLOTS: dict[str, tuple[str, str]] = {}
+for _category, _terms in (
+    ("colour", COLOUR_TERMS),
+    ("design", DESIGN_TERMS),
+    ("values", VALUE_TERMS),
+    ("material", MATERIAL_TERMS),
+):
+    for _key, _phrase in _terms.values():
+        _PHRASE_SLOTS[_phrase.lower()] = (_category, f"{_category}/{_key}")
+_OCCASION_SLOTS = {phrase.lower(): f"occasion/{key}" for key, phrase in OCCASION_PHRASES.items()}
+_SENTENCES = (
+    (re.compile(r"^The shopper wears shoe size ((?:(?:EU|UK|US) )?\d{1,2}(?:\.5)?)\.?$"), "shoe"),
+    (re.compile(r"^The shopper wears size (\S+) in ([a-z-]+)\.?$"), "garment"),
+    (re.compile(r"^The shopper wears size (\S+?)\.?$"), "size"),
+    (re.compile(r"^The shopper's waist size is (\d{2})\.?$"), "waist"),
+    (re.compile(r"^The shopper's inseam length is (\d{2})\.?$"), "inseam"),
+    (re.compile(r"^The shopper's budget is up to (\d{1,5} EUR)\.?$"), "budget"),
+    (re.compile(r"^The shopper is on a tight budget\.?$"), "tight"),
+    (re.compile(r"^The shopper (prefers|dislikes) the brand (.{1,40}?)\.?$"), "brand"),
+    (re.compile(r"^The shopper is shopping for (.{1,40}?)\.?$"), "occasion"),
+    (re.compile(r"^The shopper (likes|prefers|dislikes) (.{1,40}?)\.?$"), "preference"),
+)  # fmt: skip
+
+
+def slot_from_sentence(sentence: str) -> FactSlot | None:
+    """Read category, slot and value back off a fact written in one of the sentences above.
+
+    Facts stored before slots were annotated, and bare sentences from a model that ignored
+    the slot fields, are consolidated this way; any other wording gets no slot.
+    """
+    text = " ".join(sentence.split())
+    for pattern, kind in _SENTENCES:
+        match = pattern.match(text)
+        if match:
+            return _slot_of(kind, match)
+    return None
+
+
+def _slot_of(kind: str, match: re.Match) -> FactSlot | None:
+    if kind == "shoe":
+        return FactSlot("size", "size/shoes", match.group(1))
+    if kind in ("waist", "inseam"):
+        return FactSlot("size", f"size/{kind}", match.group(1))
+    if kind in ("garment", "size"):
+        slot = garment_slot(match.group(2)) if kind == "garment" else "size/tops"
+        fact = FactSlot("size", slot or "", match.group(1))
+        return fact if slot and slot_valid("size", slot, fact.value) else None
+    if kind == "budget":
+        return FactSlot("budget", BUDGET_SLOT, match.group(1))
+    if kind == "tight":
+        return FactSlot("budget", BUDGET_SLOT, TIGHT_BUDGET)
+    if kind == "brand":
+        key = slot_key(match.group(2))
+        value = LIKE if match.group(1) == "prefers" else DISLIKE
+        return FactSlot("brand", f"brand/{key}", value) if key else None
+    if kind == "occasion":
+        slot = _OCCASION_SLOTS.get(match.group(1).lower())
+        return FactSlot("occasion", slot, slot.split("/", 1)[1]) if slot else None
+    value = DISLIKE if match.group(1) == "dislikes" else LIKE
+    phrase = match.group(2).lower()
+    if phrase not in _PHRASE_SLOTS:
+        return None
+    category, slot = _PHRASE_SLOTS[phrase]
+    # Colours are liked, everything else is preferred: another verb is another wording.
+    if match.group(1) == ("prefers" if category == "colour" else "likes"):
+        return None
+    return FactSlot(category, slot, value)
