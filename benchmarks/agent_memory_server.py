@@ -3,11 +3,14 @@
     .venv/bin/python benchmarks/agent_memory_server.py [--sizes 1000,10000,100000]
         [--embedders hashing,minilm] [--searches 200] [--adds 300] [--parts search,cold]
         [--shoppers 20] [--cold-size 100000] [--cold-repeats 2] [--think-ms 100]
+        [--parts search,cold,lock] [--largest-repeats 5]
 
 Part "cold": --shoppers shoppers with 1k blocks each search their memory (pausing 0 to
 2x --think-ms between searches, as between messages), first while a cold --cold-size-block
 user's first search loads that user's index, then as many times again with nothing loading;
 it prints both p50/p95 and the ratio of the p95s (the target is within 20%).
+Part "lock": the largest add the server allows (as many facts as one request may carry, each
+at the per-block token limit), in process: the whole call and how long it held the write lock.
 
 Starts its own server process on 127.0.0.1 with a temporary database per embedder. Blocks
 for the search figures are bulk-loaded straight into that database before the server starts
@@ -110,6 +113,86 @@ def load(users: list[tuple[str, int]], distinct: int) -> None:
                 batch = []
         MemoryBlock.objects.bulk_create(batch)
     print(f"loaded {users} ({distinct} distinct texts embedded in {embed_seconds:.1f}s)")
+
+
+# --- the largest allowed add under the write lock (child process, server settings) ----------
+
+
+class TimedLock:
+    """Stands in for the write lock and notes how long each hold lasted."""
+
+    def __init__(self, inner) -> None:
+        self.inner = inner
+        self.holds: list[float] = []
+
+    def __enter__(self) -> None:
+        self.inner.__enter__()
+        self._since = time.perf_counter()
+
+    def __exit__(self, *exc) -> None:
+        self.holds.append((time.perf_counter() - self._since) * 1000)
+        self.inner.__exit__(*exc)
+
+
+def largest_add(repeats: int) -> None:
+    import django
+
+    django.setup()
+    from django.conf import settings
+    from django.core.management import call_command
+
+    call_command("migrate", interactive=False, verbosity=0)
+    from memoryserver.limits import MAX_BLOCKS_PER_REQUEST
+    from memoryserver.services import blocks
+    from memoryserver.services.blocks import NewBlock, blocks_add
+    from memoryserver.services.sessions import session_create
+    from memoryserver.services.users import user_create
+
+    lock = blocks.WRITE_LOCK = TimedLock(blocks.WRITE_LOCK)
+    tokens = settings.AGENT_MEMORY_PER_REQUEST_TOKEN_LIMIT
+    user_create(user_id="largest", name="bench", metadata=None)
+    totals = []
+    for n in range(repeats):
+        session_create(
+            user_id="largest", session_id=f"s{n}", annotations=None, metadata=None, blocks_ttl=None
+        )
+        # Every block at the per-block token limit (4 characters a token), as many as allowed.
+        words = " ".join(f"{PRODUCTS[i % 6].split()[0].lower()}{n}{i}" for i in range(tokens))
+        facts = [NewBlock(fact=f"{k} {words}"[: tokens * 4]) for k in range(MAX_BLOCKS_PER_REQUEST)]
+        started = time.perf_counter()
+        result = blocks_add(
+            user_id="largest",
+            session_id=f"s{n}",
+            items=facts,
+            annotations={"type": "fact"},
+            block_ttl=None,
+            context_required=None,
+            created_at=None,
+            async_processing=True,
+            prompt_id=None,
+            prompt_vid=None,
+        )
+        totals.append((time.perf_counter() - started) * 1000)
+        assert len(result.block_ids) == MAX_BLOCKS_PER_REQUEST, result.rejected
+    print(
+        f"largest allowed add ({MAX_BLOCKS_PER_REQUEST} facts of {tokens} tokens, "
+        f"{settings.AGENT_MEMORY_EMBEDDER}): whole request {fmt(totals)}; "
+        f"write lock held {fmt(lock.holds)}"
+    )
+
+
+def run_largest_add(embedder: str, args: argparse.Namespace) -> None:
+    tmp = Path(tempfile.mkdtemp(prefix=f"ambench-largest-{embedder}-"))
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "memoryserver.settings",
+        "AGENT_MEMORY_SERVER_DB": str(tmp / "agentmemory.sqlite3"),
+        "AGENT_MEMORY_EMBEDDER": embedder,
+        "PYTHONPATH": str(ROOT),
+    }
+    subprocess.run(
+        [sys.executable, __file__, "--largest-add", str(args.largest_repeats)], env=env, check=True
+    )
 
 
 # --- measurements --------------------------------------------------------------------------
@@ -318,7 +401,9 @@ def main() -> None:
     parser.add_argument("--searches", type=int, default=200)
     parser.add_argument("--adds", type=int, default=300)
     parser.add_argument(
-        "--parts", default="search,cold", help="search (sizes, adds, ratio) and/or cold"
+        "--parts",
+        default="search,cold,lock",
+        help="search (sizes, adds, ratio), cold (a cold load under searches), lock (largest add)",
     )
     parser.add_argument("--shoppers", type=int, default=20, help="cold part: searching shoppers")
     parser.add_argument("--cold-size", type=int, default=100_000, help="cold part: its blocks")
@@ -326,9 +411,16 @@ def main() -> None:
     parser.add_argument(
         "--think-ms", type=float, default=100.0, help="cold part: mean pause between searches"
     )
+    parser.add_argument(
+        "--largest-repeats", type=int, default=5, help="lock part: largest adds to time"
+    )
     parser.add_argument("--load", help=argparse.SUPPRESS)
+    parser.add_argument("--largest-add", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--distinct", type=int, default=5000, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.largest_add:
+        largest_add(args.largest_add)
+        return
     if args.load:
         users = [item.split("=") for item in args.load.split(",")]
         load([(user_id, int(size)) for user_id, size in users], args.distinct)
@@ -343,6 +435,8 @@ def main() -> None:
             run_embedder(embedder, sizes, args)
         if "cold" in parts:
             run_cold_load(embedder, args)
+        if "lock" in parts:
+            run_largest_add(embedder, args)
 
 
 if __name__ == "__main__":
