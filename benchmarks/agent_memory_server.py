@@ -142,12 +142,14 @@ def largest_add(repeats: int) -> None:
     from django.core.management import call_command
 
     call_command("migrate", interactive=False, verbosity=0)
+    from memoryserver.blas import single_threaded_blas
     from memoryserver.limits import MAX_BLOCKS_PER_REQUEST
     from memoryserver.services import blocks
     from memoryserver.services.blocks import NewBlock, blocks_add
     from memoryserver.services.sessions import session_create
     from memoryserver.services.users import user_create
 
+    single_threaded_blas()  # as the server runs
     lock = blocks.WRITE_LOCK = TimedLock(blocks.WRITE_LOCK)
     tokens = settings.AGENT_MEMORY_PER_REQUEST_TOKEN_LIMIT
     user_create(user_id="largest", name="bench", metadata=None)

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 from django.urls import path, re_path
 
+from memoryserver.api import fastpath
 from memoryserver.api import health as h
 from memoryserver.api import views as v
 from memoryserver.api.base import in_thread_pool
@@ -28,7 +31,11 @@ urlpatterns = [
     path(S, P(v.SessionView.as_view())),
     path(f"{S}/end", P(v.SessionEndView.as_view())),
     path(f"{S}/memory", P(v.MemoryView.as_view())),
-    path(f"{S}/memory/search", P(v.MemorySearchView.as_view())),
+    # The common shape of a search skips DRF's machinery; anything else goes through it.
+    path(
+        f"{S}/memory/search",
+        P(partial(fastpath.search, fallback=v.MemorySearchView.as_view())),
+    ),
     path(f"{S}/memory/<str:block_id>", P(v.MemoryBlockView.as_view())),
     path("prompts", P(v.PromptsView.as_view())),
     path("prompts/<str:prompt_id>", P(v.PromptView.as_view())),
