@@ -1,13 +1,16 @@
-"""The search route's fast path: the common shape of a search checked without DRF's machinery.
+"""Fast paths of the read routes of a recall: the common shapes checked without DRF.
 
-Searches are most of the server's traffic (a chat turn's recall sends three at once), and
-DRF's view and serializer machinery cost more than the search itself (its serializers
-deep-copy every declared field on every request). A search of the common shape is checked
-here instead: a query, and filters among `session_ids`, `annotations`, `relevant_k`,
-`order_by` and `annotation_filter_mode`, every value plain and valid. Anything else, including
-every doubtful value, goes to `MemorySearchView` and DRF, which stay the one authority on what
-is valid and on every error message. `tests/server/test_fastpath.py` checks that both paths
-give the same search and the same bytes for the same request.
+A chat turn's recall sends three searches and a listing of the session at once, and DRF's
+view and serializer machinery cost more than the search itself (its serializers deep-copy
+every declared field on every request). Requests of the common shape are checked here:
+
+- a search with a query and filters among `session_ids`, `annotations`, `relevant_k`,
+  `order_by` and `annotation_filter_mode`, every value plain and valid;
+- a listing with `limit`, `offset`, `order_by` and `session_ids` as plain values.
+
+Anything else, including every doubtful value, goes to the DRF view of the route, which stays
+the one authority on what is valid and on every error message. `tests/server/test_fastpath.py`
+checks that both paths give the same status, headers and bytes for the same request.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from rest_framework.renderers import JSONRenderer
 from memoryserver import selectors
 from memoryserver.api.errors import handle_exception
 from memoryserver.api.serializers import ANNOTATION_KEY
-from memoryserver.limits import MAX_IDS_PER_REQUEST
+from memoryserver.limits import MAX_IDS_PER_REQUEST, MAX_OFFSET
 
 _FILTERS = frozenset(
     {"session_ids", "annotations", "relevant_k", "order_by", "annotation_filter_mode"}
@@ -139,4 +142,61 @@ def search(request: HttpRequest, user_id: str, session_id: str, *, fallback: Any
     except Exception as exc:  # the same envelope, and the same logging, as through DRF
         response = handle_exception(exc, {})
     response["Allow"] = "POST, OPTIONS"  # what DRF's view adds to every answer of this route
+    return response
+
+
+_LIST_PARAMS = frozenset({"limit", "offset", "order_by", "session_ids"})
+
+
+def _whole(raw: str | None, default: int, low: int, high: int) -> int:
+    if raw is None:
+        return default
+    if not (raw.isascii() and raw.isdigit() and len(raw) <= 10) or not low <= int(raw) <= high:
+        raise _Doubtful
+    return int(raw)
+
+
+def list_input(params: Any) -> dict[str, Any]:
+    """The listing's query parameters as `MemoryListQuery` validates them, or _Doubtful."""
+    if not params.keys() <= _LIST_PARAMS:
+        raise _Doubtful
+    order = params.get("order_by", "ingested_at")
+    if order not in _ORDERS:
+        raise _Doubtful
+    sessions = _text(params.get("session_ids", "")).strip()
+    ids: list[str] | None = None
+    if sessions.lower() not in ("", "all"):
+        ids = [_identifier(v.strip()) for v in sessions.split(",") if v.strip()]
+        if len(ids) > MAX_IDS_PER_REQUEST:
+            raise _Doubtful
+    return {
+        "limit": _whole(params.get("limit"), 20, 1, 200),
+        "offset": _whole(params.get("offset"), 0, 0, MAX_OFFSET),
+        "order_by": order,
+        "session_ids": ids,
+    }
+
+
+def memory_list(request: HttpRequest, user_id: str, *, fallback: Any) -> HttpResponse:
+    """Answer a listing of the common shape; hand anything else to `fallback` (DRF's view)."""
+    try:
+        if request.method != "GET":
+            raise _Doubtful
+        _identifier(user_id)
+        query = list_input(request.GET)
+    except _Doubtful:
+        return fallback(request, user_id)
+    try:
+        blocks, total = selectors.blocks_list(user_id=user_id, **query)
+        answer = {
+            "memory_blocks": blocks,
+            "count": len(blocks),
+            "total": total,
+            "limit": query["limit"],
+            "offset": query["offset"],
+        }
+        response = HttpResponse(_RENDERER.render(answer), content_type="application/json")
+    except Exception as exc:  # the same envelope, and the same logging, as through DRF
+        response = handle_exception(exc, {})
+    response["Allow"] = "GET, HEAD, OPTIONS"  # what DRF's view adds to every answer of this route
     return response

@@ -16,6 +16,8 @@ P = in_thread_pool
 U = "users/<str:user_id>"
 S = f"{U}/sessions/<str:session_id>"
 
+# The recall's read routes answer their common shapes without DRF's machinery; anything else
+# goes through their DRF views (api/fastpath.py).
 urlpatterns = [
     path("health", P(h.HealthView.as_view())),
     path("health/couchbase", P(h.DatabaseHealthView.as_view())),
@@ -26,12 +28,11 @@ urlpatterns = [
     path("users", P(v.UsersView.as_view())),
     path(U, P(v.UserView.as_view())),
     path(f"{U}/ttl", P(v.UserTTLView.as_view())),
-    path(f"{U}/memory", P(v.UserMemoryView.as_view())),
+    path(f"{U}/memory", P(partial(fastpath.memory_list, fallback=v.UserMemoryView.as_view()))),
     path(f"{U}/sessions", P(v.SessionsView.as_view())),
     path(S, P(v.SessionView.as_view())),
     path(f"{S}/end", P(v.SessionEndView.as_view())),
     path(f"{S}/memory", P(v.MemoryView.as_view())),
-    # The common shape of a search skips DRF's machinery; anything else goes through it.
     path(
         f"{S}/memory/search",
         P(partial(fastpath.search, fallback=v.MemorySearchView.as_view())),

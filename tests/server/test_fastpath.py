@@ -9,7 +9,7 @@ import pytest
 from django.test import RequestFactory
 
 from memoryserver.api import fastpath
-from memoryserver.api.views import MemorySearchView
+from memoryserver.api.views import MemorySearchView, UserMemoryView
 from memoryserver.index.registry import get_registry
 from memoryserver.services.blocks import NewBlock, blocks_add
 from memoryserver.services.sessions import session_create
@@ -143,3 +143,62 @@ def test_errors_of_the_search_itself_are_the_same_envelope(seeded):
     fast, slow, handed = answers(b'{"query": "red"}', session="missing")
     assert not handed and fast == slow
     assert fast[0] == 404 and json.loads(fast[2])["error"] == "SESSION_NOT_FOUND"
+
+
+FAST_LISTS = [
+    "",
+    "limit=100&offset=0&order_by=ingested_at&session_ids=s",
+    "session_ids=s,other",
+    "session_ids=ALL",
+    "order_by=created_at&limit=1&offset=1",
+    "session_ids=%20s%20,%20,other&limit=020",
+    "session_ids=%20%20",
+]
+DOUBTFUL_LISTS = [
+    "limit=0",
+    "limit=201",
+    "limit=abc",
+    "limit=",
+    "limit=%C2%B2",
+    "offset=-1",
+    "offset=1000000001",
+    "order_by=score",
+    "session_ids=a/b",
+    "session_ids=%00",
+    "extra=1",
+]
+
+
+def listings(query: str, *, user: str = USER):
+    handed: list[bool] = []
+    drf = UserMemoryView.as_view()
+
+    def fallback(*args):
+        handed.append(True)
+        return drf(*args)
+
+    def request():
+        return RequestFactory().get(f"/users/{user}/memory?{query}")
+
+    seen = []
+    for response in (
+        fastpath.memory_list(request(), user, fallback=fallback),
+        drf(request(), user),
+    ):
+        if hasattr(response, "render"):
+            response.render()
+        seen.append((response.status_code, sorted(response.items()), response.content))
+    return seen[0], seen[1], bool(handed)
+
+
+@pytest.mark.django_db(databases=DB)
+def test_listings_of_the_common_shape_skip_drf_and_anything_else_does_not(seeded):
+    for query in FAST_LISTS:
+        fast, slow, handed = listings(query)
+        assert not handed and fast == slow and fast[0] == 200, query
+    assert json.loads(listings("session_ids=s,other&limit=200")[0][2])["total"] == 9
+    for query in DOUBTFUL_LISTS:
+        fast, slow, handed = listings(query)
+        assert handed and fast == slow, query
+    fast, slow, handed = listings("limit=5", user="nobody")
+    assert not handed and fast == slow and fast[0] == 404
