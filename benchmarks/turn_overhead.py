@@ -105,7 +105,34 @@ def message(i: int, size: int, purpose: str) -> str:
     return f"{QUERIES[i % len(QUERIES)]} ({purpose} {i}, {size} blocks)"
 
 
-async def overhead(size: int, turns: int) -> dict[str, list[float]]:
+def cpu_now(server_pid: int) -> tuple[float, float]:
+    """CPU seconds used so far by this process (the app) and by the memory server."""
+    with open(f"/proc/{server_pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    server = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return time.process_time(), server
+
+
+def cpu_since(before: tuple[float, float], server_pid: int) -> tuple[float, float]:
+    app, server = cpu_now(server_pid)
+    return (app - before[0]) * 1000, (server - before[1]) * 1000
+
+
+def server_pid_for(base_url: str) -> int:
+    """The memory server's process, found by its port on the command line."""
+    port = base_url.rsplit(":", 1)[1]
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+                args = cmdline.read()
+        except OSError:
+            continue
+        if b"memoryserver" in args and b"--port\0" + port.encode() + b"\0" in args:
+            return int(pid)
+    raise RuntimeError(f"no memory server process on port {port}")
+
+
+async def overhead(size: int, turns: int, server_pid: int) -> dict[str, list]:
     from assistant.prompting import turn_messages
     from assistant.tools import tool_schemas, vocabulary_load
     from memoryapp.render import notes_message
@@ -113,30 +140,43 @@ async def overhead(size: int, turns: int) -> dict[str, list[float]]:
 
     username = f"bench-{size}"
     session_id = await populate(username, size)
-    figures: dict[str, list[float]] = {"overhead": [], "recall": [], "one_search": []}
+    figures: dict[str, list[float]] = {
+        "overhead": [],
+        "recall": [],
+        "one_search": [],
+        "recall_cpu": [],
+        "one_search_cpu": [],
+    }
     for i in range(turns):
         text = message(i, size, "turn")
         started = time.perf_counter()
         memory = await session_open(username=username, display_name=username, session_id=session_id)
+        cpu = cpu_now(server_pid)
         recall = await memories_recall(memory=memory, message=text, turn_count=5)
+        figures["recall_cpu"].append(cpu_since(cpu, server_pid))
         vocabulary = await vocabulary_load()
         turn_messages(signed_in=True, notes=notes_message(recall.lines), text=text)
         tool_schemas(vocabulary=vocabulary, with_memory=True)
         figures["overhead"].append((time.perf_counter() - started) * 1000)
         figures["recall"].append(recall.duration_ms)
         started = time.perf_counter()
+        cpu = cpu_now(server_pid)
         await memory.resource.search_memory(
             query=message(i, size, "alone"),
             filters={"session_ids": "all", "annotations": {"type": "turn"}, "relevant_k": 10},
         )
         figures["one_search"].append((time.perf_counter() - started) * 1000)
+        figures["one_search_cpu"].append(cpu_since(cpu, server_pid))
     return figures
 
 
 def embedding_alone(embedder: str, count: int = 40) -> list[float]:
-    """One query's embedding, timed in this process with the server's embedder code."""
+    """One query's embedding, timed in this process with the server's embedder code and,
+    as in the server, numpy's OpenBLAS on one thread."""
+    from memoryserver.blas import single_threaded_blas
     from memoryserver.embedders import build_embedder
 
+    single_threaded_blas()
     model = build_embedder(embedder)
     model.embed(["warm-up"])
     timings = []
@@ -168,7 +208,7 @@ def part_one(args: argparse.Namespace) -> None:
         settings.AGENT_MEMORY_URL = base_url
         try:
             for size in args.sizes:
-                figures = asyncio.run(overhead(size, args.turns))
+                figures = asyncio.run(overhead(size, args.turns, server_pid_for(base_url)))
                 recall = statistics.median(figures["recall"])
                 recalls[embedder, size] = recall
                 ratio = recall / statistics.median(figures["one_search"])
@@ -178,6 +218,13 @@ def part_one(args: argparse.Namespace) -> None:
                     f"               1 search {fmt(figures['one_search'])}  "
                     f"recall/one-search (medians) {ratio:.2f}"
                 )
+                for name in ("recall", "one_search"):
+                    app, server = zip(*figures[f"{name}_cpu"], strict=True)
+                    print(
+                        f"               CPU per {name.replace('_', ' ')}: app "
+                        f"{statistics.mean(app):.1f} ms, memory server "
+                        f"{statistics.mean(server):.1f} ms (means)"
+                    )
         finally:
             stop()
     if {"hashing", "minilm"} <= set(args.embedders):
