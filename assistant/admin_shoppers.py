@@ -1,22 +1,25 @@
-"""Hook the "Shopper memory" page onto the demo-shopper admin.
+"""Hook the "Shopper memory" page and "erase" onto the demo-shopper admin.
 
-The page belongs to the memory app, the shopper list to the shop. The assistant app is the
-one that may know both, so the two meet here: neither the shop nor the memory app imports
-the other.
+The page belongs to the memory app, the shopper list to the shop, forgetting a shopper
+(memory and chat records) to the assistant. The assistant app is the one that may know all
+three, so they meet here: neither the shop nor the memory app imports the other.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
+from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
 
+from assistant.shoppers import shopper_chat_sessions_count, shopper_forget
 from memoryapp import admin_views
+from memoryapp.types import MemoryUnavailable
 from shop.admin import DemoShopperAdmin
 from shop.models import DemoShopper
 
@@ -86,7 +89,33 @@ class DemoShopperMemoryAdmin(DemoShopperAdmin):
         return admin_views.shopper_memory_block_delete_view(request, shopper=shopper)
 
     def memory_erase_view(self, request: HttpRequest, pk: int) -> HttpResponse:
+        """Ask first; on POST forget the shopper exactly as `forget_shopper` does."""
         shopper = self._shopper(request, pk, write=True)
-        return admin_views.shopper_memory_erase_view(
-            request, shopper=shopper, context=self._context(request, shopper)
+        username = shopper.user.username
+        memory_url = admin_views.shopper_memory_url(shopper)
+        if request.method != "POST":
+            context = {
+                **self._context(request, shopper),
+                "title": f"Erase {shopper.display_name}'s memory?",
+                "shopper": shopper,
+                "username": username,
+                "memory_url": memory_url,
+                "chat_sessions": shopper_chat_sessions_count(user=shopper.user),
+            }
+            return TemplateResponse(request, "admin/assistant/shopper_forget.html", context)
+        try:
+            forgotten = shopper_forget(user=shopper.user)
+        except MemoryUnavailable as exc:
+            messages.error(request, f"Agent Memory is unavailable; nothing was erased ({exc}).")
+            return HttpResponseRedirect(memory_url)
+        memory = (
+            f"Erased everything Agent Memory kept for {username}"
+            if forgotten.had_memory
+            else f"{username} had nothing remembered"
         )
+        messages.success(
+            request,
+            f"{memory}; {forgotten.chat_sessions} chat session record(s) and "
+            f"{forgotten.chat_turns} turn(s) deleted.",
+        )
+        return HttpResponseRedirect(memory_url)

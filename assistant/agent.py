@@ -1,12 +1,15 @@
 """The agent loop: stream a model's answer, run the tools it calls, at most N rounds.
 
 Streamed tool-call arguments arrive in pieces keyed by `index`; they are accumulated and
-parsed once, when the round ends.
+parsed once, when the round ends. The answer's links are checked as it streams: only the
+product pages that tool results of this turn returned may stay links (seed 000, rule 4:
+a product remembered from an earlier visit, or any other address, is never linked).
 """
 
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
@@ -17,6 +20,8 @@ import openai
 from assistant.tools import ToolOutcome
 
 MAX_ROUNDS = 4
+# Cards under one answer; the text talks about the same products.
+MAX_CARDS = 4
 
 
 @dataclass
@@ -43,6 +48,8 @@ class RoundEvent:
 class FinalEvent:
     text: str
     products: list[dict[str, Any]] = field(default_factory=list)
+    # The search behind the cards found more products than the cards show.
+    more: bool = False
 
 
 AgentEvent = TokenEvent | ToolEvent | RoundEvent | FinalEvent
@@ -56,15 +63,122 @@ class _PendingCall:
     arguments: str = ""
 
 
-def _cards_for_answer(text: str, seen: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Cards for the products the answer names; else the latest results, a few of them."""
-    unique: dict[str, dict[str, Any]] = {}
+# A markdown link, an autolink, and how either may begin while it is still streaming.
+_LINK = re.compile(r'\[(?P<label>[^\[\]\n]*)\]\((?P<url>[^()\s]*)(?:\s+"[^"\n]*")?\)')
+_AUTOLINK = re.compile(r"<(?P<url>[a-z][a-z0-9+.\-]*:[^<>\s]*)>", re.I)
+_LINK_START = re.compile(r'\[[^\[\]\n]*(?:\](?:\([^()\s]*(?:\s+"[^"\n]*)?)?)?$')
+_AUTOLINK_START = re.compile(r"<[a-z0-9+.\-:]*[^<>\s]*$", re.I)
+# Past this, held-back text is not a link in the making: release it.
+_LINK_MAX_CHARS = 600
+
+
+class LinkGuard:
+    """Turn each link whose target is not an allowed url into its words, as text streams.
+
+    Text that may still become a link is held back until it is known either way, so the
+    shopper never sees, even for a moment, a link the finished answer would not have.
+    """
+
+    def __init__(self, allowed: set[str]) -> None:
+        self.allowed = allowed
+        self._held = ""
+
+    def feed(self, text: str) -> str:
+        self._held += text
+        return self._release(final=False)
+
+    def flush(self) -> str:
+        return self._release(final=True)
+
+    def _release(self, *, final: bool) -> str:
+        out: list[str] = []
+        text = self._held
+        position = 0
+        while True:
+            starts = [i for i in (text.find("[", position), text.find("<", position)) if i >= 0]
+            if not starts:
+                out.append(text[position:])
+                position = len(text)
+                break
+            start = min(starts)
+            out.append(text[position:start])
+            whole = (_LINK if text[start] == "[" else _AUTOLINK).match(text, start)
+            if whole:
+                out.append(self._keep_or_unlink(whole))
+                position = whole.end()
+                continue
+            partial = (_LINK_START if text[start] == "[" else _AUTOLINK_START).match(text, start)
+            if partial and not final and len(text) - start <= _LINK_MAX_CHARS:
+                position = start
+                break
+            out.append(text[start])
+            position = start + 1
+        self._held = text[position:]
+        return "".join(out)
+
+    def _keep_or_unlink(self, match: re.Match) -> str:
+        url = match.group("url")
+        if url in self.allowed:
+            return match.group(0)
+        return match.groupdict().get("label") or url
+
+
+def _named_cards(text: str, seen: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The cards whose product the text names (or links), in the order the text does."""
+    latest: dict[str, dict[str, Any]] = {}
     for card in seen:
-        unique[card["sku"]] = card
-    named = [card for card in unique.values() if card["name"] in text]
-    if named:
-        return named[:6]
-    return list(unique.values())[-4:] if text and seen else []
+        # The newest look-up wins: a product checked in one colour shows that colour.
+        latest.pop(card["sku"], None)
+        latest[card["sku"]] = card
+    lowered = text.lower()
+    placed = []
+    for card in latest.values():
+        spots = [lowered.find(card["name"].lower())]
+        if card.get("url"):
+            spots.append(text.find(f"]({card['url']}"))
+        spots = [spot for spot in spots if spot >= 0]
+        if spots:
+            placed.append((min(spots), card))
+    return [card for _, card in sorted(placed, key=lambda pair: pair[0])]
+
+
+def _answer_cards(
+    text: str, seen: list[dict[str, Any]], newest: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Cards for exactly the products the answer talks about, at most MAX_CARDS.
+
+    An answer that names none of them but follows a look-up that found some is about
+    those (a model may say "here are a few options" and leave the names to the cards).
+    """
+    if not text.strip():
+        return []
+    named = _named_cards(text, seen)
+    return (named or newest)[:MAX_CARDS]
+
+
+@dataclass
+class _Search:
+    skus: list[str]
+    total: int
+    offset: int
+
+
+def _more_found(cards: list[dict[str, Any]], searches: list[_Search]) -> bool:
+    """Whether the newest search behind the cards matched more than the cards show."""
+    shown = {card["sku"] for card in cards}
+    for search in reversed(searches):
+        from_it = shown.intersection(search.skus)
+        if from_it:
+            return search.total > search.offset + len(from_it)
+    return False
+
+
+def _search_of(outcome: ToolOutcome) -> _Search | None:
+    content = outcome.content
+    total, offset = content.get("total"), content.get("offset", 0)
+    if not isinstance(total, int) or not isinstance(offset, int):
+        return None
+    return _Search([card["sku"] for card in outcome.products], total, offset)
 
 
 async def agent_run(
@@ -75,13 +189,19 @@ async def agent_run(
     tools: list[dict[str, Any]],
     run_tool: ToolRunner,
     max_rounds: int = MAX_ROUNDS,
+    linkable: list[dict[str, Any]] | None = None,
 ) -> AsyncIterator[AgentEvent]:
     """Yield tokens, tool results and round timings, then one FinalEvent.
 
-    Raises the openai SDK's errors (APIError, APITimeoutError, ...) to the caller.
+    `linkable` are cards the caller looked up in the catalog this turn (the product page
+    the shopper is on): like tool results, they may be linked and shown.
+    Raises the openai SDK's errors (APIError, APITimeoutError, ...) to the caller; a
+    cancelled turn closes the model's stream and lets the cancellation through.
     """
     conversation = list(messages)
-    cards: list[dict[str, Any]] = []
+    cards: list[dict[str, Any]] = list(linkable or [])
+    newest: list[dict[str, Any]] = []
+    searches: list[_Search] = []
     started = time.perf_counter()
     for round_index in range(max_rounds):
         last_round = round_index == max_rounds - 1
@@ -96,22 +216,33 @@ async def agent_run(
         )
         text_parts: list[str] = []
         calls: dict[int, _PendingCall] = {}
-        async for chunk in stream:
-            if not chunk.choices:
-                continue
-            delta = chunk.choices[0].delta
-            if delta.content:
-                text_parts.append(delta.content)
-                yield TokenEvent(delta.content)
-            for call_delta in delta.tool_calls or []:
-                pending = calls.setdefault(call_delta.index, _PendingCall())
-                if call_delta.id:
-                    pending.id = call_delta.id
-                if call_delta.function is not None:
-                    if call_delta.function.name:
-                        pending.name += call_delta.function.name
-                    if call_delta.function.arguments:
-                        pending.arguments += call_delta.function.arguments
+        guard = LinkGuard({card["url"] for card in cards if card.get("url")})
+        try:
+            async for chunk in stream:
+                if not chunk.choices:
+                    continue
+                delta = chunk.choices[0].delta
+                if delta.content:
+                    shown = guard.feed(delta.content)
+                    if shown:
+                        text_parts.append(shown)
+                        yield TokenEvent(shown)
+                for call_delta in delta.tool_calls or []:
+                    pending = calls.setdefault(call_delta.index, _PendingCall())
+                    if call_delta.id:
+                        pending.id = call_delta.id
+                    if call_delta.function is not None:
+                        if call_delta.function.name:
+                            pending.name += call_delta.function.name
+                        if call_delta.function.arguments:
+                            pending.arguments += call_delta.function.arguments
+        finally:
+            # Stopped mid-answer, or ended early by an error: hang up on the model.
+            await stream.close()
+        rest = guard.flush()
+        if rest:
+            text_parts.append(rest)
+            yield TokenEvent(rest)
         yield RoundEvent(
             index=round_index,
             start_ms=round((round_start - started) * 1000, 2),
@@ -119,7 +250,8 @@ async def agent_run(
         )
         text = "".join(text_parts)
         if not calls or last_round:
-            yield FinalEvent(text=text, products=_cards_for_answer(text, cards))
+            products = _answer_cards(text, cards, newest)
+            yield FinalEvent(text=text, products=products, more=_more_found(products, searches))
             return
         ordered = [calls[i] for i in sorted(calls)]
         conversation.append(
@@ -140,6 +272,11 @@ async def agent_run(
             tool_start = time.perf_counter()
             outcome = await run_tool(call.name, call.arguments)
             cards.extend(outcome.products)
+            if outcome.products:
+                newest = list(outcome.products)
+            search = _search_of(outcome)
+            if search is not None:
+                searches.append(search)
             yield ToolEvent(
                 name=call.name,
                 arguments=call.arguments,

@@ -2,34 +2,82 @@
 
 from __future__ import annotations
 
+import logging
+
 from asgiref.sync import async_to_sync
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, status
+from rest_framework.exceptions import ParseError
+from rest_framework.parsers import JSONParser
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from assistant.events import UNEXPECTED
 from assistant.services import turn_run
-from assistant.validation import FrameError, turn_request_parse
+from assistant.validation import (
+    CATALOG_FILTERS,
+    MAX_HISTORY_EXCHANGES,
+    MAX_TEXT_CHARS,
+    PAGE_KINDS,
+    FrameError,
+    turn_request_parse,
+)
+from memoryapp.conf import RETENTION_CHOICES
+
+logger = logging.getLogger("assistant")
 
 
-class TurnRequestSerializer(serializers.Serializer):
-    text = serializers.CharField(max_length=4000)
-    session_id = serializers.CharField(allow_null=True, required=False)
-    turn_count = serializers.IntegerField(min_value=0, required=False)
-    session_date = serializers.CharField(allow_null=True, required=False, help_text="YYYY-MM-DD")
-    retention = serializers.ChoiceField(
-        choices=["default", "1m", "5m", "1h", "never"], allow_null=True, required=False
+class PageSerializer(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=list(PAGE_KINDS))
+    sku = serializers.CharField(required=False, help_text="kind product: the product's SKU")
+    filters = serializers.DictField(
+        required=False, help_text=f"kind catalog: any of {', '.join(CATALOG_FILTERS)}"
     )
 
 
+class HistoryExchangeSerializer(serializers.Serializer):
+    user = serializers.CharField(max_length=MAX_TEXT_CHARS, allow_blank=True)
+    assistant = serializers.CharField(max_length=MAX_TEXT_CHARS, allow_blank=True)
+    skus = serializers.ListField(child=serializers.CharField(), max_length=10, required=False)
+
+
+class TurnRequestSerializer(serializers.Serializer):
+    """The schema of a turn request; `assistant.validation` does the parsing."""
+
+    text = serializers.CharField(max_length=MAX_TEXT_CHARS)
+    session_id = serializers.CharField(allow_null=True, required=False)
+    turn_count = serializers.IntegerField(min_value=0, required=False)
+    session_date = serializers.CharField(allow_null=True, required=False, help_text="YYYY-MM-DD")
+    retention = serializers.ChoiceField(choices=RETENTION_CHOICES, allow_null=True, required=False)
+    page = PageSerializer(allow_null=True, required=False)
+    history = HistoryExchangeSerializer(
+        many=True,
+        allow_null=True,
+        required=False,
+        max_length=MAX_HISTORY_EXCHANGES,
+        help_text="Signed out only: the last exchanges of the conversation in progress.",
+    )
+
+
+class TurnJSONParser(JSONParser):
+    """JSON, where nesting too deep to parse is a 400 like any other malformed body."""
+
+    def parse(self, stream, media_type=None, parser_context=None):
+        try:
+            return super().parse(stream, media_type, parser_context)
+        except RecursionError:
+            raise ParseError("JSON nested too deeply.") from None
+
+
 async def _collect(user, request) -> list[dict]:
-    return [event async for event in turn_run(user=user, request=request)]
+    return [event.to_dict() async for event in turn_run(user=user, request=request)]
 
 
 class TurnsView(APIView):
     # Signed-out visitors get the stateless assistant here too, as in the panel.
     permission_classes = [AllowAny]
+    parser_classes = [TurnJSONParser]
 
     @extend_schema(
         request=TurnRequestSerializer,
@@ -46,8 +94,16 @@ class TurnsView(APIView):
                 {"code": 400, "message": "Send a JSON object."}, status=status.HTTP_400_BAD_REQUEST
             )
         try:
-            turn = turn_request_parse(dict(request.data))
+            turn = turn_request_parse(request.data)
         except FrameError as exc:
             return Response({"code": exc.code, "message": exc.message}, status=exc.code)
-        events = async_to_sync(_collect)(request.user, turn)
+        try:
+            events = async_to_sync(_collect)(request.user, turn)
+        except Exception:
+            # A JSON answer, never a debug page, whatever went wrong.
+            logger.exception("Assistant API turn failed")
+            return Response(
+                {"code": UNEXPECTED.code, "message": UNEXPECTED.message},
+                status=status.HTTP_500_INTERNAL_SERVER_ERROR,
+            )
         return Response({"events": events})

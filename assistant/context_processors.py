@@ -5,16 +5,18 @@ from __future__ import annotations
 from django.http import HttpRequest
 
 from assistant.demo import demo_settings_get
-from assistant.models import DemoSettings
+from memoryapp.conf import RETENTION_CHOICES
 
 
 def demo(request: HttpRequest) -> dict[str, object]:
     settings_row = demo_settings_get()
-    labels = dict(DemoSettings.RETENTION_CHOICES)
+    labels = dict(RETENTION_CHOICES)
     return {
         "demo_note": settings_row.signin_note,
         "demo_default_retention": settings_row.default_retention,
         "demo_retention_presets": [
             (value, labels[value]) for value in settings_row.retention_presets()
         ],
+        # Every preset's label, also those not offered: a session may run with one of them.
+        "retention_labels": labels,
     }

@@ -3,6 +3,8 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
+from memoryapp.conf import RETENTION_CHOICES
+
 
 class ChatSession(models.Model):
     """One conversation in the chat panel; the memory text itself lives only in Agent Memory."""
@@ -42,9 +44,16 @@ class ChatTurn(models.Model):
     timings = models.JSONField(default=dict, blank=True)
     tools = models.JSONField(default=list, blank=True)
     error = models.CharField(max_length=300, blank=True)
+    stopped = models.BooleanField(
+        default=False, help_text="The shopper stopped this turn: nothing of it was remembered."
+    )
 
     class Meta:
         ordering = ["session_id", "index"]
+        constraints = [
+            # Two turns racing for the next number: the loser retries with a fresh read.
+            models.UniqueConstraint(fields=["session", "index"], name="chat_turn_unique_index")
+        ]
 
     def __str__(self) -> str:
         return f"{self.session} · turn {self.index}"
@@ -53,13 +62,7 @@ class ChatTurn(models.Model):
 class DemoSettings(models.Model):
     """The demo's knobs, one row, edited in the admin."""
 
-    RETENTION_CHOICES = [
-        ("default", "Default (90 days)"),
-        ("1m", "1 minute"),
-        ("5m", "5 minutes"),
-        ("1h", "1 hour"),
-        ("never", "Never expire"),
-    ]
+    RETENTION_CHOICES = RETENTION_CHOICES
 
     default_retention = models.CharField(
         max_length=10, choices=RETENTION_CHOICES, default="default"

@@ -1,29 +1,48 @@
 """The turn pipeline (design section 4): session, recall, agent loop, then memory writes.
 
-It yields protocol events (docs/protocol.md) as plain dicts; the websocket consumer and the
-REST API only forward them. Memory failures degrade the turn to "no memory"; they never
-cost the shopper the answer.
+It yields the typed protocol events of `assistant.events`; the websocket consumer and the
+REST API only send them. Memory failures degrade the turn to "no memory"; they never cost
+the shopper the answer.
+
+A turn can be stopped until its answer is complete (`TurnProgress.answered`): the task
+running it is cancelled, nothing of it is written to memory, and its chat record is kept,
+marked stopped, with what it recalled and no saved ids. Once `done` is sent the turn's
+memory writes always run to the end.
+
+ORM work runs through Channels' `database_sync_to_async`, which closes stale database
+connections around each call, so a socket that stays open for hours survives a database
+restart.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import AsyncIterator
+from contextlib import aclosing
+from dataclasses import dataclass, field
 from typing import Any
 
 import openai
-from asgiref.sync import sync_to_async
+from channels.db import database_sync_to_async
+from django.db import IntegrityError, transaction
+from django.db.models import F, Max
 from django.utils import timezone
 
+from assistant import events
 from assistant.agent import FinalEvent, RoundEvent, TokenEvent, ToolEvent, agent_run
 from assistant.demo import demo_settings_get
-from assistant.models import ChatSession, ChatTurn
+from assistant.models import ChatSession, ChatTurn, DemoSettings
+from assistant.page import catalog_filters_known, history_notes, page_context_build
 from assistant.prompting import turn_messages
-from assistant.tools import tool_run, tool_schemas, vocabulary_load
-from assistant.validation import CloseRequest, TurnRequest
+from assistant.tools import tool_run, tool_schemas
+from assistant.validation import CloseRequest, HelloRequest, TurnRequest, text_normalise
+from assistant.welcome import greeting_text, preferences_from_facts, suggestions_compose
 from llm.factory import chat_client, model_for
-from memoryapp.conf import retention_preset_for
+from llm.transcript import exchange_with_products
+from memoryapp.conf import memory_conf, retention_preset_for
+from memoryapp.greeting import greeting_read
 from memoryapp.render import notes_message
 from memoryapp.services import (
     MemorySession,
@@ -34,17 +53,30 @@ from memoryapp.services import (
     session_open,
 )
 from memoryapp.types import MemoryUnavailable, Recall
+from shop.selectors import catalog_vocabulary
 from shop.services import shopper_display_name
 
 logger = logging.getLogger("assistant")
 
-Event = dict[str, Any]
+TURN_INDEX_ATTEMPTS = 5
+
+
+@dataclass
+class TurnProgress:
+    """What the caller running a turn can see while it runs.
+
+    `turn_id` is the turn's chat record (set once it exists); `answered` turns true when
+    the shopper has their answer (`done`) or its error: from then on Stop no longer applies.
+    """
+
+    turn_id: int | None = None
+    answered: bool = False
 
 
 class _Spans:
     def __init__(self) -> None:
         self.started = time.perf_counter()
-        self.items: list[dict[str, Any]] = []
+        self.items: list[events.Span] = []
 
     def now_ms(self) -> float:
         return round((time.perf_counter() - self.started) * 1000, 2)
@@ -55,21 +87,36 @@ class _Spans:
         )
 
 
-def _session_event(*, memory: MemorySession | None, mode: str, shopper: str | None) -> Event:
-    info = memory.info if memory else None
-    return {
-        "type": "session",
-        "session_id": info.session_id if info else None,
-        "mode": mode,
-        "shopper": shopper,
-        "session_date": info.session_date.isoformat() if info and info.session_date else None,
-        "retention": retention_preset_for(info.retention_seconds) if info else None,
-        "retention_seconds": info.retention_seconds if info else None,
-        "created": info.created if info else False,
-    }
+@dataclass
+class _TurnLog:
+    """What the chat record keeps of a turn: ids, scores and timings, never memory text."""
+
+    recall: Recall | None = None
+    saved: dict[str, list[str]] = field(default_factory=dict)
+    tools: list[dict[str, Any]] = field(default_factory=list)
+    error: str = ""
+    stopped: bool = False
 
 
-@sync_to_async
+# --- database work, each call in Channels' connection hygiene ---------------------------
+
+
+@database_sync_to_async
+def _shopper_name(user) -> str:
+    return shopper_display_name(user)
+
+
+@database_sync_to_async
+def _demo_settings() -> DemoSettings:
+    return demo_settings_get()
+
+
+@database_sync_to_async
+def _vocabulary() -> dict[str, list[str]]:
+    return catalog_vocabulary()
+
+
+@database_sync_to_async
 def _chat_session_touch(*, user, memory: MemorySession, retention: str | None) -> ChatSession:
     info = memory.info
     chat_session, _ = ChatSession.objects.get_or_create(
@@ -84,84 +131,204 @@ def _chat_session_touch(*, user, memory: MemorySession, retention: str | None) -
     return chat_session
 
 
-@sync_to_async
-def _chat_turn_record(
-    *,
-    chat_session: ChatSession,
-    recall: Recall | None,
-    saved: dict,
-    timings: dict,
-    tools: list,
-    model: str,
-    error: str,
-) -> ChatTurn:
-    index = chat_session.turns.count() + 1
-    turn = ChatTurn.objects.create(
-        session=chat_session,
-        index=index,
-        model=model,
+def turn_index_next(*, chat_session_id: int) -> int:
+    """One more than the highest turn number stored (a count would reuse a deleted one)."""
+    top = ChatTurn.objects.filter(session_id=chat_session_id).aggregate(top=Max("index"))["top"]
+    return (top or 0) + 1
+
+
+def chat_turn_open(*, chat_session: ChatSession, model: str) -> ChatTurn | None:
+    """Create the turn's chat record under the next free number.
+
+    Two turns of one session (two tabs) can read the same next number; the unique
+    (session, index) constraint refuses the second, which reads again. The record is
+    bookkeeping: if it still cannot be made, the turn goes on without one.
+    """
+    for _ in range(TURN_INDEX_ATTEMPTS):
+        index = turn_index_next(chat_session_id=chat_session.pk)
+        try:
+            with transaction.atomic():
+                turn = ChatTurn.objects.create(session=chat_session, index=index, model=model)
+        except IntegrityError:
+            continue
+        ChatSession.objects.filter(pk=chat_session.pk).update(turn_count=F("turn_count") + 1)
+        return turn
+    logger.warning("No chat record for a turn of %s: its number kept being taken", chat_session)
+    return None
+
+
+@database_sync_to_async
+def _chat_turn_open(*, chat_session: ChatSession, model: str) -> ChatTurn | None:
+    return chat_turn_open(chat_session=chat_session, model=model)
+
+
+@database_sync_to_async
+def _chat_turn_finish(*, turn_id: int, log: _TurnLog, spans: _Spans) -> None:
+    ChatTurn.objects.filter(pk=turn_id).update(
         recalled=[
             {"block_id": i.block_id, "scope": i.scope, "score": i.score}
-            for i in (recall.items if recall else [])
+            for i in (log.recall.items if log.recall else [])
         ],
-        saved=saved,
-        timings=timings,
-        tools=tools,
-        error=error[:300],
+        saved=log.saved,
+        timings={"spans": spans.items, "total_ms": spans.now_ms()},
+        tools=log.tools,
+        error=log.error[:300],
+        stopped=log.stopped,
     )
-    ChatSession.objects.filter(pk=chat_session.pk).update(turn_count=index)
-    return turn
 
 
-async def turn_run(*, user, request: TurnRequest) -> AsyncIterator[Event]:
+@database_sync_to_async
+def _chat_session_closed(*, user, session_id: str) -> None:
+    ChatSession.objects.filter(
+        shopper=user, memory_session_id=session_id, closed_at__isnull=True
+    ).update(closed_at=timezone.now())
+
+
+# --- the turn -----------------------------------------------------------------------------
+
+
+def _session_event(
+    *, memory: MemorySession | None, mode: events.Mode, shopper: str | None, requested: str | None
+) -> events.Session:
+    info = memory.info if memory else None
+    if info is not None:
+        session_id: str | None = info.session_id
+    else:
+        # Memory is down for this turn only: the panel keeps its session for the next one.
+        session_id = requested if mode == "memory_unavailable" else None
+    return events.Session(
+        session_id=session_id,
+        mode=mode,
+        shopper=shopper,
+        session_date=info.session_date.isoformat() if info and info.session_date else None,
+        retention=retention_preset_for(info.retention_seconds) if info else None,
+        retention_seconds=info.retention_seconds if info else None,
+        created=info.created if info else False,
+    )
+
+
+def _model_error(exc: openai.OpenAIError) -> tuple[str, events.Error]:
+    timed_out = isinstance(exc, openai.APITimeoutError)
+    error = events.Error(
+        code=504 if timed_out else 502,
+        message="The assistant took too long to answer. Please try again."
+        if timed_out
+        else "The assistant could not answer just now. Please try again.",
+        retryable=True,
+    )
+    return f"model {'timed out' if timed_out else 'error'}: {exc}", error
+
+
+async def turn_run(
+    *, user, request: TurnRequest, progress: TurnProgress | None = None
+) -> AsyncIterator[events.Event]:
     """Run one shopper message through the pipeline, yielding protocol events in order."""
+    progress = progress if progress is not None else TurnProgress()
     spans = _Spans()
     signed_in = bool(user and user.is_authenticated)
-    shopper = await sync_to_async(shopper_display_name)(user) if signed_in else None
+    shopper = await _shopper_name(user) if signed_in else None
     memory: MemorySession | None = None
-    mode = "stateless"
-    demo = await sync_to_async(demo_settings_get)()
-    if signed_in and demo.memory_enabled:
-        start = spans.now_ms()
-        try:
-            memory = await session_open(
-                username=user.username,
-                display_name=shopper or user.username,
-                session_id=request.session_id,
-                session_date=request.session_date,
-                # A client that says nothing gets the default staff chose for the demo.
-                retention=request.retention or demo.default_retention,
-            )
-            mode = "remembering"
-        except MemoryUnavailable:
-            mode = "memory_unavailable"
-        spans.add("memory.session", start, spans.now_ms() - start)
-    yield _session_event(memory=memory, mode=mode, shopper=shopper)
+    mode: events.Mode = "stateless"
+    if signed_in:
+        demo = await _demo_settings()
+        if not demo.memory_enabled:
+            mode = "memory_off"
+        else:
+            start = spans.now_ms()
+            try:
+                memory = await session_open(
+                    username=user.username,
+                    display_name=shopper or user.username,
+                    session_id=request.session_id,
+                    session_date=request.session_date,
+                    # A client that says nothing gets the default staff chose for the demo.
+                    retention=request.retention or demo.default_retention,
+                )
+                mode = "remembering"
+            except MemoryUnavailable:
+                mode = "memory_unavailable"
+            spans.add("memory.session", start, spans.now_ms() - start)
+    yield _session_event(memory=memory, mode=mode, shopper=shopper, requested=request.session_id)
 
-    chat_session = None
+    model = model_for("assistant")
+    record: ChatTurn | None = None
     if memory is not None:
         chat_session = await _chat_session_touch(
             user=user, memory=memory, retention=request.retention
         )
+        record = await _chat_turn_open(chat_session=chat_session, model=model)
+        progress.turn_id = record.pk if record else None
 
-    recall: Recall | None = None
+    log = _TurnLog()
+    answer = _turn_answer(
+        request=request,
+        memory=memory,
+        mode=mode,
+        signed_in=signed_in,
+        model=model,
+        spans=spans,
+        log=log,
+        progress=progress,
+    )
+    try:
+        # Closed explicitly when the turn is stopped, down to the model's stream.
+        async with aclosing(answer):
+            async for event in answer:
+                yield event
+    except (asyncio.CancelledError, GeneratorExit):
+        # Stopped (or the socket went away) before the answer was complete.
+        log.stopped = not progress.answered
+        raise
+    except Exception as exc:
+        log.error = f"unexpected: {type(exc).__name__}"
+        raise
+    finally:
+        if record is not None:
+            await _chat_turn_finish(turn_id=record.pk, log=log, spans=spans)
+
+
+async def _turn_answer(
+    *,
+    request: TurnRequest,
+    memory: MemorySession | None,
+    mode: events.Mode,
+    signed_in: bool,
+    model: str,
+    spans: _Spans,
+    log: _TurnLog,
+    progress: TurnProgress,
+) -> AsyncIterator[events.Event]:
+    """Recall, context, the agent loop and `done`; then, once answered, the memory writes."""
+    vocabulary = await _vocabulary()
     notes = None
     if memory is not None:
         start = spans.now_ms()
-        recall = await memories_recall(
+        log.recall = await memories_recall(
             memory=memory, message=request.text, turn_count=request.turn_count
         )
-        spans.add("memory.recall", start, recall.duration_ms)
-        notes = notes_message(recall.lines)
-        yield {
-            "type": "memory.searched",
-            "counts": recall.counts,
-            "duration_ms": recall.duration_ms,
-            "failed": recall.failed,
-            "items": [item.as_dict() for item in recall.items],
-        }
+        spans.add("memory.recall", start, log.recall.duration_ms)
+        notes = notes_message(log.recall.lines)
+        yield events.MemorySearched(
+            counts=log.recall.counts,
+            failed=list(log.recall.failed),
+            duration_ms=log.recall.duration_ms,
+            items=[events.recalled_line(item) for item in log.recall.items],
+        )
+    elif request.history:
+        # No memory is read this turn: the browser's own record of the conversation is the
+        # verbatim window. It is only read, never stored.
+        start = spans.now_ms()
+        notes = await history_notes(
+            history=request.history,
+            max_chars=memory_conf().note_max_chars,
+        )
+        spans.add("history", start, spans.now_ms() - start)
 
-    vocabulary = await vocabulary_load()
+    page = None
+    if request.page is not None:
+        start = spans.now_ms()
+        page = await page_context_build(page=request.page, vocabulary=vocabulary)
+        spans.add("page", start, spans.now_ms() - start)
 
     async def recall_tool(query: str):
         return await memory_tool_recall(memory=memory, query=query) if memory else []
@@ -174,106 +341,137 @@ async def turn_run(*, user, request: TurnRequest) -> AsyncIterator[Event]:
             recall=recall_tool if memory is not None else None,
         )
 
-    model = model_for("assistant")
     final: FinalEvent | None = None
-    tools_used: list[dict[str, Any]] = []
-    error = ""
     model_start = spans.now_ms()
+    run = agent_run(
+        client=chat_client(),
+        model=model,
+        messages=turn_messages(
+            signed_in=signed_in,
+            notes=notes,
+            text=request.text,
+            page_context=page.message if page else None,
+            mode=mode,
+        ),
+        tools=tool_schemas(vocabulary=vocabulary, with_memory=memory is not None),
+        run_tool=run_tool,
+        linkable=page.linkable if page else None,
+    )
     try:
-        async for event in agent_run(
-            client=chat_client(),
-            model=model,
-            messages=turn_messages(signed_in=signed_in, notes=notes, text=request.text),
-            tools=tool_schemas(vocabulary=vocabulary, with_memory=memory is not None),
-            run_tool=run_tool,
-        ):
-            if isinstance(event, TokenEvent):
-                yield {"type": "token", "text": event.text}
-            elif isinstance(event, ToolEvent):
-                spans.add(
-                    f"tool.{event.name}", spans.now_ms() - event.duration_ms, event.duration_ms
-                )
-                tools_used.append(
-                    {
-                        "name": event.name,
-                        "summary": event.outcome.summary,
-                        "duration_ms": event.duration_ms,
-                    }
-                )
-                yield {
-                    "type": "tool",
-                    "name": event.name,
-                    "arguments": event.arguments,
-                    "summary": event.outcome.summary,
-                    "duration_ms": event.duration_ms,
-                }
-            elif isinstance(event, RoundEvent):
-                spans.add(
-                    f"model.round{event.index + 1}", model_start + event.start_ms, event.duration_ms
-                )
-            elif isinstance(event, FinalEvent):
-                final = event
+        async with aclosing(run):
+            async for event in run:
+                if isinstance(event, TokenEvent):
+                    yield events.Token(text=text_normalise(event.text))
+                elif isinstance(event, ToolEvent):
+                    spans.add(
+                        f"tool.{event.name}", spans.now_ms() - event.duration_ms, event.duration_ms
+                    )
+                    log.tools.append(
+                        {
+                            "name": event.name,
+                            "summary": event.outcome.summary,
+                            "duration_ms": event.duration_ms,
+                        }
+                    )
+                    yield events.Tool(
+                        name=event.name,
+                        arguments=event.arguments,
+                        summary=event.outcome.summary,
+                        duration_ms=event.duration_ms,
+                        items=[events.recalled_line(item) for item in event.outcome.items],
+                    )
+                elif isinstance(event, RoundEvent):
+                    spans.add(
+                        f"model.round{event.index + 1}",
+                        model_start + event.start_ms,
+                        event.duration_ms,
+                    )
+                elif isinstance(event, FinalEvent):
+                    final = event
     except openai.OpenAIError as exc:
-        timed_out = isinstance(exc, openai.APITimeoutError)
-        error = f"model {'timed out' if timed_out else 'error'}: {exc}"
-        logger.warning("Assistant model failed: %s", error)
-        yield {
-            "type": "error",
-            "code": 504 if timed_out else 502,
-            "message": "The assistant took too long to answer. Please try again."
-            if timed_out
-            else "The assistant could not answer just now. Please try again.",
-            "retryable": True,
-        }
+        log.error, error = _model_error(exc)
+        logger.warning("Assistant model failed: %s", log.error)
+        progress.answered = True
+        yield error
+        return
+    if final is None:
+        return
 
-    if final is not None:
-        yield {
-            "type": "done",
-            "text": final.text,
-            "products": final.products,
-            "model": model,
-            "spans": list(spans.items),
-        }
+    done = events.Done(
+        # A model's text is input like any other: what cannot be encoded or stored goes.
+        text=text_normalise(final.text),
+        products=final.products,
+        more=final.more,
+        turn_id=progress.turn_id,
+        model=model,
+        spans=list(spans.items),
+    )
+    progress.answered = True
+    yield done
 
-    saved: dict[str, list[str]] = {}
-    if memory is not None and final is not None:
+    if memory is not None:
         start = spans.now_ms()
-        written = await exchange_remember(memory=memory, query=request.text, answer=final.text)
+        written = await exchange_remember(
+            memory=memory,
+            query=request.text,
+            # The products shown go with the answer, so "the black one" resolves later.
+            answer=exchange_with_products(done.text, done.products),
+        )
         duration = spans.now_ms() - start
         spans.add("memory.write", start, duration)
-        saved = {"turn": written["turn"], "fact": written["fact"]}
-        yield {
-            "type": "memory.added",
-            "block_ids": saved,
-            "facts": written["facts"],
-            "duration_ms": round(duration, 2),
-        }
-    if chat_session is not None:
-        await _chat_turn_record(
-            chat_session=chat_session,
-            recall=recall,
-            saved=saved,
-            timings={"spans": spans.items, "total_ms": spans.now_ms()},
-            tools=tools_used,
-            model=model,
-            error=error,
+        log.saved = {"turn": written["turn"], "fact": written["fact"]}
+        yield events.MemoryAdded(
+            block_ids=log.saved, facts=written["facts"], duration_ms=round(duration, 2)
         )
 
 
-async def conversation_close(*, user, request: CloseRequest) -> Event:
+# --- opening and closing the panel --------------------------------------------------------
+
+
+async def welcome_build(*, user, request: HelloRequest) -> events.Welcome:
+    """The panel's greeting and three suggestions; reads memory, writes nothing."""
+    signed_in = bool(user and user.is_authenticated)
+    shopper = await _shopper_name(user) if signed_in else None
+    vocabulary = await _vocabulary()
+    page = await page_context_build(page=request.page, vocabulary=vocabulary)
+    category = None
+    if request.page is not None and request.page.kind == "catalog":
+        known = catalog_filters_known(request.page.filters, vocabulary=vocabulary)
+        category = known.get("category")
+    mode: events.Mode = "stateless"
+    remembered = None
+    if signed_in:
+        if not (await _demo_settings()).memory_enabled:
+            mode = "memory_off"
+        else:
+            remembered = await greeting_read(username=user.username)
+            mode = "remembering" if remembered is not None else "memory_unavailable"
+    preferences = preferences_from_facts(
+        remembered.facts if remembered else (), vocabulary=vocabulary
+    )
+    return events.Welcome(
+        greeting=greeting_text(
+            shopper=shopper, returning=bool(remembered and remembered.returning)
+        ),
+        suggestions=suggestions_compose(
+            preferences=preferences,
+            product=page.product,
+            category=category if isinstance(category, str) else None,
+        ),
+        mode=mode,
+    )
+
+
+async def conversation_close(*, user, request: CloseRequest) -> events.Closed:
     """End the shopper's session: its episode is written, the memory session ended."""
     if not (user and user.is_authenticated) or not request.session_id:
-        return {"type": "closed", "session_id": request.session_id, "episode_block_id": None}
-    shopper = await sync_to_async(shopper_display_name)(user)
+        return events.Closed(session_id=request.session_id, episode_block_id=None)
+    shopper = await _shopper_name(user)
     episode_id = None
     # Staff can switch memory off for the whole demo: then nothing is written at close either.
-    if (await sync_to_async(demo_settings_get)()).memory_enabled:
+    if (await _demo_settings()).memory_enabled:
         episode_id = await session_close(
             username=user.username, display_name=shopper, session_id=request.session_id
         )
-    await sync_to_async(
-        ChatSession.objects.filter(
-            shopper=user, memory_session_id=request.session_id, closed_at__isnull=True
-        ).update
-    )(closed_at=timezone.now())
-    return {"type": "closed", "session_id": request.session_id, "episode_block_id": episode_id}
+    await _chat_session_closed(user=user, session_id=request.session_id)
+    return events.Closed(session_id=request.session_id, episode_block_id=episode_id)

@@ -1,17 +1,37 @@
-"""Parse client frames strictly: a bad frame gets a clear error and writes nothing."""
+"""Parse client frames strictly: a bad frame gets a clear error and writes nothing.
+
+The websocket and the REST API parse with the same functions. Every string field is
+normalised first (lone surrogates and NUL removed: neither can be stored or sent on), and
+every field's type is checked before its value is used, so no input reaches a later
+stage in a shape it cannot handle.
+"""
 
 from __future__ import annotations
 
 import json
+import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
-from typing import Any
+from typing import Any, Literal
 
 from memoryapp.conf import RETENTION_PRESETS
 
 MAX_TEXT_CHARS = 4000
+# Three history exchanges of two full texts each, with room for the other fields.
+MAX_FRAME_CHARS = 64_000
+MAX_HISTORY_EXCHANGES = 3
+MAX_HISTORY_SKUS = 10
+MAX_SKU_CHARS = 40
+MAX_FILTER_CHARS = 100
+CATALOG_FILTERS = ("q", "category", "colour", "size", "brand", "max_price")
+PAGE_KINDS = ("product", "catalog", "other")
+
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+# The ids Aisle mints are session{n}; an id from elsewhere must still be one the SDK can put
+# in a URL path unchanged (no '/', '?', '#', '%', dot segments, control characters).
+_SESSION_ID = re.compile(r"[A-Za-z0-9_-]{1,100}")
+_UNSTORABLE = re.compile(r"[\x00\ud800-\udfff]")
 
 
 class FrameError(ValueError):
@@ -22,12 +42,32 @@ class FrameError(ValueError):
 
 
 @dataclass(frozen=True)
+class PageRequest:
+    """The page the shopper is on, as the panel reports it (a lead, looked up before use)."""
+
+    kind: Literal["product", "catalog", "other"]
+    sku: str | None = None
+    filters: dict[str, str | float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class HistoryExchange:
+    """One exchange of a signed-out conversation, as the browser kept it."""
+
+    user: str
+    assistant: str
+    skus: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class TurnRequest:
     text: str
     session_id: str | None
-    turn_count: int
-    session_date: date | None
-    retention: str | None
+    turn_count: int = 0
+    session_date: date | None = None
+    retention: str | None = None
+    page: PageRequest | None = None
+    history: tuple[HistoryExchange, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -35,9 +75,21 @@ class CloseRequest:
     session_id: str | None
 
 
+@dataclass(frozen=True)
+class HelloRequest:
+    page: PageRequest | None
+
+
+def text_normalise(value: str) -> str:
+    """Remove what can be neither stored nor encoded: NUL and lone UTF-16 surrogates."""
+    return _UNSTORABLE.sub("", value)
+
+
 def frame_decode(raw: str | None) -> dict[str, Any]:
     if raw is None:
         raise FrameError(400, "Frames must be JSON text.")
+    if len(raw) > MAX_FRAME_CHARS:
+        raise FrameError(400, f"Frames are limited to {MAX_FRAME_CHARS} characters.")
     try:
         data = json.loads(raw)
     except (json.JSONDecodeError, RecursionError):
@@ -47,47 +99,188 @@ def frame_decode(raw: str | None) -> dict[str, Any]:
     return data
 
 
+def frame_type(data: dict[str, Any]) -> str:
+    kind = data.get("type")
+    if not isinstance(kind, str):
+        raise FrameError(400, "A frame needs a type: message, stop, hello or close.")
+    return kind
+
+
 def _session_id(data: dict[str, Any]) -> str | None:
+    """The client's session id, or None (a new session) when it is absent or malformed.
+
+    A malformed id is treated like an unknown one: it can never name a session, so the
+    shopper gets a new session rather than an error or a turn without memory.
+    """
     value = data.get("session_id")
     if value is None:
         return None
-    if not isinstance(value, str) or not value.strip() or "/" in value or len(value) > 100:
-        raise FrameError(400, "session_id must be null or a short id without '/'.")
-    return value.strip()
+    if not isinstance(value, str):
+        raise FrameError(400, "session_id must be a string or null.")
+    return value if _SESSION_ID.fullmatch(value) else None
 
 
-def turn_request_parse(data: dict[str, Any]) -> TurnRequest:
+def _message_text(data: dict[str, Any]) -> str:
     text = data.get("text")
     if not isinstance(text, str):
         raise FrameError(400, "text is required and must be a string.")
-    text = text.strip()
+    text = text_normalise(text).strip()
     if not text:
         raise FrameError(400, "Type a message first.")
     if len(text) > MAX_TEXT_CHARS:
         raise FrameError(400, f"Messages are limited to {MAX_TEXT_CHARS} characters.")
+    return text
+
+
+def _turn_count(data: dict[str, Any]) -> int:
     turn_count = data.get("turn_count", 0)
+    if turn_count is None:
+        return 0
     if isinstance(turn_count, bool) or not isinstance(turn_count, int) or turn_count < 0:
         raise FrameError(400, "turn_count must be a whole number, 0 or more.")
-    raw_date = data.get("session_date")
-    session_date = None
-    if raw_date is not None and raw_date != "":
-        if not isinstance(raw_date, str) or not _DATE.match(raw_date):
-            raise FrameError(422, "session_date must be a date written YYYY-MM-DD.")
-        try:
-            session_date = date.fromisoformat(raw_date)
-        except ValueError:
-            raise FrameError(422, f"{raw_date} is not a real date (YYYY-MM-DD).") from None
+    return turn_count
+
+
+def _session_date(data: dict[str, Any]) -> date | None:
+    raw = data.get("session_date")
+    if raw is None:
+        return None
+    if not isinstance(raw, str):
+        raise FrameError(400, "session_date must be a string (YYYY-MM-DD) or null.")
+    raw = text_normalise(raw).strip()
+    if not raw:
+        return None
+    if not _DATE.match(raw):
+        raise FrameError(422, "session_date must be a date written YYYY-MM-DD.")
+    try:
+        return date.fromisoformat(raw)
+    except ValueError:
+        raise FrameError(422, f"{raw} is not a real date (YYYY-MM-DD).") from None
+
+
+def _retention(data: dict[str, Any]) -> str | None:
     retention = data.get("retention")
-    if retention is not None and retention not in RETENTION_PRESETS:
-        raise FrameError(400, f"retention must be one of: {', '.join(RETENTION_PRESETS)}.")
+    if retention is None:
+        return None
+    if not isinstance(retention, str) or retention not in RETENTION_PRESETS:
+        raise FrameError(400, f"retention must be null or one of: {', '.join(RETENTION_PRESETS)}.")
+    return retention
+
+
+def _sku(value: Any, *, what: str) -> str:
+    if not isinstance(value, str):
+        raise FrameError(400, f"{what} must be a string.")
+    sku = text_normalise(value).strip()
+    if not sku or len(sku) > MAX_SKU_CHARS:
+        raise FrameError(400, f"{what} must be 1 to {MAX_SKU_CHARS} characters.")
+    return sku
+
+
+def _catalog_filters(raw: Any) -> dict[str, str | float]:
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise FrameError(400, "page.filters must be an object.")
+    unknown = sorted(str(key) for key in raw if key not in CATALOG_FILTERS)
+    if unknown:
+        raise FrameError(
+            400,
+            f"Unknown page filter {', '.join(unknown)}; use {', '.join(CATALOG_FILTERS)}.",
+        )
+    filters: dict[str, str | float] = {}
+    for key, value in raw.items():
+        if value is None:
+            continue
+        if key == "max_price":
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, int | float)
+                or not math.isfinite(value)
+                or value < 0
+            ):
+                raise FrameError(400, "page.filters.max_price must be a number, 0 or more.")
+            filters[key] = float(value)
+            continue
+        if not isinstance(value, str):
+            raise FrameError(400, f"page.filters.{key} must be a string.")
+        value = text_normalise(value).strip()
+        if len(value) > MAX_FILTER_CHARS:
+            raise FrameError(
+                400, f"page.filters.{key} is limited to {MAX_FILTER_CHARS} characters."
+            )
+        if value:
+            filters[key] = value
+    return filters
+
+
+def _page(data: dict[str, Any]) -> PageRequest | None:
+    raw = data.get("page")
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        raise FrameError(400, "page must be an object or null.")
+    kind = raw.get("kind")
+    if kind not in PAGE_KINDS:
+        raise FrameError(400, f"page.kind must be one of: {', '.join(PAGE_KINDS)}.")
+    if kind == "product":
+        return PageRequest(kind="product", sku=_sku(raw.get("sku"), what="page.sku"))
+    if kind == "catalog":
+        return PageRequest(kind="catalog", filters=_catalog_filters(raw.get("filters")))
+    return PageRequest(kind="other")
+
+
+def _history_text(item: dict[str, Any], name: str) -> str:
+    value = item.get(name)
+    if not isinstance(value, str):
+        raise FrameError(400, f"Each history exchange needs {name} as a string.")
+    value = text_normalise(value).strip()
+    if len(value) > MAX_TEXT_CHARS:
+        raise FrameError(400, f"history {name} texts are limited to {MAX_TEXT_CHARS} characters.")
+    return value
+
+
+def _history(data: dict[str, Any]) -> tuple[HistoryExchange, ...]:
+    raw = data.get("history")
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        raise FrameError(400, "history must be a list or null.")
+    if len(raw) > MAX_HISTORY_EXCHANGES:
+        raise FrameError(400, f"history holds at most {MAX_HISTORY_EXCHANGES} exchanges.")
+    exchanges = []
+    for item in raw:
+        if not isinstance(item, dict):
+            raise FrameError(400, "Each history exchange must be an object.")
+        skus = item.get("skus") or []
+        if not isinstance(skus, list):
+            raise FrameError(400, "history skus must be a list.")
+        if len(skus) > MAX_HISTORY_SKUS:
+            raise FrameError(400, f"history exchanges carry at most {MAX_HISTORY_SKUS} SKUs.")
+        exchanges.append(
+            HistoryExchange(
+                user=_history_text(item, "user"),
+                assistant=_history_text(item, "assistant"),
+                skus=tuple(_sku(sku, what="history skus") for sku in skus),
+            )
+        )
+    return tuple(exchanges)
+
+
+def turn_request_parse(data: dict[str, Any]) -> TurnRequest:
     return TurnRequest(
-        text=text,
+        text=_message_text(data),
         session_id=_session_id(data),
-        turn_count=turn_count,
-        session_date=session_date,
-        retention=retention,
+        turn_count=_turn_count(data),
+        session_date=_session_date(data),
+        retention=_retention(data),
+        page=_page(data),
+        history=_history(data),
     )
 
 
 def close_request_parse(data: dict[str, Any]) -> CloseRequest:
     return CloseRequest(session_id=_session_id(data))
+
+
+def hello_request_parse(data: dict[str, Any]) -> HelloRequest:
+    return HelloRequest(page=_page(data))

@@ -293,9 +293,13 @@ async def one_shopper(port: int, cookie: str, rounds: int, results: dict) -> Non
                         session_id = event["session_id"]
                         remembering = event["mode"] == "remembering"
                         if not remembering:
-                            results["degraded"].append(event["mode"])
+                            results["degraded"].append((turn, event["mode"]))
                     elif event["type"] == "done":
                         results["done"].append((time.perf_counter() - started) * 1000)
+                        # How long opening the session took, against its bound.
+                        for span in event.get("spans", []):
+                            if span["name"] == "memory.session":
+                                results["session_open"][turn > 0].append(span["duration_ms"])
                         if not remembering:
                             break  # no memory.added follows
                     elif event["type"] == "memory.added":
@@ -341,7 +345,13 @@ def part_two(args: argparse.Namespace) -> None:
                 break
             except httpx.HTTPError:
                 time.sleep(0.1)
-        results: dict = {"done": [], "added": [], "errors": [], "degraded": []}
+        results: dict = {
+            "done": [],
+            "added": [],
+            "errors": [],
+            "degraded": [],
+            "session_open": {False: [], True: []},
+        }
 
         async def everyone() -> float:
             started = time.perf_counter()
@@ -357,10 +367,22 @@ def part_two(args: argparse.Namespace) -> None:
         print(
             f"  errors (no answer): {len(results['errors'])} of {turns} turns  {results['errors'][:3]}"
         )
+        first_degraded = sum(1 for turn, _ in results["degraded"] if turn == 0)
         print(
             f"  answered without memory (the session bound ran out under load): "
-            f"{len(results['degraded'])} of {turns} turns"
+            f"{len(results['degraded'])} of {turns} turns ({first_degraded} of them first turns)"
         )
+        from memoryapp.services import SESSION_OPEN_CAP, SESSION_TRIP_SLACK
+
+        timeout = float(os.environ.get("AGENT_MEMORY_TIMEOUT_SECONDS", "1")) * 1000
+        print(
+            f"  session open bound: {timeout * SESSION_TRIP_SLACK:.0f} ms + {timeout:.0f} ms per "
+            f"round trip, at most {timeout * SESSION_OPEN_CAP:.0f} ms"
+        )
+        for later, label in ((False, "first turns (mint)"), (True, "later turns (resume)")):
+            opened = results["session_open"][later]
+            if opened:
+                print(f"  session open, {label:<20} {fmt(opened)}  max {max(opened):.0f} ms")
         print(f"  send -> done          {fmt(results['done'])}")
         print(f"  send -> memory.added  {fmt(results['added'])}")
         print(f"  wall time {wall:.1f} s, {turns / wall:.1f} turns/s")

@@ -1,8 +1,9 @@
 """The one factory for model clients: every LLM call in Aisle gets its client here.
 
 With `OPENAI_API_KEY` set the client talks to OpenAI (or `OPENAI_BASE_URL`). Without one
-it talks to the built-in offline model through an in-process ASGI transport, so callers run
-the same `openai` SDK code path (streaming, tool calls, JSON mode, errors) either way.
+it talks to the built-in offline model through an in-process ASGI transport that streams,
+so callers run the same `openai` SDK code path (streaming, tool calls, JSON mode, errors,
+closing a stream early) either way.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ import httpx
 import openai
 from django.conf import settings
 
+from llm.asgi_stream import StreamingASGITransport
+
 OFFLINE_MODEL = "aisle-offline"
 OFFLINE_BASE_URL = "http://aisle-offline/v1"
 # The offline model needs no key, but the SDK refuses to build a client without one.
@@ -21,6 +24,9 @@ OFFLINE_API_KEY = "offline"
 # One quick retry rides out a dropped connection; more would stretch a failed turn far
 # past MODEL_TIMEOUT_SECONDS before the shopper sees the error.
 OPENAI_MAX_RETRIES = 1
+# The offline model's pause after each streamed word, when the settings name none (the
+# memory server's process, for one, has no such setting).
+OFFLINE_STREAM_DELAY_MS = 4.0
 
 _ROLE_SETTINGS = {
     "assistant": "ASSISTANT_MODEL",
@@ -74,11 +80,12 @@ def _client_config() -> tuple:
         settings.OPENAI_API_KEY or None,
         settings.OPENAI_BASE_URL or None,
         float(settings.MODEL_TIMEOUT_SECONDS),
+        float(getattr(settings, "OFFLINE_MODEL_STREAM_DELAY_MS", OFFLINE_STREAM_DELAY_MS)),
     )
 
 
 def _client_build(config: tuple) -> openai.AsyncOpenAI:
-    api_key, base_url, timeout = config
+    api_key, base_url, timeout, stream_delay_ms = config
     if api_key:
         return openai.AsyncOpenAI(
             api_key=api_key,
@@ -86,16 +93,20 @@ def _client_build(config: tuple) -> openai.AsyncOpenAI:
             timeout=timeout,
             max_retries=OPENAI_MAX_RETRIES,
         )
-    return offline_client(timeout=timeout)
+    return offline_client(timeout=timeout, stream_delay_ms=stream_delay_ms)
 
 
-def offline_client(*, timeout: float = 60.0) -> openai.AsyncOpenAI:
-    """Build a client wired to the offline model in this process (no network, no key)."""
+def offline_client(*, timeout: float = 60.0, stream_delay_ms: float = 0.0) -> openai.AsyncOpenAI:
+    """Build a client wired to the offline model in this process (no network, no key).
+
+    Its answers stream: each chunk reaches the caller as the model sends it, with
+    `stream_delay_ms` between chunks.
+    """
     # Imported here so a deployment with a key never loads the rule-based model.
-    from llm.offline import offline_app
+    from llm.offline import OfflineModel
 
     http_client = httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=offline_app),
+        transport=StreamingASGITransport(OfflineModel(stream_delay_ms=stream_delay_ms)),
         base_url=OFFLINE_BASE_URL,
         timeout=timeout,
     )

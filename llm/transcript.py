@@ -126,3 +126,41 @@ def page_context_parse(text: str) -> dict[str, Any] | None:
     except ValueError:
         return None
     return page if isinstance(page, dict) else None
+
+
+# What the assistant may know of the shopper this turn, one line of its system prompt. The
+# pipeline's session modes, in words a model acts on; the offline model reads the mode back.
+MEMORY_STATE = "Memory state:"
+MEMORY_MODES: dict[str, str] = {
+    "remembering": (
+        "the shopper is signed in and remembered across visits. The notes hold what they "
+        "told you before (facts, dated) and their earlier visits; recall_memory looks "
+        "further back."
+    ),
+    "stateless": (
+        "the shopper is not signed in. Nothing is remembered between visits and nothing "
+        "from this chat is kept; the notes, if any, are this conversation so far."
+    ),
+    "memory_off": (
+        "the shopper is signed in, but the shop has switched memory off. Nothing from "
+        "earlier visits is available and nothing from this chat is kept."
+    ),
+    "memory_unavailable": (
+        "the shopper is signed in, but their memory cannot be reached right now. Nothing "
+        "from earlier visits is available this turn."
+    ),
+}
+_MEMORY_STATE_LINE = re.compile(re.escape(MEMORY_STATE) + r" (?P<mode>[a-z_]+)\b")
+
+
+def memory_state_line(mode: str) -> str:
+    """`Memory state: remembering — the shopper is signed in and ...`."""
+    if mode not in MEMORY_MODES:
+        raise ValueError(f"unknown memory mode {mode!r}; expected one of {sorted(MEMORY_MODES)}")
+    return f"{MEMORY_STATE} {mode} — {MEMORY_MODES[mode]}"
+
+
+def memory_state_parse(text: str) -> str | None:
+    """The mode a memory-state line in text names, or None when there is none."""
+    match = _MEMORY_STATE_LINE.search(text)
+    return match.group("mode") if match and match.group("mode") in MEMORY_MODES else None

@@ -10,7 +10,7 @@ import asyncio
 import logging
 import weakref
 
-from agentmemory import AgentMemoryClient, AsyncAgentMemoryClient
+from agentmemory import AgentMemoryClient, AsyncAgentMemoryClient, AsyncUserResource
 from agentmemory.exceptions import AgentMemoryError
 from django.conf import settings
 
@@ -46,6 +46,15 @@ def memory_client_async() -> AsyncAgentMemoryClient:
     )
     _async_clients[loop] = (key, client)
     return client
+
+
+def memory_user_async(username: str) -> AsyncUserResource:
+    """A handle on the shopper's memory user without fetching it: saves a round trip.
+
+    The SDK offers no unfetched handle, so one is built on the loop's client's transport.
+    A call through it on a user that does not exist answers NotFoundError.
+    """
+    return AsyncUserResource(memory_client_async()._http, username)
 
 
 def memory_client_sync(*, timeout: float | None = None) -> AgentMemoryClient:

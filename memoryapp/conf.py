@@ -10,21 +10,28 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
-RETENTION_PRESETS: dict[str, int | None] = {
-    # None means "the default": MEMORY_MESSAGE_TTL_SECONDS, looked up when used.
-    "default": None,
-    "1m": 60,
-    "5m": 300,
-    "1h": 3600,
-    "never": 0,
-}
-RETENTION_LABELS = {
-    "default": "Default (90 days)",
-    "1m": "1 minute",
-    "5m": "5 minutes",
-    "1h": "1 hour",
-    "never": "Never expire",
-}
+
+@dataclass(frozen=True)
+class RetentionPreset:
+    """A choice of the demo's retention control; what a session's turns are kept for."""
+
+    name: str
+    label: str
+    # None means "the default": MEMORY_MESSAGE_TTL_SECONDS, looked up when used; 0 is never.
+    seconds: int | None
+
+
+# The one definition of the presets: the frame validation, the demo settings, the panel
+# (rendered into the page) and the admin all read these.
+RETENTION = (
+    RetentionPreset("default", "Default (90 days)", None),
+    RetentionPreset("1m", "1 minute", 60),
+    RetentionPreset("5m", "5 minutes", 300),
+    RetentionPreset("1h", "1 hour", 3600),
+    RetentionPreset("never", "Never expire", 0),
+)
+RETENTION_PRESETS: dict[str, int | None] = {p.name: p.seconds for p in RETENTION}
+RETENTION_CHOICES: list[tuple[str, str]] = [(p.name, p.label) for p in RETENTION]
 
 
 @dataclass(frozen=True)

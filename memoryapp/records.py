@@ -1,22 +1,19 @@
-"""A shopper's own memory records, for the inspector: list them and delete one.
+"""A shopper's memory records as the inspector and the admin show them, with their expiry.
 
-Everything goes through the SDK under the signed-in shopper's memory user (their Django
-username), so a record of another shopper is never listed and never found for deleting:
-the lookup itself is scoped by the path /users/{username}/..., not by a check afterwards.
+The SDK's block carries no expiry, but the server computes it as write time + effective
+TTL (the block's own, else its session's; 0 never expires), and the memory policy is the
+only writer: it gives facts their own TTL (MEMORY_FACT_TTL_SECONDS) and lets everything else
+inherit the session's retention. So the expiry is derived from the block's `ingested_at`
+and that TTL. Pure functions, no I/O.
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
-from agentmemory import AgentMemoryClient, UserResource
-from agentmemory.exceptions import NotFoundError, ValidationError
-
-from memoryapp.clients import memory_client_sync
-from memoryapp.guard import MEMORY_ERRORS, outages
 from memoryapp.render import SUPERSEDED, block_kind
-from memoryapp.types import MemoryUnavailable
 
 Kind = Literal["turn", "fact", "episode"]
 KINDS: tuple[Kind, ...] = ("turn", "fact", "episode")
@@ -34,6 +31,7 @@ class MemoryRecord:
     text: str
     created_at: str | None
     ingested_at: str
+    # ISO 8601 with seconds, or None when the record is kept (TTL 0, or none known).
     expires_at: str | None
     status: str
     # Facts only: where consolidation files them, and whether a newer fact replaced this one
@@ -54,7 +52,27 @@ class RecordPage:
     offset: int
 
 
-def record_from_block(block: Any) -> MemoryRecord:
+def block_ttl(block: Any, *, session_ttls: dict[str, int | None], fact_ttl: int) -> int | None:
+    """The TTL the server applies to block, in seconds; None when no TTL is known."""
+    if (block.annotations or {}).get("type") in ("fact", SUPERSEDED):
+        return fact_ttl
+    return session_ttls.get(block.session_id)
+
+
+def expires_at(ingested_at: str, ttl: int | None) -> str | None:
+    """Write time + TTL, as the server computes it; None for TTL 0 (kept) or unknown."""
+    if not ttl:
+        return None
+    try:
+        written = datetime.fromisoformat(ingested_at.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if written.tzinfo is None:
+        written = written.replace(tzinfo=UTC)
+    return (written + timedelta(seconds=ttl)).isoformat(timespec="seconds")
+
+
+def record_from_block(block: Any, *, ttl: int | None) -> MemoryRecord:
     kind = block_kind(block)
     if block.message is not None:
         text = (
@@ -72,84 +90,9 @@ def record_from_block(block: Any) -> MemoryRecord:
         text=text,
         created_at=block.created_at,
         ingested_at=block.ingested_at,
-        # The SDK's MemoryBlock carries no expiry; a server or SDK that adds one shows it.
-        expires_at=getattr(block, "expires_at", None),
+        expires_at=expires_at(block.ingested_at, ttl),
         status=str(status),
         category=annotations.get("category") if is_fact else None,
         slot=annotations.get("slot") if is_fact else None,
         superseded=kind == SUPERSEDED,
     )
-
-
-def _user_or_none(client: AgentMemoryClient, username: str) -> UserResource | None:
-    try:
-        return client.get_user(username)
-    except NotFoundError:
-        return None  # never remembered anything yet
-
-
-def records_list(*, username: str, limit: int = 20, offset: int = 0) -> RecordPage:
-    """The shopper's records across every session, newest first. Raises MemoryUnavailable."""
-    try:
-        with memory_client_sync() as client:
-            user = _user_or_none(client, username)
-            if user is None:
-                return RecordPage(records=[], total=0, limit=limit, offset=offset)
-            page = user.list_memories(limit=limit, offset=offset, order_by="ingested_at")
-    except NotFoundError:
-        # The user vanished between the two calls (deleted by staff): nothing to show.
-        return RecordPage(records=[], total=0, limit=limit, offset=offset)
-    except MEMORY_ERRORS as exc:
-        outages.failed("read", "the shopper's record list", exc)
-        raise MemoryUnavailable(str(exc) or type(exc).__name__) from exc
-    outages.succeeded("read")
-    return RecordPage(
-        records=[record_from_block(b) for b in page.memory_blocks],
-        total=page.total,
-        limit=limit,
-        offset=offset,
-    )
-
-
-def _block_find(user: UserResource, block_id: str) -> Any | None:
-    """Find block_id among this user's blocks, searching through one of their sessions.
-
-    A filter-only search with session_ids "all" covers every session of the path's user
-    and no one else's, so another shopper's id simply comes back empty.
-    """
-    if not user.sessions:
-        return None
-    probe = user.get_session(user.sessions[0])
-    found = probe.search_memory(filters={"session_ids": "all", "block_ids": [block_id]})
-    for block in found.memory_blocks:
-        if block.block_id == block_id and block.user_id == user.user_id:
-            return block
-    return None
-
-
-def record_delete(*, username: str, block_id: str) -> str:
-    """Delete one of the shopper's own records through its session.
-
-    Raises RecordNotFound when no such record is theirs, MemoryUnavailable on an outage.
-    """
-    if not block_id.strip() or any(ch in block_id for ch in "/?#"):
-        raise RecordNotFound(block_id)
-    try:
-        with memory_client_sync() as client:
-            user = _user_or_none(client, username)
-            if user is None:
-                raise RecordNotFound(block_id)
-            block = _block_find(user, block_id)
-            if block is None:
-                raise RecordNotFound(block_id)
-            session = user.get_session(block.session_id)
-            result = session.delete_memory([block_id])
-    except (NotFoundError, ValidationError) as exc:
-        raise RecordNotFound(block_id) from exc
-    except MEMORY_ERRORS as exc:
-        outages.failed("write", "a record deletion", exc)
-        raise MemoryUnavailable(str(exc) or type(exc).__name__) from exc
-    outages.succeeded("write")
-    if result.deleted_count < 1 or block_id in (result.failed_block_ids or []):
-        raise MemoryUnavailable(f"the server did not delete {block_id}")
-    return block_id

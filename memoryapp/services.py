@@ -1,24 +1,25 @@
-"""The memory policy over the Agent Memory SDK: sessions, recall, recording, episodes.
+"""The memory policy over the Agent Memory SDK: sessions, recall, recording, episodes, erasure.
 
-Every rule of the memory specification is implemented once, here. Reads and writes are
-guarded separately: a failure of either never costs the shopper their answer.
+Every rule of the memory specification is implemented once, here (the stored records'
+reads are in `memoryapp.selectors`). Reads and writes are guarded separately: a failure of
+either never costs the shopper their answer.
 """
 
 from __future__ import annotations
 
 import asyncio
-import re
 import time
-from collections.abc import Callable, Sequence
+import weakref
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any
 
 from agentmemory import AsyncSessionResource, AsyncUserResource
-from agentmemory.exceptions import ConflictError, NotFoundError
+from agentmemory.exceptions import ConflictError, NotFoundError, ValidationError
 
 from llm.fact_schema import slot_from_sentence
-from memoryapp.clients import memory_client_async
+from memoryapp.clients import memory_client_async, memory_client_sync, memory_user_async
 from memoryapp.conf import MemoryConf, memory_conf
 from memoryapp.consolidation import (
     HISTORY_TYPE,
@@ -28,12 +29,20 @@ from memoryapp.consolidation import (
     history_annotations,
     newest_distinct,
 )
-from memoryapp.guard import MEMORY_ERRORS, guarded, outages
+from memoryapp.guard import guarded, outage_translated
 from memoryapp.judge import JudgedFact, episode_compose, facts_judge
+from memoryapp.notify import memory_changed_send
+from memoryapp.records import RecordNotFound
 from memoryapp.render import exchange_compressed, recall_items, tool_items
+from memoryapp.selectors import record_block_find
+from memoryapp.sessions import (
+    session_id_clean,
+    session_number,
+    session_number_highest,
+    text_clean,
+)
 from memoryapp.types import MemoryUnavailable, Recall, SessionInfo
 
-SESSION_ID_RE = re.compile(r"^session(\d+)$")
 TURN = {"type": "turn"}
 FACT = {"type": "fact"}
 EPISODE = {"type": "episode"}
@@ -45,9 +54,33 @@ TOOL_SEARCH_K = 8
 # filled with distinct facts; it asks again, for more, only when that was not enough.
 FACT_OVERFETCH = 3
 FACT_FETCH_MAX = 400
+# Minting retries with a fresh read after each conflict. Every conflict means another mint
+# succeeded, so a minter needs at most as many attempts as there are minters racing it
+# (in one process the per-shopper lock leaves one; across processes, one per process);
+# the session-open bound caps the time whatever happens.
+MINT_ATTEMPTS = 32
+# Opening a session gets AGENT_MEMORY_TIMEOUT_SECONDS for each round trip it makes, plus
+# half of one as slack, and never more than three in all: a returning shopper needs one
+# round trip, a shopper this process has not seen two (three when new). So a hung server
+# costs a turn 1.5 timeouts (a refusing one nothing), while a busy one is given the time
+# each trip needs instead of one fixed bound for all of them.
+SESSION_TRIP_SLACK = 0.5
+SESSION_OPEN_CAP = 3.0
 
 # Injectable so tests can place "now" where they need it.
 clock: Callable[[], datetime] = lambda: datetime.now(UTC)  # noqa: E731
+
+# Per process: shoppers whose memory user is known to exist, with the highest session
+# number seen for them. A returning shopper's new session then costs one request (the
+# create itself); a create that says the user or the number is gone reads afresh. Only a
+# hint, so several processes never disagree about anything that matters; the oldest
+# entries make way past KNOWN_SHOPPERS_MAX.
+KNOWN_SHOPPERS_MAX = 100_000
+_session_highest: dict[str, int] = {}
+# Per event loop and shopper: one mint at a time, so this process's tabs never race.
+_mint_locks: weakref.WeakKeyDictionary[
+    asyncio.AbstractEventLoop, weakref.WeakValueDictionary[str, asyncio.Lock]
+] = weakref.WeakKeyDictionary()
 
 
 @dataclass
@@ -61,12 +94,6 @@ class MemorySession:
     @property
     def session_id(self) -> str:
         return self.info.session_id
-
-
-def session_number_next(session_ids: list[str] | None) -> int:
-    """One more than the highest session{n} stored; a count would reuse a deleted id."""
-    numbers = [int(m.group(1)) for s in session_ids or [] if (m := SESSION_ID_RE.match(s))]
-    return max(numbers, default=0) + 1
 
 
 def created_at_for(session_date: date | None, *, now: datetime | None = None) -> str | None:
@@ -92,17 +119,106 @@ def _session_info(resource: AsyncSessionResource, *, created: bool) -> SessionIn
     )
 
 
-async def user_ensure(*, username: str, display_name: str) -> AsyncUserResource:
-    """The shopper's Agent Memory user, created on first use (a racing creator's 409 reads it)."""
+class _TripBudget:
+    """The time left to open a session, grown by one timeout for each round trip started."""
+
+    def __init__(self, scope: asyncio.Timeout, *, timeout: float) -> None:
+        self._scope = scope
+        self._timeout = timeout
+        self._now = asyncio.get_running_loop().time
+        self._cap = self._now() + timeout * SESSION_OPEN_CAP
+        self.restart()
+
+    def restart(self) -> None:
+        """Start counting afresh, e.g. after waiting for another tab's mint."""
+        self._scope.reschedule(min(self._now() + self._timeout * SESSION_TRIP_SLACK, self._cap))
+
+    def wait_up_to_cap(self) -> None:
+        self._scope.reschedule(self._cap)
+
+    async def trip[T](self, call: Awaitable[T]) -> T:
+        self._scope.reschedule(min((self._scope.when() or self._now()) + self._timeout, self._cap))
+        return await call
+
+
+def _session_seen(username: str, highest: int) -> None:
+    if username not in _session_highest and len(_session_highest) >= KNOWN_SHOPPERS_MAX:
+        _session_highest.pop(next(iter(_session_highest)), None)
+    _session_highest[username] = max(highest, _session_highest.get(username, 0))
+
+
+def _mint_lock(username: str) -> asyncio.Lock:
+    locks = _mint_locks.setdefault(asyncio.get_running_loop(), weakref.WeakValueDictionary())
+    lock = locks.get(username)
+    if lock is None:
+        lock = locks[username] = asyncio.Lock()
+    return lock
+
+
+async def _user_ensure(*, username: str, display_name: str, budget: _TripBudget) -> int:
+    """Read (or create, on first use) the shopper's memory user; their highest session number.
+
+    A racing creator's 409 reads the user instead. What this process knew counts too: it
+    may have seen a number the read does not show yet.
+    """
     client = memory_client_async()
     try:
-        return await client.get_user(username)
+        user = await budget.trip(client.get_user(username))
     except NotFoundError:
-        pass
+        name = text_clean(display_name) or username
+        try:
+            user = await budget.trip(client.create_user(username, name))
+        except ConflictError:
+            user = await budget.trip(client.get_user(username))
+    _session_seen(username, session_number_highest(user.sessions))
+    return _session_highest.get(username, session_number_highest(user.sessions))
+
+
+async def _session_get_open(
+    shopper: AsyncUserResource, session_id: str
+) -> AsyncSessionResource | None:
+    """The shopper's open session session_id; None when it is not theirs, gone or ended."""
     try:
-        return await client.create_user(username, display_name or username)
-    except ConflictError:
-        return await client.get_user(username)
+        resource = await shopper.get_session(session_id)
+    except (NotFoundError, ValidationError):
+        # Not found under this shopper's path (another shopper's id is simply not found);
+        # a server may answer 400 for a session of an erased user.
+        return None
+    if (number := session_number(session_id)) is not None:
+        _session_seen(shopper.user_id, number)
+    return None if resource.end_time else resource
+
+
+async def _session_mint(
+    shopper: AsyncUserResource,
+    *,
+    display_name: str,
+    metadata: dict[str, Any],
+    ttl: int,
+    budget: _TripBudget,
+) -> AsyncSessionResource:
+    """Create session{n+1}, n the highest stored, retrying with a fresh read on a conflict."""
+    username = shopper.user_id
+    highest = _session_highest.get(username)
+    if highest is None:
+        highest = await _user_ensure(username=username, display_name=display_name, budget=budget)
+    for _ in range(MINT_ATTEMPTS):
+        session_id = f"session{highest + 1}"
+        try:
+            resource = await budget.trip(
+                shopper.create_session(session_id, metadata=metadata, memory_blocks_ttl=ttl)
+            )
+        except ConflictError:
+            # Another process (or this process before it knew) took the number: read again.
+            _session_seen(username, highest + 1)
+        except NotFoundError:
+            # The user was erased since this process last saw it.
+            _session_highest.pop(username, None)
+        else:
+            _session_seen(username, highest + 1)
+            return resource
+        highest = await _user_ensure(username=username, display_name=display_name, budget=budget)
+    raise ConflictError(f"could not mint a session id after {MINT_ATTEMPTS} attempts")
 
 
 async def _session_open(
@@ -113,34 +229,28 @@ async def _session_open(
     session_date: date | None,
     retention: str | None,
     conf: MemoryConf,
+    budget: _TripBudget,
 ) -> MemorySession:
-    if session_id:
-        # Looked up under this shopper's path only: another shopper's id is simply not found.
-        # Every turn but the first takes this path, so it skips fetching the user: the SDK
-        # offers no unfetched user handle, hence its own HTTP client is borrowed here.
-        shopper = AsyncUserResource(memory_client_async()._http, username)
-        try:
-            resource = await shopper.get_session(session_id)
-        except NotFoundError:
-            resource = None
-        if resource is not None and not resource.end_time:
+    shopper = memory_user_async(username)
+    if session_id is not None:
+        resource = await budget.trip(_session_get_open(shopper, session_id))
+        if resource is not None:
             return MemorySession(username, resource, _session_info(resource, created=False))
-    user = await user_ensure(username=username, display_name=display_name)
     metadata: dict[str, Any] = {"retention": retention or "default"}
     if session_date is not None:
         metadata["session_date"] = session_date.isoformat()
-    number = session_number_next(user.sessions)
-    for attempt in range(5):
-        try:
-            resource = await user.create_session(
-                f"session{number + attempt}",
-                metadata=metadata,
-                memory_blocks_ttl=conf.retention_seconds(retention),
-            )
-        except ConflictError:
-            continue  # a racing first turn took this number
-        return MemorySession(username, resource, _session_info(resource, created=True))
-    raise ConflictError("could not mint a session id after 5 attempts")
+    # Another tab's mint may be under way: wait for it (up to the cap), then count afresh.
+    budget.wait_up_to_cap()
+    async with _mint_lock(username):
+        budget.restart()
+        resource = await _session_mint(
+            shopper,
+            display_name=display_name,
+            metadata=metadata,
+            ttl=conf.retention_seconds(retention),
+            budget=budget,
+        )
+    return MemorySession(username, resource, _session_info(resource, created=True))
 
 
 async def session_open(
@@ -153,26 +263,23 @@ async def session_open(
 ) -> MemorySession:
     """Resume the client's session, or mint `session{n}` when it sent none (or a stale one).
 
-    The date and retention apply only when the session is created; afterwards what the
-    session was created with is read back off it. Raises MemoryUnavailable.
+    An id memory cannot look up (see `session_id_clean`) counts as none: a new session is
+    minted, memory stays on. The date and retention apply only when the session is created;
+    afterwards what the session was created with is read back off it. Raises
+    MemoryUnavailable.
     """
     conf = memory_conf()
-    try:
-        return await asyncio.wait_for(
-            _session_open(
+    with outage_translated(path="session", lost="this turn's memory"):
+        async with asyncio.timeout(None) as scope:
+            return await _session_open(
                 username=username,
                 display_name=display_name,
-                session_id=session_id,
+                session_id=session_id_clean(session_id),
                 session_date=session_date,
                 retention=retention,
                 conf=conf,
-            ),
-            # Up to three round trips; still bounded so a hung server costs about a second.
-            timeout=conf.timeout_seconds * 1.5,
-        )
-    except MEMORY_ERRORS as exc:
-        outages.failed("session", "this turn's memory", exc)
-        raise MemoryUnavailable(str(exc) or type(exc).__name__) from exc
+                budget=_TripBudget(scope, timeout=conf.timeout_seconds),
+            )
 
 
 async def _list_session(resource: AsyncSessionResource, *, cap: int) -> list[Any]:
@@ -190,34 +297,29 @@ async def _list_session(resource: AsyncSessionResource, *, cap: int) -> list[Any
     return blocks
 
 
-async def _nothing() -> list[Any]:
-    return []
-
-
-async def _session_window_and_search(
-    resource: AsyncSessionResource, *, message: str, conf: MemoryConf
-) -> list[Any]:
-    """Past the threshold: the newest window first (it wins de-duplication), then search."""
+async def _session_window(resource: AsyncSessionResource, *, conf: MemoryConf) -> list[Any]:
+    """The newest blocks, enough for the verbatim window with room for this visit's facts."""
     window_size = conf.verbatim_window_turns * 3 + 3
-    window, hits = await asyncio.gather(
-        resource.list_memories(limit=max(1, min(window_size, 200)), offset=0),
-        resource.search_memory(query=message, filters={"relevant_k": SESSION_SEARCH_K}),
-    )
-    return list(window.memory_blocks) + list(hits.memory_blocks)
+    page = await resource.list_memories(limit=max(1, min(window_size, 200)), offset=0)
+    return list(page.memory_blocks)
+
+
+async def _session_search(resource: AsyncSessionResource, *, query: str | None) -> list[Any]:
+    found = await resource.search_memory(query=query, filters={"relevant_k": SESSION_SEARCH_K})
+    return list(found.memory_blocks)
 
 
 async def memories_recall(*, memory: MemorySession, message: str, turn_count: int) -> Recall:
-    """Recall for one turn: four searches issued together, each guarded on its own."""
+    """Recall for one turn: the searches issued together, each guarded on its own.
+
+    Under the threshold this session is listed whole; past it, its newest window and a
+    search within it are separate calls, so a failed search never costs the window that a
+    follow-up ("the black one?") needs. The window comes first so it wins de-duplication.
+    """
     conf = memory_conf()
     resource = memory.resource
     started = time.perf_counter()
-    query = message.strip() or None
-    if memory.info.created:
-        session_call = _nothing()  # a session minted this turn holds nothing yet
-    elif turn_count < conf.search_threshold_turns:
-        session_call = _list_session(resource, cap=conf.max_session_blocks)
-    else:
-        session_call = _session_window_and_search(resource, message=message, conf=conf)
+    query = text_clean(message).strip() or None
 
     def everywhere(annotations: dict[str, str], k: int) -> dict[str, Any]:
         return {"session_ids": "all", "annotations": annotations, "relevant_k": k}
@@ -226,45 +328,47 @@ async def memories_recall(*, memory: MemorySession, message: str, turn_count: in
         found = await resource.search_memory(query=query, filters=filters)
         return list(found.memory_blocks)
 
-    timeout = conf.timeout_seconds
+    # name -> (call, what is lost when it fails), in de-duplication order.
+    calls: dict[str, tuple[Coroutine[Any, Any, list[Any]], str]] = {}
+    if memory.info.created:
+        pass  # a session minted this turn holds nothing yet
+    elif turn_count < conf.search_threshold_turns:
+        calls["session"] = (
+            _list_session(resource, cap=conf.max_session_blocks),
+            "this session's recall",
+        )
+    else:
+        calls["session"] = (_session_window(resource, conf=conf), "this session's newest turns")
+        calls["session_search"] = (
+            _session_search(resource, query=query),
+            "this session's older turns",
+        )
+    calls["fact"] = (
+        _facts_current(resource, query=query, k=conf.cross_session_fact_k),
+        "fact recall",
+    )
+    calls["turn"] = (search(everywhere(TURN, conf.cross_session_turn_k)), "earlier-visit recall")
+    calls["episode"] = (_episodes(resource, k=conf.cross_session_episode_k), "episode recall")
     results = await asyncio.gather(
-        guarded(session_call, path="read", lost="this session's recall", timeout=timeout),
-        guarded(
-            _facts_current(resource, query=query, k=conf.cross_session_fact_k),
-            path="read",
-            lost="fact recall",
-            timeout=timeout,
-        ),
-        guarded(
-            search(everywhere(TURN, conf.cross_session_turn_k)),
-            path="read",
-            lost="earlier-visit recall",
-            timeout=timeout,
-        ),
-        guarded(
-            _episodes(resource, k=conf.cross_session_episode_k),
-            path="read",
-            lost="episode recall",
-            timeout=timeout,
-        ),
+        *(
+            guarded(call, path="read", lost=lost, timeout=conf.timeout_seconds)
+            for call, lost in calls.values()
+        )
     )
-    names = ("session", "fact", "turn", "episode")
-    failed = [name for name, (ok, _) in zip(names, results, strict=True) if not ok]
-    session_blocks, fact_blocks, turn_blocks, episode_blocks = (
-        result or [] for _, result in results
-    )
+    found = {name: result or [] for name, (_, result) in zip(calls, results, strict=True)}
+    failed = [name for name, (ok, _) in zip(calls, results, strict=True) if not ok]
     # Earlier visits that said the same thing: the newest one is enough.
-    turn_blocks = newest_distinct(turn_blocks, text=exchange_compressed)
+    found["turn"] = newest_distinct(found["turn"], text=exchange_compressed)
     items = recall_items(
-        session_blocks=session_blocks,
-        fact_blocks=fact_blocks,
-        turn_blocks=turn_blocks,
-        episode_blocks=episode_blocks,
+        session_blocks=found.get("session", []) + found.get("session_search", []),
+        fact_blocks=found["fact"],
+        turn_blocks=found["turn"],
+        episode_blocks=found["episode"],
         current_session_id=memory.session_id,
         window_turns=conf.verbatim_window_turns,
         max_chars=conf.note_max_chars,
     )
-    counts = {name: 0 for name in names}
+    counts = {name: 0 for name in ("session", "fact", "turn", "episode")}
     for item in items:
         counts[item.scope] = counts.get(item.scope, 0) + 1
     return Recall(
@@ -308,7 +412,7 @@ async def turn_record(*, memory: MemorySession, query: str, answer: str) -> list
     conf = memory_conf()
     ok, response = await guarded(
         memory.resource.add_memory(
-            messages=[{"user_content": query, "assistant_content": answer}],
+            messages=[{"user_content": text_clean(query), "assistant_content": text_clean(answer)}],
             annotations=TURN,
             context_required=True,
             created_at=created_at_for(memory.info.session_date),
@@ -447,6 +551,7 @@ async def exchange_remember(
     Returns the saved block ids ("turn", "fact") and the fact sentences stored ("facts"); a
     fact the shopper only restated is not stored again, so it is in neither.
     """
+    query, answer = text_clean(query), text_clean(answer)
     turn_ids, facts = await asyncio.gather(
         turn_record(memory=memory, query=query, answer=answer),
         facts_judge(query=query, answer=answer),
@@ -462,7 +567,7 @@ async def exchange_remember(
 async def memory_tool_recall(*, memory: MemorySession, query: str) -> list[Any]:
     """The agent's explicit look-up: semantic search over this shopper's memory only."""
     conf = memory_conf()
-    query = (query or "").strip()
+    query = text_clean(query or "").strip()
     if not query:
         return []
     ok, found = await guarded(
@@ -479,25 +584,25 @@ async def memory_tool_recall(*, memory: MemorySession, query: str) -> list[Any]:
 
 
 async def session_close(*, username: str, display_name: str, session_id: str) -> str | None:
-    """Write the visit's episode, then end the session. Returns the episode block id."""
+    """Write the visit's episode, then end the session. Returns the episode block id.
+
+    Nothing happens for an id that is not one of this shopper's open sessions; display_name
+    is accepted like session_open's, but a close never creates a memory user.
+    """
     conf = memory_conf()
-    try:
-        user = await asyncio.wait_for(
-            user_ensure(username=username, display_name=display_name),
-            timeout=conf.write_timeout_seconds,
-        )
-        if session_id not in (user.sessions or []):
-            return None
-        resource = await asyncio.wait_for(
-            user.get_session(session_id), timeout=conf.write_timeout_seconds
-        )
-    except MEMORY_ERRORS as exc:
-        outages.failed("write", "the closing episode", exc)
+    session_id = session_id_clean(session_id)
+    if session_id is None:
         return None
-    if resource.end_time:
+    ok, resource = await guarded(
+        _session_get_open(memory_user_async(username), session_id),
+        path="write",
+        lost="the closing episode",
+        timeout=conf.write_timeout_seconds,
+    )
+    if not ok or resource is None:
         return None
     info = _session_info(resource, created=False)
-    blocks = await guarded(
+    ok, blocks = await guarded(
         _list_session(resource, cap=conf.max_session_blocks),
         path="read",
         lost="the closing episode",
@@ -505,7 +610,7 @@ async def session_close(*, username: str, display_name: str, session_id: str) ->
     )
     turns = [
         (b.message.user_content, b.message.assistant_content)
-        for b in sorted(blocks[1] or [], key=lambda b: b.created_at or b.ingested_at)
+        for b in sorted(blocks or [], key=lambda b: b.created_at or b.ingested_at)
         if b.message is not None
     ]
     episode_id = None
@@ -529,3 +634,54 @@ async def session_close(*, username: str, display_name: str, session_id: str) ->
         resource.end(), path="write", lost="ending the session", timeout=conf.write_timeout_seconds
     )
     return episode_id
+
+
+# --- Staff and shopper deletions (synchronous: the admin, commands and the REST API) ------
+
+
+def record_delete(*, username: str, block_id: str) -> str:
+    """Delete one of the shopper's own records through its session, and tell their panels.
+
+    Raises RecordNotFound when no such record is theirs, MemoryUnavailable on an outage.
+    """
+    # The SDK refuses these in a block id; refusing them here keeps that a "not found".
+    if not block_id.strip() or any(ch in block_id for ch in "/?#"):
+        raise RecordNotFound(block_id)
+    with (
+        outage_translated(path="write", lost="a record deletion"),
+        memory_client_sync() as client,
+    ):
+        try:
+            user = client.get_user(username)
+            block = record_block_find(user, block_id)
+            if block is None:
+                raise RecordNotFound(block_id)
+            result = user.get_session(block.session_id).delete_memory([block_id])
+        except (NotFoundError, ValidationError) as exc:
+            raise RecordNotFound(block_id) from exc
+    if result.deleted_count < 1 or block_id in (result.failed_block_ids or []):
+        raise MemoryUnavailable(f"the server did not delete {block_id}")
+    memory_changed_send(
+        username=username, reason="record_deleted", session_ids=[], block_id=block_id
+    )
+    return block_id
+
+
+def shopper_memory_erase(*, username: str) -> bool:
+    """Delete the shopper's Agent Memory user with everything in it, and tell their panels.
+
+    Returns False when there was nothing to delete. Raises MemoryUnavailable, having
+    changed nothing, when memory cannot be reached.
+    """
+    with (
+        outage_translated(path="write", lost="erasing a shopper's memory"),
+        memory_client_sync() as client,
+    ):
+        try:
+            user = client.get_user(username)
+            client.delete_user(username)
+        except NotFoundError:
+            return False
+    _session_highest.pop(username, None)
+    memory_changed_send(username=username, reason="erased", session_ids=sorted(user.sessions or []))
+    return True

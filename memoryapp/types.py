@@ -7,7 +7,6 @@ from datetime import date
 from typing import Literal
 
 Scope = Literal["session", "fact", "turn", "episode", "tool"]
-Mode = Literal["remembering", "stateless", "memory_unavailable"]
 
 
 @dataclass(frozen=True)
@@ -42,14 +41,6 @@ class SessionInfo:
     session_date: date | None
     retention_seconds: int | None
     created: bool
-
-    def as_dict(self) -> dict:
-        return {
-            "session_id": self.session_id,
-            "session_date": self.session_date.isoformat() if self.session_date else None,
-            "retention_seconds": self.retention_seconds,
-            "created": self.created,
-        }
 
 
 class MemoryUnavailable(Exception):

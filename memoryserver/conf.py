@@ -9,7 +9,7 @@ would be harder to debug than one that refuses to start.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -36,6 +36,9 @@ class ServerSettings(BaseSettings):
     AGENT_MEMORY_MAX_FAIL_COUNT: int = Field(3, ge=1)
     AGENT_MEMORY_EXTRACT_SEMANTIC: bool = True
     AGENT_MEMORY_SEARCH_INCLUDE_NOT_READY: bool = True
+    # How a search with a query ranks: "hybrid" fuses the dense (cosine) and lexical (BM25)
+    # rankings; "dense" or "lexical" ranks by one of them alone.
+    AGENT_MEMORY_SEARCH_MODE: Literal["hybrid", "dense", "lexical"] = "hybrid"
     AGENT_MEMORY_SWEEP_INTERVAL_SECONDS: float = Field(30.0, ge=0.1)
     AGENT_MEMORY_QUEUE_MAX_SIZE: int = Field(10_000, ge=1)
     AGENT_MEMORY_PER_REQUEST_TOKEN_LIMIT: int = Field(4096, ge=1)

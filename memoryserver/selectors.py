@@ -24,6 +24,7 @@ from memoryserver.index.registry import get_registry
 from memoryserver.index.slot import Hit, IndexRow, Query, UserIndex, capacity_for
 from memoryserver.models import MemoryBlock, MemorySession, MemoryUser, Prompt, PromptVersion
 from memoryserver.payloads import BLOCK_PAYLOAD_COLUMNS, block_payload, block_payload_from_row
+from memoryserver.terms import query_terms
 
 
 def live_blocks(now: datetime) -> QuerySet[MemoryBlock]:
@@ -151,6 +152,24 @@ def _blocks_list_sql(
     return [block_payload(b) for b in page], blocks.count()
 
 
+def searchable_text(
+    block: MemoryBlock, *, summary: str | None = None, contexts: list[str] | None = None
+) -> str:
+    """What lexical search matches: the content, then the summary and contexts if extracted.
+
+    `summary` and `contexts` stand in for the block's own when an extraction result is
+    about to be stored.
+    """
+    summary = summary if summary is not None else block.summary
+    contexts = contexts if contexts is not None else block.contexts
+    return _search_text(block.text, summary, contexts)
+
+
+def _search_text(text: str, summary: str | None, contexts: Any) -> str:
+    parts = [text, summary or "", *(c for c in contexts or [] if isinstance(c, str))]
+    return "\n".join(p for p in parts if p)
+
+
 def index_row(block: MemoryBlock, vector: np.ndarray | None = None) -> IndexRow:
     if vector is None:
         vector = np.frombuffer(bytes(block.embedding), dtype=np.float32)
@@ -166,6 +185,7 @@ def index_row(block: MemoryBlock, vector: np.ndarray | None = None) -> IndexRow:
         annotations=block.annotations,
         prompt_id=block.prompt_id,
         prompt_vid=block.prompt_vid,
+        text=searchable_text(block),
     )
 
 
@@ -193,6 +213,11 @@ _LOAD_FIELDS = (
     "annotations",
     "prompt_id",
     "prompt_vid",
+    "fact",
+    "user_content",
+    "assistant_content",
+    "summary",
+    "contexts",
 )
 _LOAD_CHUNK = 2000
 
@@ -234,6 +259,17 @@ def load_user_index(user_id: str) -> UserIndex:
                     column.extend(values)
             time.sleep(0)  # hand the GIL to other requests between chunks
     pks, block_ids, sessions, _, ingested, created, expires, statuses, annotations = columns[:9]
+    facts, asked, answered, summaries, contexts = columns[11:]
+    texts = [
+        _search_text(
+            fact if fact is not None else "\n".join(p for p in (user, assistant) if p),
+            summary,
+            found,
+        )
+        for fact, user, assistant, summary, found in zip(
+            facts, asked, answered, summaries, _json_values(contexts), strict=True
+        )
+    ]
     index = UserIndex.from_columns(
         vectors=vectors if len(vectors) else np.zeros((64, width), dtype=np.float32),
         pks=pks,
@@ -246,6 +282,7 @@ def load_user_index(user_id: str) -> UserIndex:
         annotations=_json_values(annotations),
         prompt_ids=columns[9],
         prompt_vids=columns[10],
+        texts=texts,
     )
     index.foreign_blocks = foreign
     return index
@@ -360,7 +397,11 @@ def blocks_search(
     criteria = search_criteria(session_id=session_id, filters=filters)
     session_exists(user_id=user_id, session_id=session_id)
     if query is not None:
-        criteria.vector = query_vector(query)
+        mode = settings.AGENT_MEMORY_SEARCH_MODE
+        if mode != "lexical":
+            criteria.vector = query_vector(query)
+        if mode != "dense":
+            criteria.terms = query_terms(query)
     criteria.now = clock.now().timestamp()
     with get_registry().reading(user_id, lambda: load_user_index(user_id)) as index:
         if criteria.vector is not None and criteria.vector.shape[0] != index.dimensions:

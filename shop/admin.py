@@ -7,7 +7,7 @@ from django.db.models import Count, QuerySet
 from django.http import HttpRequest
 from django.utils.translation import ngettext
 
-from shop.models import DemoShopper, Product, Variant
+from shop.models import DemoShopper, PrivilegedAccount, Product, Variant
 
 
 class VariantInline(admin.TabularInline):
@@ -80,3 +80,20 @@ class DemoShopperAdmin(admin.ModelAdmin):
     @admin.display(description="username", ordering="user__username")
     def username(self, shopper: DemoShopper) -> str:
         return shopper.user.username
+
+
+@admin.register(PrivilegedAccount)
+class PrivilegedAccountAdmin(admin.ModelAdmin):
+    """Added by the shop itself, never edited: the mark keeps a demoted account out of the
+    demo sign-in. Deleting it (a delete permission, superusers) lets the sign-in judge the
+    account by its current rights again; deleting the user deletes it too."""
+
+    list_display = ("user", "first_seen")
+    search_fields = ("user__username",)
+    list_select_related = ("user",)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False

@@ -94,7 +94,8 @@ class Variant(models.Model):
 
 
 class DemoShopper(models.Model):
-    """A shopper offered on the demo sign-in page (no password: the login is deliberately fake)."""
+    """An account the demo sign-in may open by name (no password: the login is deliberately
+    fake). Only accounts the sign-in itself created carry one."""
 
     user = models.OneToOneField(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="demo_shopper"
@@ -108,3 +109,24 @@ class DemoShopper(models.Model):
 
     def __str__(self) -> str:
         return self.display_name
+
+
+class PrivilegedAccount(models.Model):
+    """An account that has held staff or superuser rights at some point.
+
+    The demo sign-in never opens such an account, even once it is demoted: what it did and
+    saw with those rights stays behind a password. Recorded whenever a user is saved with
+    either right (see `shop.signals`) and by the migration that introduced it.
+    """
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="privileged_account"
+    )
+    first_seen = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = "account with staff rights, now or before"
+        verbose_name_plural = "accounts with staff rights, now or before"
+
+    def __str__(self) -> str:
+        return str(self.user)

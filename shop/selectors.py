@@ -7,9 +7,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from decimal import Decimal
 
-from django.db.models import Q
+from django.contrib.auth.hashers import UNUSABLE_PASSWORD_PREFIX
+from django.db.models import Q, QuerySet
 
-from shop.models import ALL_SIZES, Category, Colour, Product, Variant
+from shop.models import ALL_SIZES, Category, Colour, DemoShopper, Product, Variant
 
 _WORD = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 # Words that say nothing about which product is meant.
@@ -63,9 +64,19 @@ class ProductHit:
     colours: list[str]
     sizes_in_stock: list[str]
     url: str
+    blurb: str
 
     def as_dict(self) -> dict:
         return asdict(self)
+
+
+@dataclass(frozen=True)
+class ProductPage:
+    """One page of search results and how many products matched in all."""
+
+    hits: list[ProductHit]
+    total: int
+    offset: int
 
 
 @dataclass(frozen=True)
@@ -87,10 +98,26 @@ class ProductDetail:
     colours: list[str]
     sizes_in_stock: list[str]
     url: str
+    blurb: str
     variants: list[VariantInfo]
 
     def as_dict(self) -> dict:
         return asdict(self)
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def product_blurb(*, description: str, brand: str) -> str:
+    """One line on what sets a product apart, taken from its description.
+
+    A description opens with the name, brand and colours ("Crew Tee by Vela, in black."),
+    which a product card already shows; the sentences after it say what the product is for
+    and how it fits.
+    """
+    sentences = [s.strip() for s in _SENTENCE_END.split(description.strip()) if s.strip()]
+    telling = [s for s in sentences if brand.lower() not in s.lower()]
+    return " ".join(telling)
 
 
 def sizes_sorted(sizes: Iterable[str]) -> list[str]:
@@ -126,6 +153,7 @@ def products_ranked(
     *,
     query: str = "",
     category: str | None = None,
+    exclude_categories: Sequence[str] = (),
     colour: str | None = None,
     exclude_colours: Sequence[str] = (),
     size: str | None = None,
@@ -154,6 +182,8 @@ def products_ranked(
     )
     if category:
         products = products.filter(category=category.lower())
+    if exclude_categories:
+        products = products.exclude(category__in=[c.lower() for c in exclude_categories])
     if brand:
         products = products.filter(brand__iexact=brand)
     if max_price is not None:
@@ -194,6 +224,51 @@ def in_stock_attach(
         product.in_stock = by_product[product.id]
 
 
+def products_page(
+    *,
+    query: str = "",
+    category: str | None = None,
+    exclude_categories: Sequence[str] = (),
+    colour: str | None = None,
+    exclude_colours: Sequence[str] = (),
+    size: str | None = None,
+    brand: str | None = None,
+    max_price: float | Decimal | None = None,
+    offset: int = 0,
+    limit: int = 10,
+) -> ProductPage:
+    """Search the catalog for the assistant: one page of in-stock, active products."""
+    limit = max(1, min(int(limit), 50))
+    offset = max(0, int(offset))
+    ranked = products_ranked(
+        query=query,
+        category=category,
+        exclude_categories=exclude_categories,
+        colour=colour,
+        exclude_colours=exclude_colours,
+        size=size,
+        brand=brand,
+        max_price=max_price,
+    )
+    products = ranked[offset : offset + limit]
+    in_stock_attach(products, colour=colour, exclude_colours=exclude_colours)
+    hits = [
+        ProductHit(
+            sku=product.sku,
+            name=product.name,
+            brand=product.brand,
+            category=product.category,
+            price_eur=float(product.price),
+            colours=sorted({v.colour for v in product.in_stock}),
+            sizes_in_stock=sizes_sorted(v.size for v in product.in_stock),
+            url=product.get_absolute_url(),
+            blurb=product_blurb(description=product.description, brand=product.brand),
+        )
+        for product in products
+    ]
+    return ProductPage(hits=hits, total=len(ranked), offset=offset)
+
+
 def products_search(
     *,
     query: str = "",
@@ -205,9 +280,8 @@ def products_search(
     max_price: float | Decimal | None = None,
     limit: int = 10,
 ) -> list[ProductHit]:
-    """Search the catalog for the assistant: in-stock, active products only."""
-    limit = max(1, min(int(limit), 50))
-    products = products_ranked(
+    """The first page of a search, without the count of all matches."""
+    return products_page(
         query=query,
         category=category,
         colour=colour,
@@ -215,21 +289,27 @@ def products_search(
         size=size,
         brand=brand,
         max_price=max_price,
-    )[:limit]
-    in_stock_attach(products, colour=colour, exclude_colours=exclude_colours)
-    return [
-        ProductHit(
-            sku=product.sku,
-            name=product.name,
-            brand=product.brand,
-            category=product.category,
-            price_eur=float(product.price),
-            colours=sorted({v.colour for v in product.in_stock}),
-            sizes_in_stock=sizes_sorted(v.size for v in product.in_stock),
-            url=product.get_absolute_url(),
-        )
-        for product in products
-    ]
+        limit=limit,
+    ).hits
+
+
+def _product_detail(product: Product) -> ProductDetail:
+    in_stock = [v for v in product.variants.all() if v.stock > 0]
+    return ProductDetail(
+        sku=product.sku,
+        name=product.name,
+        brand=product.brand,
+        category=product.category,
+        description=product.description,
+        price_eur=float(product.price),
+        colours=sorted({v.colour for v in in_stock}),
+        sizes_in_stock=sizes_sorted(v.size for v in in_stock),
+        url=product.get_absolute_url(),
+        blurb=product_blurb(description=product.description, brand=product.brand),
+        variants=[
+            VariantInfo(sku=v.sku, colour=v.colour, size=v.size, stock=v.stock) for v in in_stock
+        ],
+    )
 
 
 def product_get(*, sku: str) -> ProductDetail | None:
@@ -244,31 +324,53 @@ def product_get(*, sku: str) -> ProductDetail | None:
         .distinct()
         .first()
     )
-    if product is None:
-        return None
-    in_stock = [v for v in product.variants.all() if v.stock > 0]
-    return ProductDetail(
-        sku=product.sku,
-        name=product.name,
-        brand=product.brand,
-        category=product.category,
-        description=product.description,
-        price_eur=float(product.price),
-        colours=sorted({v.colour for v in in_stock}),
-        sizes_in_stock=sizes_sorted(v.size for v in in_stock),
-        url=product.get_absolute_url(),
-        variants=[
-            VariantInfo(sku=v.sku, colour=v.colour, size=v.size, stock=v.stock) for v in in_stock
-        ],
+    return _product_detail(product) if product is not None else None
+
+
+def products_get(*, skus: Iterable[str]) -> dict[str, ProductDetail]:
+    """Look up several SKUs (style or variant) at once, keyed by the SKU in upper case.
+
+    Two queries whatever the number of SKUs; a SKU without an active product is left out.
+    """
+    wanted = {sku.strip().upper() for sku in skus if sku and sku.strip()}
+    if not wanted:
+        return {}
+    products = (
+        Product.objects.active()
+        .filter(Q(sku__in=wanted) | Q(variants__sku__in=wanted))
+        .prefetch_related("variants")
+        .distinct()
     )
+    found: dict[str, ProductDetail] = {}
+    for product in products:
+        detail = _product_detail(product)
+        for sku in {product.sku, *(v.sku for v in product.variants.all())} & wanted:
+            found[sku] = detail
+    return found
 
 
-def catalog_vocabulary() -> dict[str, list[str]]:
-    """Enums the assistant's tool schemas carry, so a model can only ask for what exists."""
-    brands = sorted(Product.objects.active().values_list("brand", flat=True).distinct())
+def catalog_vocabulary(*, brands: Iterable[str] | None = None) -> dict[str, list[str]]:
+    """Enums the assistant's tool schemas carry, so a model can only ask for what exists.
+
+    Brands are those of active products, unless given (code without a database passes the
+    brands of the catalog fixture).
+    """
+    if brands is None:
+        brands = Product.objects.active().values_list("brand", flat=True).distinct()
     return {
         "categories": [c.value for c in Category],
         "colours": [c.value for c in Colour],
         "sizes": list(ALL_SIZES),
-        "brands": brands,
+        "brands": sorted(set(brands)),
     }
+
+
+def demo_shoppers_listed() -> QuerySet[DemoShopper]:
+    """The shoppers the sign-in page offers: listed, and ones it would actually open."""
+    return DemoShopper.objects.filter(
+        listed=True,
+        user__is_staff=False,
+        user__is_superuser=False,
+        user__privileged_account__isnull=True,
+        user__password__startswith=UNUSABLE_PASSWORD_PREFIX,
+    ).select_related("user")

@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from django.contrib.auth import get_user_model
-from django.db import transaction
+from django.db import IntegrityError, transaction
 
-from shop.models import DemoShopper, Product, Variant
+from shop.models import DemoShopper, PrivilegedAccount, Product, Variant
 
 CATALOG_FIXTURE = Path(__file__).resolve().parent / "fixtures" / "catalog.json"
 USERNAME_RE = re.compile(r"^[a-z0-9_-]{3,30}$")
@@ -87,36 +87,80 @@ def catalog_seed(*, fixture: Path = CATALOG_FIXTURE) -> SeedResult:
     return SeedResult(created=len(to_create), updated=len(to_update))
 
 
+def username_normalise(raw: str | None) -> str:
+    """The account name a typed shopper name stands for: names ignore case ("Zoe" is "zoe").
+
+    Raises SignInRefused when the name cannot be an account name.
+    """
+    username = (raw or "").strip().lower()
+    if not USERNAME_RE.match(username):
+        raise SignInRefused("Use 3 to 30 characters: letters, digits, '-' or '_'.")
+    return username
+
+
+def _refusal(user) -> str | None:
+    """Why the demo sign-in must not open this existing account, or None when it may."""
+    if user.is_staff or user.is_superuser or PrivilegedAccount.objects.filter(user=user).exists():
+        return "That name belongs to a staff account; staff sign in through the admin."
+    if user.has_usable_password():
+        return (
+            "That name belongs to an account with a password; the demo sign-in only opens "
+            "demo shoppers. Pick another name."
+        )
+    if not DemoShopper.objects.filter(user=user).exists():
+        return "That name belongs to an account that is not a demo shopper. Pick another name."
+    return None
+
+
 def shopper_get_or_create(
     *, username: str, display_name: str | None = None, blurb: str = "", listed: bool = False
 ):
-    """Return the non-staff user for a demo username, creating it without a usable password.
+    """Return the demo shopper a typed name stands for, creating a new one for a new name.
 
-    Raises SignInRefused for a malformed username or one that belongs to staff: the demo
-    sign-in has no password, so it must never open a staff account.
+    The demo sign-in has no password, so it opens only accounts it created itself (a
+    DemoShopper with an unusable password) that never held staff or superuser rights.
+    Any other account under that name, in any letter case, is refused with the reason:
+    SignInRefused. A new shopper gets no usable password.
     """
-    username = (username or "").strip()
-    if not USERNAME_RE.match(username):
-        raise SignInRefused("Use 3 to 30 characters: lower-case letters, digits, '-' or '_'.")
+    username = username_normalise(username)
     User = get_user_model()
-    user = User.objects.filter(username=username).first()
-    if user is not None and (user.is_staff or user.is_superuser):
-        raise SignInRefused(
-            "That name belongs to a staff account; staff sign in through the admin."
-        )
-    if user is None:
-        user = User(username=username, first_name=display_name or username.capitalize())
-        user.set_unusable_password()
-        user.save()
-    DemoShopper.objects.get_or_create(
-        user=user,
-        defaults={
-            "display_name": display_name or user.first_name or username,
-            "blurb": blurb,
-            "listed": listed,
-        },
+    # Names ignore case, so "Admin" (staff) also blocks a new "admin" that would pass for it.
+    same_name = list(User.objects.filter(username__iexact=username))
+    user = next((u for u in same_name if u.username == username), None) or (
+        same_name[0] if same_name else None
     )
+    if user is None:
+        user = _shopper_create(
+            username=username,
+            display_name=display_name or username.capitalize(),
+            blurb=blurb,
+            listed=listed,
+        )
+    if (reason := _refusal(user)) is not None:
+        raise SignInRefused(reason)
     return user
+
+
+def _shopper_create(*, username: str, display_name: str, blurb: str, listed: bool):
+    User = get_user_model()
+    try:
+        with transaction.atomic():
+            user = User(username=username, first_name=display_name)
+            user.set_unusable_password()
+            user.save()
+            DemoShopper.objects.create(
+                user=user, display_name=display_name, blurb=blurb, listed=listed
+            )
+    except IntegrityError:
+        # Another request created the name a moment ago: judge that account instead.
+        user = User.objects.get(username=username)
+    return user
+
+
+def account_privilege_record(*, user) -> None:
+    """Remember for good that an account holds staff or superuser rights (a no-op otherwise)."""
+    if user.is_staff or user.is_superuser:
+        PrivilegedAccount.objects.get_or_create(user=user)
 
 
 @transaction.atomic

@@ -7,8 +7,8 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from shop.forms import CatalogFilterForm, SignInForm
-from shop.models import ALL_SIZES, DemoShopper, Product
-from shop.selectors import in_stock_attach, products_ranked, sizes_sorted
+from shop.models import ALL_SIZES, Product
+from shop.selectors import demo_shoppers_listed, in_stock_attach, products_ranked, sizes_sorted
 from shop.services import SignInRefused, shopper_get_or_create
 
 PAGE_SIZE = 24
@@ -75,7 +75,7 @@ def signin(request):
             return redirect(
                 next_url if next_url.startswith("/") and not next_url.startswith("//") else "/"
             )
-    shoppers = DemoShopper.objects.filter(listed=True, user__is_staff=False).select_related("user")
+    shoppers = demo_shoppers_listed()
     return render(
         request,
         "shop/signin.html",

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
+from django.test import TransactionTestCase
 
 from shop.services import catalog_seed, shoppers_seed
+from tests.support.services import ServiceUnavailable, redis_start
 
 _DB_FIXTURES = {"db", "transactional_db", "django_db_reset_sequences", "admin_client", "admin_user"}
 
@@ -75,11 +79,60 @@ def shopper_name(request):
     return f"t-{name[:40]}-{id(request) % 10_000}"
 
 
-def pytest_collection_modifyitems(session, config, items):
-    """Run the browser tests first.
+def _uses_database(item) -> bool:
+    """Whether the test touches the shop's database (not the embedded server's own)."""
+    if item.nodeid.startswith("tests/server/"):
+        return False
+    if item.get_closest_marker("django_db") or _DB_FIXTURES & set(
+        getattr(item, "fixturenames", ())
+    ):
+        return True
+    cls = getattr(item, "cls", None)
+    return cls is not None and issubclass(cls, TransactionTestCase)
 
-    Their live server is a forked process. Forking after earlier tests have started thread
-    pools (sync_to_async, SDK clients) can copy a lock in its held state into the child,
-    which then hangs on its first websocket turn; before those threads exist it cannot.
+
+def pytest_collection_modifyitems(session, config, items):
+    """Mark the database tests, skip PostgreSQL-only ones off PostgreSQL, browser tests first.
+
+    `database` selects what make test runs a second time on PostgreSQL. Browser tests run
+    first: their live server is a forked process, and forking after earlier tests have
+    started thread pools (sync_to_async, SDK clients) can copy a lock in its held state
+    into the child, which then hangs on its first websocket turn.
     """
+    on_postgres = _on_postgres()
+    for item in items:
+        if _uses_database(item):
+            item.add_marker(pytest.mark.database)
+        if item.get_closest_marker("postgres") and not on_postgres:
+            item.add_marker(pytest.mark.skip(reason=POSTGRES_ONLY))
     items.sort(key=lambda item: 0 if "tests/browser/" in item.nodeid else 1)
+
+
+POSTGRES_ONLY = (
+    "needs PostgreSQL: runs in make test's PostgreSQL pass "
+    "(python -m tests.support.services postgres -- python -m pytest -m postgres)"
+)
+
+
+def _on_postgres() -> bool:
+    return os.environ.get("TEST_DATABASE_URL", "").startswith(("postgres://", "postgresql://"))
+
+
+@pytest.fixture(scope="session")
+def postgres_server_url() -> str:
+    """The PostgreSQL server of make test's PostgreSQL pass, for tests that need databases
+    of their own on it (`tests.support.services.postgres_database_create`)."""
+    if not _on_postgres():
+        pytest.skip(POSTGRES_ONLY)
+    return os.environ["TEST_DATABASE_URL"]
+
+
+@pytest.fixture(scope="session")
+def redis_server():
+    """A throwaway redis-server on loopback for the session (skipped when not installed)."""
+    try:
+        server = redis_start()
+    except ServiceUnavailable as exc:
+        pytest.skip(str(exc))
+    yield server
+    server.stop()

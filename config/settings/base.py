@@ -10,6 +10,7 @@ from pathlib import Path
 import dj_database_url
 from dotenv import load_dotenv
 
+from config.devserver import TOKEN_FILE_NAME, token_file_read
 from config.env import env_bool, env_float, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
@@ -18,7 +19,8 @@ load_dotenv(BASE_DIR / ".env")
 VAR_DIR = Path(env_str("AISLE_VAR_DIR", str(BASE_DIR / "var")))
 VAR_DIR.mkdir(parents=True, exist_ok=True)
 
-SECRET_KEY = env_str("DJANGO_SECRET_KEY", "dev-only-insecure-key-change-me")
+_DEVELOPMENT_SECRET_KEY = "dev-only-insecure-key-change-me"  # production.py refuses it
+SECRET_KEY = env_str("DJANGO_SECRET_KEY", _DEVELOPMENT_SECRET_KEY)
 DEBUG = env_bool("DJANGO_DEBUG", True)
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]", "testserver"])
 CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
@@ -44,6 +46,8 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
+    # Exact origin (scheme, host, port) for every write, the REST API included.
+    "config.origins.OriginCheckMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -135,7 +139,14 @@ LOGGING = {
 
 # --- Agent Memory (client side) -------------------------------------------------------
 AGENT_MEMORY_URL = env_str("AGENT_MEMORY_URL", "http://127.0.0.1:8080").rstrip("/")
-AGENT_MEMORY_TOKEN = env_str("AGENT_MEMORY_TOKEN", "") or None
+# A real server's token comes from the environment; otherwise the embedded server's, which
+# `make run` creates once in var/ and hands to both processes (config/devserver.py).
+AGENT_MEMORY_TOKEN_FILE = VAR_DIR / TOKEN_FILE_NAME
+_token_given = env_str("AGENT_MEMORY_TOKEN", "")
+AGENT_MEMORY_TOKEN = _token_given or token_file_read(AGENT_MEMORY_TOKEN_FILE)
+AGENT_MEMORY_TOKEN_SOURCE = (
+    "environment" if _token_given else "file" if AGENT_MEMORY_TOKEN else None
+)
 # A dead server must cost a turn about one second at most (the reads before the answer).
 AGENT_MEMORY_TIMEOUT_SECONDS = env_float("AGENT_MEMORY_TIMEOUT_SECONDS", 1.0, minimum=0.05)
 # Writes happen after the answer is sent, so they may wait longer before giving up.
@@ -163,3 +174,6 @@ JUDGE_MODEL = env_str("JUDGE_MODEL", "gpt-4o-mini")
 # Unset: the judge's model writes the episode record when a session closes.
 EPISODE_MODEL = env_str("EPISODE_MODEL", "")
 MODEL_TIMEOUT_SECONDS = env_float("MODEL_TIMEOUT_SECONDS", 60.0, minimum=1.0)
+# The offline model's pause after each streamed word: a few ms reads like a fast model;
+# 30-60 shows streaming and Stop at a human pace; 0 streams as fast as possible.
+OFFLINE_MODEL_STREAM_DELAY_MS = env_float("OFFLINE_MODEL_STREAM_DELAY_MS", 4.0, minimum=0.0)

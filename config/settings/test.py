@@ -10,18 +10,25 @@ os.environ.setdefault("AISLE_VAR_DIR", os.path.join(os.path.dirname(__file__), "
 # Never reach a real model from a test, whatever the developer's .env says.
 os.environ["OPENAI_API_KEY"] = ""
 
+import dj_database_url
+
 from config.settings.base import *  # noqa: F403
 from config.settings.base import DATABASES, INSTALLED_APPS, VAR_DIR
 from memoryserver.conf import ServerSettings, sqlite_database
 
 DEBUG = False
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-# A file, not :memory:, so a live server thread and the test share the database.
-DATABASES["default"] = {
-    "ENGINE": "django.db.backends.sqlite3",
-    "NAME": str(VAR_DIR / "test-aisle.sqlite3"),
-    "TEST": {"NAME": str(VAR_DIR / "test-aisle.sqlite3")},
-}
+if os.environ.get("TEST_DATABASE_URL"):
+    # make test's PostgreSQL pass: a throwaway server (tests/support/services.py); the
+    # test database is created on it and dropped afterwards, as Django's runner does.
+    DATABASES["default"] = dj_database_url.parse(os.environ["TEST_DATABASE_URL"])
+else:
+    # A file, not :memory:, so a live server thread and the test share the database.
+    DATABASES["default"] = {
+        "ENGINE": "django.db.backends.sqlite3",
+        "NAME": str(VAR_DIR / "test-aisle.sqlite3"),
+        "TEST": {"NAME": str(VAR_DIR / "test-aisle.sqlite3")},
+    }
 
 # The embedded server's in-process tests load its models and services into this process:
 # its tables get an alias of their own (the router keeps them there), and its knobs join

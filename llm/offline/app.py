@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -40,20 +41,40 @@ class RequestRejected(Exception):
         self.body = error_body(message, param=param, code=code)
 
 
-async def offline_app(scope: Scope, receive: Receive, send: Send) -> None:
-    """Serve the chat-completions and models routes of the OpenAI API."""
-    if scope["type"] == "lifespan":
-        await _lifespan(receive, send)
-        return
-    if scope["type"] != "http":
-        return
+class OfflineModel:
+    """The ASGI app serving the chat-completions and models routes of the OpenAI API.
+
+    `stream_delay_ms` is the pause after each streamed chunk. The rule-based model has its
+    whole answer at once; the pause gives a streamed answer the pace of a real model, so
+    the panel's streaming and its Stop button can be seen and tried without a key.
+    """
+
+    def __init__(self, *, stream_delay_ms: float = 0.0) -> None:
+        if stream_delay_ms < 0:
+            raise ValueError("stream_delay_ms must be 0 or more")
+        self.stream_delay = stream_delay_ms / 1000
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await _lifespan(receive, send)
+            return
+        if scope["type"] != "http":
+            return
+        await _http(scope, receive, send, stream_delay=self.stream_delay)
+
+
+# No pause: for callers that only want the answers (tests, the memory server's extractor).
+offline_app = OfflineModel()
+
+
+async def _http(scope: Scope, receive: Receive, send: Send, *, stream_delay: float) -> None:
     body = await _body_read(receive)
     method = scope["method"]
     path = scope["path"].rstrip("/")
     try:
         if path == "/v1/chat/completions":
             _method_require(method, "POST", path)
-            await _chat_completions(body, send)
+            await _chat_completions(body, send, stream_delay=stream_delay)
         elif path == "/v1/models":
             _method_require(method, "GET", path)
             await _json_send(send, 200, {"object": "list", "data": [_model_card()]})
@@ -66,7 +87,7 @@ async def offline_app(scope: Scope, receive: Receive, send: Send) -> None:
         await _json_send(send, rejected.status, rejected.body)
 
 
-async def _chat_completions(body: bytes, send: Send) -> None:
+async def _chat_completions(body: bytes, send: Send, *, stream_delay: float) -> None:
     request = request_parse(body)
     fingerprint = request_fingerprint(body)
     reply = roles.reply_for(request)
@@ -92,8 +113,10 @@ async def _chat_completions(body: bytes, send: Send) -> None:
     chunks = completion_chunks(
         reply, model=MODEL_NAME, fingerprint=fingerprint, usage=usage if include_usage else None
     )
-    for chunk in chunks:
+    for index, chunk in enumerate(chunks):
         await send({"type": "http.response.body", "body": sse_event(chunk), "more_body": True})
+        if stream_delay and index:
+            await asyncio.sleep(stream_delay)
     await send({"type": "http.response.body", "body": sse_event("[DONE]"), "more_body": False})
 
 

@@ -1,7 +1,10 @@
 """The shopping-assistant role: choose a tool call from the shopper's words, then answer.
 
-Each request is read afresh (the API is stateless): the shopper's message, the recalled
-notes, and any tool rounds since that message decide the next step.
+Each request is read afresh (the API is stateless): the shopper's message, the page they
+are on, the notes (their facts, earlier visits and this conversation so far), and any tool
+rounds since that message decide the next step. Follow-ups ("the black one", "in M?",
+"cheaper", "show more") are resolved by replaying this conversation's exchanges: each
+answer ends with the products it showed, so the model knows what the shopper saw.
 """
 
 from __future__ import annotations
@@ -11,35 +14,54 @@ import re
 from dataclasses import dataclass, field, replace
 
 from llm.offline.facts import Profile, profile_from_facts
-from llm.offline.notes import (
-    Notes,
-    ShownProduct,
-    answer_products,
-    memory_line_parse,
-    notes_parse,
-)
+from llm.offline.memory import memory_answer, memory_topic
+from llm.offline.notes import Memory, Notes, notes_parse
 from llm.offline.replies import Reply, text_reply, tool_reply
 from llm.offline.shopper import ShopperRequest, request_parse
 from llm.offline.vocabulary import Vocabulary, vocabulary_from_tools
 from llm.prompts import NOTES_OPEN, content_text
+from llm.transcript import (
+    ShownProduct,
+    memory_state_parse,
+    page_context_parse,
+    products_shown_parse,
+)
 
+# Products one answer shows: the cards under it say the rest.
 SHOWN_PRODUCTS = 4
-MAX_TOOL_ROUNDS = 4
 
 _CHEAPER = re.compile(
     r"\b(cheaper|less expensive|lower price|more affordable|too expensive|too pricey)\b"
 )
-_RECALL = re.compile(
-    r"\b(last time|last visit|previous visit|earlier visit|what did i (look|ask|search|see|want|buy)"
-    r"|what was i (looking|after)|remind me what|did i look at|we (talked|spoke) about"
-    r"|what have i (looked|asked)|my (past|previous|earlier) (visits?|searches|sessions?))\b"
+_MORE = re.compile(
+    r"^\s*(more|next|others)\b(?!\s+(than|affordable|expensive))"
+    r"|\b(show|see|give|get|got)\s+(me\s+)?(some\s+|a\s+few\s+)?(more|others|other ones)\b"
+    r"(?!\s+(than|affordable|expensive))"
+    r"|\bmore (please|options|results|of (these|those|them))\b|\bany more\b|\bthe rest\b"
+    r"|\bnext (page|ones|few)\b"
 )
 _SINGULAR_REFERENCE = re.compile(
     r"\b(it|that one|this one|the (\w+[ \-])?one|the (first|second|third|fourth|last|cheapest)"
     r"( one)?|that (\w+)|this (\w+))\b"
 )
-_PLURAL_REFERENCE = re.compile(r"\b(these|those|them|any of them|the ones)\b")
-_ORDINALS = {"first": 0, "second": 1, "third": 2, "fourth": 3, "last": -1}
+_PRONOUN = re.compile(r"\b(it|that one|this one|the one)\b")
+_THIS = re.compile(
+    r"\bthis\b(?!\s+(weekend|week|summer|winter|spring|autumn|year|time|evening|morning|"
+    r"month|season))"
+)
+_PLURAL_REFERENCE = re.compile(r"\b(these|those|them|any of them|the ones|ones|others|any)\b")
+_ORDINALS = (
+    (re.compile(r"\b(the )?(first|1st)\b|\bnumber (one|1)\b|#1\b"), 0),
+    (re.compile(r"\b(the )?(second|2nd)\b|\bnumber (two|2)\b|#2\b"), 1),
+    (re.compile(r"\b(the )?(third|3rd)\b|\bnumber (three|3)\b|#3\b"), 2),
+    (re.compile(r"\b(the )?(fourth|4th)\b|\bnumber (four|4)\b|#4\b"), 3),
+    (re.compile(r"\bthe last( one)?\b"), -1),
+)
+_ASKS = {
+    "sizes": re.compile(r"\bsizes?\b|\bfit\b"),
+    "colours": re.compile(r"\bcolou?rs?\b"),
+    "price": re.compile(r"\b(price|cost|how much)\b"),
+}
 _GREETING = re.compile(r"^\s*(hi|hello|hey|hiya|good (morning|afternoon|evening)|howdy|yo)\b")
 _THANKS = re.compile(r"\b(thanks|thank you|cheers|perfect|great, thanks|that's all|ok|okay)\b")
 _DISCOUNT = re.compile(
@@ -71,35 +93,58 @@ class Turn:
     rounds: list[ToolRound]
     tools: set[str]
     vocabulary: Vocabulary
+    page: dict | None = None
+    mode: str = "stateless"
+
+
+@dataclass
+class State:
+    """What this conversation has established by the shopper's newest message."""
+
+    search: ShopperRequest | None = None  # the search in force
+    listed: int = 0  # how many products of that search were shown so far
+    shown: list[ShownProduct] = field(default_factory=list)  # the newest answer's products
+    # Colour and size the shopper picked on a product ("the black one", "in M?"): what
+    # "cheaper" then keeps to.
+    picked: ShopperRequest = field(default_factory=ShopperRequest)
 
 
 @dataclass
 class Plan:
-    """The first tool call a turn needs (or None for a plain answer) and what it is about."""
+    """What a message needs: a plain answer, or a tool call and how to answer its result."""
 
-    kind: str  # "search" | "product" | "recall" | "text"
-    call: tuple[str, dict] | None = None
+    kind: str  # "text" | "memory" | "search" | "product"
     text: str = ""
+    topic: str | None = None
     request: ShopperRequest = field(default_factory=ShopperRequest)
-    relaxed: dict | None = None  # the search again without a recalled brand, or its free words
+    query: str = ""
+    offset: int = 0
+    more: bool = False
+    below: ShownProduct | None = None  # "cheaper" than this product
     product: ShownProduct | None = None
     asked_size: str | None = None
     asked_colour: str | None = None
+    by_colour: bool = False  # "the black one": the colour picked the product
+    asks: frozenset[str] = frozenset()
 
 
 def assistant_reply(request: dict) -> Reply:
     """Answer one chat-completions request as the shopping assistant."""
     turn = turn_read(request)
-    choice = request.get("tool_choice")
-    tools_allowed = bool(turn.tools) and choice != "none"
-    plan = turn_plan(turn)
+    tools_allowed = bool(turn.tools) and request.get("tool_choice") != "none"
+    state = conversation_state(turn)
+    plan = message_plan(turn.shopper, state, turn.vocabulary, turn.page)
+    profile = profile_from_facts(turn.notes.facts, turn.vocabulary)
+    call = _first_call(plan, profile, turn)
     if turn.rounds:
-        return _answer_after_tools(turn, plan, tools_allowed)
-    if plan.call and tools_allowed and plan.call[0] in turn.tools:
-        return tool_reply(*plan.call)
-    if plan.kind == "recall":
-        return text_reply(plan.text)
-    if plan.call:
+        return _answer_after_tools(turn, plan, call, tools_allowed)
+    if plan.kind == "memory":
+        if call and tools_allowed and call[0] in turn.tools:
+            return tool_reply(*call)
+        return text_reply(_memory_text(plan, turn))
+    if call and tools_allowed and call[0] in turn.tools:
+        return tool_reply(*call)
+    if call:
         return text_reply(
             "I can't check the catalog right now. Please try again in a moment, or browse "
             "the catalog pages."
@@ -109,65 +154,129 @@ def assistant_reply(request: dict) -> Reply:
 
 def turn_read(request: dict) -> Turn:
     messages = request["messages"]
-    last_user = (
-        max(i for i, m in enumerate(messages) if m.get("role") == "user")
-        if any(m.get("role") == "user" for m in messages)
-        else -1
-    )
+    users = [i for i, m in enumerate(messages) if m.get("role") == "user"]
+    last_user = users[-1] if users else -1
     shopper = content_text(messages[last_user].get("content")) if last_user >= 0 else ""
+    before = messages[: max(last_user, 0)]
     notes_text = "\n".join(
         content_text(m.get("content"))
-        for m in messages[: max(last_user, 0)]
+        for m in before
         if m.get("role") == "user" and NOTES_OPEN in content_text(m.get("content"))
     )
+    # Only system messages say which page the shopper is on or what memory holds: a
+    # shopper's own message can claim neither.
+    system = [
+        content_text(m.get("content")) for m in before if m.get("role") in ("system", "developer")
+    ]
+    page = next((p for p in map(page_context_parse, system) if p), None)
     tools = {
         tool["function"]["name"] for tool in request.get("tools") or [] if tool.get("function")
     }
+    mode = next((m for m in map(memory_state_parse, system) if m), None)
+    if mode is None:
+        mode = "remembering" if "recall_memory" in tools else "stateless"
+    elif mode == "remembering" and "recall_memory" not in tools:
+        mode = "memory_unavailable"  # said to remember, but given no way to look
     return Turn(
         shopper=shopper,
         notes=notes_parse(notes_text),
         rounds=_rounds_read(messages[last_user + 1 :]),
         tools=tools,
         vocabulary=vocabulary_from_tools(request.get("tools")),
+        page=page,
+        mode=mode,
     )
 
 
-def turn_plan(turn: Turn) -> Plan:
-    """Decide what the shopper's message needs, in order of how specific the cue is."""
-    text = turn.shopper.strip()
-    lowered = text.lower().replace("\u2019", "'")
-    vocabulary = turn.vocabulary
-    parsed = request_parse(text, vocabulary)
-    profile = profile_from_facts(turn.notes.facts, vocabulary)
-    context, shown = _conversation_state(turn.notes, vocabulary)
+# --- the conversation so far ----------------------------------------------------------------
 
-    if not text:
+
+def conversation_state(turn: Turn) -> State:
+    """Replay this conversation's verbatim exchanges, oldest first, with the same rules."""
+    state = State()
+    for exchange in turn.notes.exchanges:
+        plan = message_plan(exchange.query, state, turn.vocabulary, turn.page)
+        state = _state_after(state, plan, products_shown_parse(exchange.answer))
+    return state
+
+
+def _state_after(state: State, plan: Plan, shown: list[ShownProduct]) -> State:
+    state = replace(state)
+    if plan.kind == "search":
+        if plan.more:
+            state.listed += len(shown)
+        else:
+            state.search, state.listed = plan.request, len(shown)
+            if plan.below is None:
+                state.picked = ShopperRequest()
+    elif plan.kind == "product":
+        state.picked = _refine(
+            state.picked,
+            ShopperRequest(
+                colours=[plan.asked_colour] if plan.asked_colour else [],
+                size=plan.asked_size,
+            ),
+        )
+    if shown:
+        state.shown = shown
+    return state
+
+
+def message_plan(text: str, state: State, vocabulary: Vocabulary, page: dict | None) -> Plan:
+    """Decide what one shopper message needs, most specific cue first."""
+    lowered = text.strip().lower().replace("\u2019", "'")
+    parsed = request_parse(text, vocabulary)
+    page_filters = _page_request(page, vocabulary)
+    if not lowered:
         return Plan(kind="text", text=_GREETING_TEXT)
-    if _RECALL.search(lowered):
-        return Plan(kind="recall", call=("recall_memory", {"query": text}), text=_NO_RECALL_TEXT)
-    if _CHEAPER.search(lowered) and not parsed.categories:
+    topic = memory_topic(lowered)
+    if topic:
+        return Plan(kind="memory", topic=topic)
+    context = state.search or page_filters
+    if _MORE.search(lowered) and not parsed.has_criteria():
         if context is None:
-            return Plan(kind="text", text=_CLARIFY_TEXT)
-        cheaper = _cheaper_than_shown(context, shown)
-        return _search_plan(_refine(cheaper, parsed), profile, vocabulary)
-    product = _referenced_product(lowered, parsed, shown)
+            return Plan(kind="text", text=_MORE_OF_WHAT_TEXT)
+        offset = state.listed if state.search is not None else 0
+        return Plan(kind="search", request=context, offset=offset, more=offset > 0)
+    if _CHEAPER.search(lowered) and not parsed.categories:
+        return _cheaper_plan(state, parsed, page, vocabulary)
+    product, by_colour = _referenced_product(lowered, parsed, state, page, vocabulary)
     if product is not None:
-        return _product_plan(product, parsed)
+        colour = parsed.colour
+        if colour is None and product in state.shown and len(product.colours) == 1:
+            # Keep to the colour the shopper's card showed.
+            colour = product.colours[0]
+        return Plan(
+            kind="product",
+            product=product,
+            asked_size=parsed.size,
+            asked_colour=colour,
+            by_colour=by_colour,
+            asks=frozenset(name for name, cue in _ASKS.items() if cue.search(lowered)),
+        )
+    if (
+        not state.shown
+        and page is None
+        and not parsed.categories
+        and (_THIS.search(lowered) or _PRONOUN.search(lowered))
+        and not _PLURAL_REFERENCE.search(lowered)
+    ):
+        return Plan(kind="text", text=_CLARIFY_TEXT)  # "this" with nothing it could be
     if (
         context is not None
         and not parsed.categories
         and (parsed.has_criteria() or _PLURAL_REFERENCE.search(lowered))
     ):
-        return _search_plan(_refine(context, parsed), profile, vocabulary)
+        return Plan(kind="search", request=_refine(context, parsed))
     if parsed.has_criteria():
-        return _search_plan(parsed, profile, vocabulary)
+        return Plan(kind="search", request=parsed)
     if _DISCOUNT.search(lowered):
         return Plan(kind="text", text=_DISCOUNT_TEXT)
-    if _SINGULAR_REFERENCE.search(lowered) and not shown and _SHOPPING_INTENT.search(lowered):
+    if _SINGULAR_REFERENCE.search(lowered) and _SHOPPING_INTENT.search(lowered):
         return Plan(kind="text", text=_CLARIFY_TEXT)
     free_words = _free_words(lowered)
     if _SHOPPING_INTENT.search(lowered) and free_words:
-        return _search_plan(parsed, profile, vocabulary, query=" ".join(free_words))
+        return Plan(kind="search", request=parsed, query=" ".join(free_words))
     if _THANKS.search(lowered):
         return Plan(kind="text", text="You're welcome! Is there anything else I can find for you?")
     if _GREETING.search(lowered) or _SHOPPING_INTENT.search(lowered):
@@ -175,30 +284,29 @@ def turn_plan(turn: Turn) -> Plan:
     return Plan(kind="text", text=_off_topic_text(vocabulary))
 
 
-# --- the conversation so far ----------------------------------------------------------------
-
-
-def _conversation_state(
-    notes: Notes, vocabulary: Vocabulary
-) -> tuple[ShopperRequest | None, list[ShownProduct]]:
-    """Replay this visit's verbatim exchanges: the search in force and the products last shown."""
-    context: ShopperRequest | None = None
-    shown: list[ShownProduct] = []
-    for exchange in notes.exchanges:
-        lowered = exchange.query.lower()
-        parsed = request_parse(exchange.query, vocabulary)
-        if _CHEAPER.search(lowered) and context is not None and not parsed.categories:
-            context = _cheaper_than_shown(context, shown)
-        elif _referenced_product(lowered, parsed, shown) is not None:
-            pass  # a question about one product leaves the search as it was
-        elif parsed.categories or context is None:
-            context = parsed if parsed.has_criteria() else context
-        else:
-            context = _refine(context, parsed)
-        products = answer_products(exchange.answer)
-        if products:
-            shown = products
-    return context, shown
+def _cheaper_plan(
+    state: State, parsed: ShopperRequest, page: dict | None, vocabulary: Vocabulary
+) -> Plan:
+    """Cheaper than what the shopper is looking at, keeping to what they asked for."""
+    page_product = _page_product(page)
+    base = state.search or _page_request(page, vocabulary)
+    compared = state.shown
+    if not compared and page_product is not None:
+        compared = [page_product]
+        category = (page or {}).get("product", {}).get("category")
+        base = base or ShopperRequest(categories=[category] if category else [])
+    if base is None and compared:
+        # The search that showed them is out of sight: their names still say what they are.
+        named = request_parse(" ".join(p.name for p in compared), vocabulary).categories
+        base = ShopperRequest(categories=named[:1]) if len(set(named)) == 1 else None
+    if base is None:
+        return Plan(kind="text", text=_CLARIFY_TEXT)
+    request = _refine(_refine(base, state.picked), parsed)
+    priced = [product for product in compared if product.price_eur is not None]
+    below = min(priced, key=lambda p: p.price_eur) if priced else None
+    if below is not None:
+        request = replace(request, max_price=round(below.price_eur - 0.01, 2))
+    return Plan(kind="search", request=request, below=below)
 
 
 def _refine(context: ShopperRequest, parsed: ShopperRequest) -> ShopperRequest:
@@ -222,70 +330,142 @@ def _refine(context: ShopperRequest, parsed: ShopperRequest) -> ShopperRequest:
     return refined
 
 
-def _cheaper_than_shown(context: ShopperRequest, shown: list[ShownProduct]) -> ShopperRequest:
-    prices = [product.price for product in shown if product.price is not None]
-    if not prices:
-        return context
-    return replace(context, max_price=round(min(prices) - 0.01, 2))
-
-
 def _referenced_product(
-    lowered: str, parsed: ShopperRequest, shown: list[ShownProduct]
-) -> ShownProduct | None:
-    """Pick the product a follow-up points at: by name, colour, brand, position or "it"."""
-    if not shown:
-        return None
-    for product in shown:
+    lowered: str,
+    parsed: ShopperRequest,
+    state: State,
+    page: dict | None,
+    vocabulary: Vocabulary,
+) -> tuple[ShownProduct | None, bool]:
+    """The product a follow-up points at, and whether its colour picked it."""
+    shown = state.shown
+    page_product = _page_product(page)
+    for product in [*shown, *([page_product] if page_product else [])]:
         if product.name.lower() in lowered:
-            return product
+            return product, False
+    known = [*shown, *([page_product] if page_product else [])]
     if parsed.categories and not any(
-        c.rstrip("s") in product.name.lower() for product in shown for c in parsed.categories
+        _singular(category) in product.name.lower()
+        for product in known
+        for category in parsed.categories
     ):
-        return None  # a new category is a new search
-    if not _SINGULAR_REFERENCE.search(lowered) or _PLURAL_REFERENCE.search(lowered):
+        return None, False  # a new category is a new search
+    if _PLURAL_REFERENCE.search(lowered) and not _PRONOUN.search(lowered):
+        return None, False
+    if shown:
+        for pattern, position in _ORDINALS:
+            if pattern.search(lowered) and _SINGULAR_REFERENCE.search(lowered):
+                return (shown[position] if position < len(shown) else shown[-1]), False
+        if re.search(r"\bthe cheapest\b", lowered):
+            priced = [p for p in shown if p.price_eur is not None]
+            return (min(priced, key=lambda p: p.price_eur) if priced else shown[0]), False
+        if parsed.colours and _colour_named_as_one(lowered, parsed.colours[0], vocabulary):
+            return _by_colour(shown, parsed.colours[0]), True
+        if parsed.brand:
+            by_brand = [p for p in shown if parsed.brand.lower() in p.name.lower()]
+            if by_brand and _SINGULAR_REFERENCE.search(lowered):
+                return by_brand[0], False
+    if page_product is not None and _THIS.search(lowered):
+        return page_product, False
+    if _PRONOUN.search(lowered):
+        if len(shown) == 1:
+            return shown[0], False
+        if page_product is not None:
+            return page_product, False
+        if shown:
+            return shown[0], False
+    bare = (parsed.size or parsed.colours) and not parsed.categories
+    if bare and not _SHOPPING_INTENT.search(lowered):
+        if len(shown) == 1:
+            return shown[0], False
+        if not shown and state.search is None and page_product is not None:
+            return page_product, False
+    return None, False
+
+
+def _colour_named_as_one(lowered: str, colour: str, vocabulary: Vocabulary) -> bool:
+    """ "the black one", "that navy pair", "the grey jeans": a colour naming one product."""
+    phrases = [p for p, value in vocabulary.colour_phrases.items() if value == colour] or [colour]
+    alternatives = "|".join(re.escape(p) for p in sorted(phrases, key=len, reverse=True))
+    return bool(re.search(rf"\b(the|that)\s+(\w+\s+)?({alternatives})\b", lowered))
+
+
+def _by_colour(shown: list[ShownProduct], colour: str) -> ShownProduct | None:
+    """ "The black one": a plain black product before one that is black among others."""
+    candidates = [(len(p.colours), i, p) for i, p in enumerate(shown) if colour in p.colours]
+    return min(candidates)[2] if candidates else None
+
+
+# --- the page the shopper is on ------------------------------------------------------------
+
+
+def _page_product(page: dict | None) -> ShownProduct | None:
+    product = (page or {}).get("product") if (page or {}).get("kind") == "product" else None
+    if not isinstance(product, dict) or not product.get("sku") or not product.get("name"):
         return None
-    for word, position in _ORDINALS.items():
-        if re.search(rf"\bthe {word}\b", lowered):
-            return shown[position] if position < len(shown) else shown[-1]
-    if re.search(r"\bthe cheapest\b", lowered):
-        priced = [p for p in shown if p.price is not None]
-        return min(priced, key=lambda p: p.price) if priced else shown[0]
-    if parsed.colours:
-        with_colour = [p for p in shown if parsed.colours[0] in p.colours]
-        return with_colour[0] if with_colour else None
-    if parsed.brand:
-        by_brand = [p for p in shown if p.brand == parsed.brand or parsed.brand in p.name]
-        return by_brand[0] if by_brand else None
-    return shown[0]
+    price = product.get("price_eur")
+    return ShownProduct(
+        name=str(product["name"]),
+        sku=str(product["sku"]),
+        colours=tuple(str(c) for c in product.get("colours") or []),
+        sizes=tuple(str(s) for s in product.get("sizes_in_stock") or []),
+        price_eur=float(price) if isinstance(price, int | float) else None,
+    )
 
 
-# --- plans ------------------------------------------------------------------------------------
+def _page_request(page: dict | None, vocabulary: Vocabulary) -> ShopperRequest | None:
+    """A catalog page's filters as a search, keeping only values the catalog knows."""
+    if not page or page.get("kind") != "catalog" or not isinstance(page.get("filters"), dict):
+        return None
+    filters = page["filters"]
+
+    def known(value: object, choices: list[str]) -> str | None:
+        lowered = {choice.lower(): choice for choice in choices}
+        return lowered.get(str(value).strip().lower()) if value else None
+
+    category = known(filters.get("category"), vocabulary.categories)
+    colour = known(filters.get("colour"), vocabulary.colours)
+    price = filters.get("max_price")
+    request = ShopperRequest(
+        categories=[category] if category else [],
+        colours=[colour] if colour else [],
+        size=known(filters.get("size"), vocabulary.sizes),
+        brand=known(filters.get("brand"), vocabulary.brands),
+        max_price=float(price) if isinstance(price, int | float) and price > 0 else None,
+    )
+    query = str(filters.get("q") or "").strip()
+    if query:
+        request.occasions = _free_words(query.lower())
+    return request if request.has_criteria() else None
 
 
-def _search_plan(
-    parsed: ShopperRequest, profile: Profile, vocabulary: Vocabulary, *, query: str = ""
-) -> Plan:
-    arguments, recalled_brand = search_arguments(parsed, profile, vocabulary, query=query)
-    relaxed = None
-    if recalled_brand:
-        relaxed = {key: value for key, value in arguments.items() if key != "brand"}
-    elif "query" in arguments and len(arguments) > 1:
-        # "a navy shirt for the office": when no description mentions the occasion, the
-        # stated category, colour and size still describe what the shopper wants.
-        relaxed = {key: value for key, value in arguments.items() if key != "query"}
-    return Plan(kind="search", call=("search_products", arguments), request=parsed, relaxed=relaxed)
+# --- tool calls -------------------------------------------------------------------------------
 
 
-def search_arguments(
-    parsed: ShopperRequest, profile: Profile, vocabulary: Vocabulary, *, query: str = ""
-) -> tuple[dict, bool]:
-    """Build `search_products` arguments: what was stated, then recalled facts for the rest."""
+def _first_call(plan: Plan, profile: Profile, turn: Turn) -> tuple[str, dict] | None:
+    if plan.kind == "search":
+        return "search_products", search_arguments(plan, profile, turn.vocabulary)
+    if plan.kind == "product" and plan.product is not None:
+        arguments = {"sku": plan.product.sku}
+        if plan.asked_colour:
+            arguments["colour"] = plan.asked_colour
+        return "get_product", arguments
+    if plan.kind == "memory" and plan.topic == "visits":
+        return "recall_memory", {"query": turn.shopper}
+    return None
+
+
+def search_arguments(plan: Plan, profile: Profile, vocabulary: Vocabulary) -> dict:
+    """`search_products` arguments: what was asked, then recalled facts for the rest."""
+    parsed = plan.request
     arguments: dict = {}
-    words = " ".join(parsed.occasions) or query
+    words = " ".join(parsed.occasions) or plan.query
     if words:
         arguments["query"] = words
     if parsed.category:
         arguments["category"] = parsed.category
+    if parsed.excluded_categories and not parsed.category:
+        arguments["exclude_categories"] = list(parsed.excluded_categories)
     if parsed.colour:
         arguments["colour"] = parsed.colour
     excluded = list(parsed.excluded_colours)
@@ -304,162 +484,191 @@ def search_arguments(
     if max_price is not None:
         arguments["max_price"] = int(max_price) if float(max_price).is_integer() else max_price
     if parsed.limit:
-        arguments["limit"] = parsed.limit
-    return arguments, bool(brand and not parsed.brand)
+        arguments["limit"] = min(parsed.limit, SHOWN_PRODUCTS)
+    if plan.offset:
+        arguments["offset"] = plan.offset
+    return arguments
 
 
-def _product_plan(product: ShownProduct, parsed: ShopperRequest) -> Plan:
-    call = (
-        ("get_product", {"sku": product.sku})
-        if product.sku
-        else ("search_products", {"query": product.name})
-    )
-    return Plan(
-        kind="product",
-        call=call,
-        product=product,
-        asked_size=parsed.size,
-        asked_colour=parsed.colour,
-    )
+def _relaxed(arguments: dict, plan: Plan) -> dict | None:
+    """The search again, once, when it found nothing: without a recalled brand, or without
+    free words no description uses ("a navy shirt for the office")."""
+    if "brand" in arguments and not plan.request.brand:
+        return {key: value for key, value in arguments.items() if key != "brand"}
+    if "query" in arguments and set(arguments) - {"query", "offset", "limit"}:
+        return {key: value for key, value in arguments.items() if key != "query"}
+    return None
 
 
 # --- answers after tool results ---------------------------------------------------------------
 
 
-def _answer_after_tools(turn: Turn, plan: Plan, tools_allowed: bool) -> Reply:
+def _answer_after_tools(
+    turn: Turn, plan: Plan, call: tuple[str, dict] | None, tools_allowed: bool
+) -> Reply:
     last = turn.rounds[-1]
     if (
         last.name == "search_products"
-        and plan.relaxed
         and len(turn.rounds) == 1
         and not last.result.get("products")
         and tools_allowed
-        and len(turn.rounds) < MAX_TOOL_ROUNDS
     ):
-        return tool_reply("search_products", plan.relaxed)
+        relaxed = _relaxed(last.arguments, plan)
+        if relaxed is not None:
+            return tool_reply("search_products", relaxed)
     if last.name == "search_products":
-        relaxed = len(turn.rounds) > 1 and plan.relaxed is not None
-        if plan.kind == "product":
-            return text_reply(_product_answer_from_search(last.result, plan))
-        return text_reply(_search_answer(last.arguments, last.result, plan, relaxed=relaxed))
+        first = turn.rounds[0].arguments if len(turn.rounds) > 1 else None
+        return text_reply(search_answer(last.arguments, last.result, plan, first=first))
     if last.name == "get_product":
-        return text_reply(_product_answer(last.result, plan))
+        return text_reply(product_answer(last.result, plan))
     if last.name == "recall_memory":
-        return text_reply(_recall_answer(last.result))
+        return text_reply(_memory_text(plan, turn, found=last.result))
     return text_reply("Here's what I found. What else can I help you find?")
 
 
-def _search_answer(arguments: dict, result: dict, plan: Plan, *, relaxed: bool) -> str:
-    excluded_categories = plan.request.excluded_categories
-    products = [
-        p
-        for p in result.get("products") or []
-        if isinstance(p, dict) and p.get("category") not in excluded_categories
-    ]
+def _memory_text(plan: Plan, turn: Turn, found: dict | None = None) -> str:
+    visits = list(turn.notes.earlier)
+    facts = list(turn.notes.facts)
+    notes = (found or {}).get("notes")
+    if isinstance(notes, str):
+        recalled = notes_parse(notes)
+        known = {visit.text for visit in visits}
+        visits += [visit for visit in recalled.earlier if visit.text not in known]
+        facts += recalled.facts
+    return memory_answer(
+        topic=plan.topic or "all",
+        mode=turn.mode,
+        facts=facts,
+        visits=_unique(visits),
+        vocabulary=turn.vocabulary,
+    )
+
+
+def search_answer(arguments: dict, result: dict, plan: Plan, *, first: dict | None) -> str:
+    """Say how many of how many, one line on each product; the cards carry the details."""
+    products = [p for p in result.get("products") or [] if isinstance(p, dict)][:SHOWN_PRODUCTS]
+    total = result.get("total") if isinstance(result.get("total"), int) else len(products)
+    offset = result.get("offset") if isinstance(result.get("offset"), int) else 0
     described = _describe(arguments)
     if not products:
+        if offset:
+            return f"That's all of them: there are no more {described}. Want to try something else?"
         return f"I couldn't find any {described} in stock right now. {_relax_suggestion(arguments)}"
     intro = []
-    if relaxed and plan.call:
-        first = plan.call[1]
+    if first is not None:
         if "brand" in first and "brand" not in arguments:
-            brand = first["brand"]
             intro.append(
-                f"There's nothing from {brand} that fits right now, so here are other brands."
+                f"There's nothing from {first['brand']} that fits right now, so here are "
+                "other brands."
             )
         elif "query" in first and "query" not in arguments:
             intro.append(
-                f"Nothing is described as made for “{first['query']}”, "
-                "so here are the closest matches."
+                f"Nothing is described as made for “{first['query']}”, so here are the "
+                "closest matches."
             )
-    shown = products[:SHOWN_PRODUCTS]
-    if len(shown) == 1:
-        intro.append(f"Here is one option for {described}:")
+    if plan.below is not None:
+        intro.append(f"Cheaper than the {plan.below.name}:")
+    count = len(products)
+    if offset:
+        intro.append(f"Here are {count} more of the {total} {described}:")
+    elif count == total == 1:
+        intro.append(f"I found one match for {described}:")
+    elif count == total:
+        intro.append(f"Here are the {count} {described} I found:")
     else:
-        intro.append(f"Here are {len(shown)} options for {described}:")
+        intro.append(f"Here are {count} of {total} {described}:")
+    shared = _shared_sentences(products)
+    lines = [_product_line(product, shared=shared) for product in products]
     outro = []
-    if excluded_categories:
-        outro.append(f"I've left out {', '.join(excluded_categories)} as you asked.")
-    outro.append(
-        "Want me to check a size or colour for it?"
-        if len(shown) == 1
-        else "Want me to check a size or colour for one of these?"
-    )
-    bullets = "\n".join(product_line(p) for p in shown)
-    return f"{' '.join(intro)}\n\n{bullets}\n\n{' '.join(outro)}"
+    if plan.request.excluded_categories:
+        outro.append(f"I've left out {', '.join(plan.request.excluded_categories)} as you asked.")
+    remaining = total - offset - count
+    if remaining > 0:
+        outro.append(
+            f"Say “show more” for the next {min(remaining, SHOWN_PRODUCTS)}, or ask me about "
+            "one of these."
+        )
+    else:
+        outro.append(
+            "Want me to check a size or colour for it?"
+            if count == 1
+            else "Want me to check a size or colour for one of these?"
+        )
+    return f"{' '.join(intro)}\n\n" + "\n".join(lines) + f"\n\n{' '.join(outro)}"
 
 
-def _product_answer(result: dict, plan: Plan) -> str:
+def product_answer(result: dict, plan: Plan) -> str:
+    """Answer about one product from its look-up; sizes and colours as its card shows them."""
     if not isinstance(result, dict) or result.get("error") or not result.get("name"):
         return (
             "I couldn't find that product in the catalog any more; it may have been "
             "withdrawn. Want me to look for something similar?"
         )
-    name = result["name"]
+    name = f"**{result['name']}**"
+    blurb = _first_sentence(result.get("blurb"))
     colour, size = plan.asked_colour, plan.asked_size
-    variants = [v for v in result.get("variants") or [] if (v.get("stock") or 0) > 0]
-    if colour:
-        variants = [v for v in variants if v.get("colour") == colour]
-        if not variants:
-            available = ", ".join(result.get("colours") or []) or "no colours right now"
-            return f"The **{name}** isn't in stock in {colour} at the moment. It's available in: {available}.\n\n{product_line(result)}"
-    sizes = _sizes_of(variants) if variants else list(result.get("sizes_in_stock") or [])
+    colours = [str(c) for c in result.get("colours") or []]
+    sizes = [str(s) for s in result.get("sizes_in_stock") or []]
+    if colour and result.get("colour_in_stock") is False:
+        available = _and(colours) if colours else "no colour at the moment"
+        return f"The {name} isn't in stock in {colour} right now; it comes in {available}."
     in_colour = f" in {colour}" if colour else ""
     if size:
-        matching = [v for v in variants if v.get("size") == size]
-        if matching:
-            stock = sum(int(v.get("stock") or 0) for v in matching)
-            head = f"Yes, the **{name}** is in stock in size {size}{in_colour} ({stock} left)."
-        else:
-            other = ", ".join(sizes) or "no sizes right now"
-            head = f"Sorry, the **{name}** isn't in stock in size {size}{in_colour}. Sizes in stock{in_colour}: {other}."
+        variants = [
+            v
+            for v in result.get("variants") or []
+            if v.get("size") == size and (v.get("stock") or 0) > 0
+        ]
+        if variants:
+            left = sum(int(v.get("stock") or 0) for v in variants)
+            return f"Yes, the {name} is in stock in size {size}{in_colour} ({left} left)."
+        other = f"sizes {_and(sizes)}" if sizes else "no size at the moment"
         return (
-            f"{head}\n\n{product_line(result, sizes=sizes, colours=[colour] if colour else None)}"
+            f"Sorry, the {name} isn't in stock in size {size}{in_colour}. "
+            f"{'In ' + colour + ' it' if colour else 'It'} comes in {other}. "
+            f"Want me to look for something similar in {size}?"
         )
-    description = (result.get("description") or "").strip()
-    head = f"Here's the **{name}**{in_colour}." + (f" {description}" if description else "")
-    return f"{head}\n\n{product_line(result, sizes=sizes, colours=[colour] if colour else None)}"
+    if colour:
+        sized = f"in sizes {_and(sizes)}" if sizes else "but no size is in stock right now"
+        if plan.by_colour:
+            lead = f"The {name} is the {colour} one" + (
+                f": {_lower_first(blurb)}" if blurb else "."
+            )
+            return f"{lead} In {colour} it's in stock {sized}."
+        return f"Yes, the {name} comes in {colour}, {sized}."
+    parts = [f"Here's the {name}" + (f": {_lower_first(blurb)}" if blurb else ".")]
+    if "sizes" in plan.asks:
+        parts.append(f"It's in stock in sizes {_and(sizes)}." if sizes else "No size is in stock.")
+    if "colours" in plan.asks:
+        parts.append(f"It comes in {_and(colours)}." if colours else "")
+    price = result.get("price_eur")
+    if "price" in plan.asks and isinstance(price, int | float):
+        parts.append(f"It costs €{float(price):.2f}.")
+    if not plan.asks:
+        parts.append("Want me to check a size or colour?")
+    return " ".join(part for part in parts if part)
 
 
-def _product_answer_from_search(result: dict, plan: Plan) -> str:
-    name = plan.product.name if plan.product else ""
-    for product in result.get("products") or []:
-        if product.get("name", "").lower() == name.lower():
-            return _product_answer({**product, "variants": []}, plan)
-    return _product_answer({"error": "not found"}, plan)
+def _product_line(product: dict, *, shared: set[str]) -> str:
+    """One line per product: its name and what sets it apart. Its card shows the rest."""
+    sentences = _sentences(product.get("blurb"))
+    telling = [s for s in sentences if s not in shared] or sentences[:1]
+    name = f"**{product.get('name', 'Product')}**"
+    return f"- {name} — {_lower_first(' '.join(telling))}" if telling else f"- {name}"
 
 
-def _recall_answer(result: dict) -> str:
-    notes = [n for n in (result.get("notes") or []) if isinstance(n, str) and n.strip()]
-    if not notes:
-        return "I couldn't find anything from earlier visits yet. What are you looking for today?"
-    lines = ["Here's what came up from your earlier visits:", ""]
-    for note in notes[:6]:
-        memory = memory_line_parse(note)
-        lines.append(f"- {memory.date}: {memory.text}" if memory.date else f"- {memory.text}")
-    lines += ["", "Prices and stock may have changed since. Want me to check any of these now?"]
-    return "\n".join(lines)
+def _shared_sentences(products: list[dict]) -> set[str]:
+    """Blurb sentences every product in the list has: they set none of them apart."""
+    if len(products) < 2:
+        return set()
+    sets = [set(_sentences(product.get("blurb"))) for product in products]
+    return set.intersection(*sets)
 
 
-def product_line(
-    product: dict, *, sizes: list[str] | None = None, colours: list[str] | None = None
-) -> str:
-    """One bullet per product; the SKU is kept so a later "the black one" can be looked up."""
-    price = product.get("price_eur")
-    price_text = f"€{float(price):.2f}" if isinstance(price, int | float) else "price on request"
-    colours = colours if colours is not None else list(product.get("colours") or [])
-    sizes = sizes if sizes is not None else list(product.get("sizes_in_stock") or [])
-    parts = [f"- **{product.get('name', 'Product')}** — {price_text}"]
-    if product.get("brand"):
-        parts.append(f"by {product['brand']}")
-    if colours:
-        parts.append(f"colours: {', '.join(colours)}")
-    parts.append(f"sizes in stock: {', '.join(sizes) if sizes else 'none right now'}")
-    if product.get("url"):
-        parts.append(f"[view]({product['url']})")
-    if product.get("sku"):
-        parts.append(f"SKU {product['sku']}")
-    return " · ".join(parts)
+def _sentences(text: object) -> list[str]:
+    if not isinstance(text, str):
+        return []
+    return [s for s in re.split(r"(?<=[.!?])\s+", text.strip()) if s]
 
 
 def _describe(arguments: dict) -> str:
@@ -492,12 +701,7 @@ def _relax_suggestion(arguments: dict) -> str:
     return "Try a broader search, for example just a category or a colour."
 
 
-def _sizes_of(variants: list[dict]) -> list[str]:
-    seen: list[str] = []
-    for variant in variants:
-        if variant.get("size") and variant["size"] not in seen:
-            seen.append(variant["size"])
-    return seen
+# --- helpers ----------------------------------------------------------------------------------
 
 
 def _rounds_read(messages: list[dict]) -> list[ToolRound]:
@@ -527,6 +731,37 @@ def _json_or_empty(text: object) -> dict:
     return value if isinstance(value, dict) else {}
 
 
+def _unique(visits: list[Memory]) -> list[Memory]:
+    seen: set[str] = set()
+    unique = []
+    for visit in visits:
+        if visit.text not in seen:
+            seen.add(visit.text)
+            unique.append(visit)
+    return unique
+
+
+def _first_sentence(text: object) -> str:
+    if not isinstance(text, str) or not text.strip():
+        return ""
+    return re.split(r"(?<=[.!?])\s+", text.strip(), maxsplit=1)[0]
+
+
+def _lower_first(text: str) -> str:
+    return text[:1].lower() + text[1:] if text[:2] != text[:2].upper() else text
+
+
+def _singular(word: str) -> str:
+    word = word.lower()
+    return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
+
+
+def _and(items: list[str]) -> str:
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
 def _free_words(lowered: str) -> list[str]:
     words = re.findall(r"[a-z][a-z\-]+", lowered)
     return [w for w in words if w not in _STOP_WORDS and len(w) > 2][:4]
@@ -551,11 +786,8 @@ _GREETING_TEXT = (
 _CLARIFY_TEXT = (
     "Which product do you mean? Tell me its name, or what you're looking for, and I'll check."
 )
+_MORE_OF_WHAT_TEXT = "More of what? Tell me what you're looking for and I'll find options."
 _DISCOUNT_TEXT = (
     "I can't change prices or give discounts; prices are as shown in the shop. I can help "
     "you find something within your budget, though. What are you looking for?"
-)
-_NO_RECALL_TEXT = (
-    "I can only look up earlier visits for signed-in shoppers. Sign in and I can pick up "
-    "where you left off, or tell me what you're looking for now."
 )

@@ -1,15 +1,25 @@
-"""Turn recalled fact lines into the shopper's standing preferences, newest date winning."""
+"""Recalled fact lines: the shopper's standing preferences, newest date winning.
+
+A fact belongs to slots (the letter size, the shoe size, the budget, the brand, the
+shopper's feeling about one colour); a newer fact on the same slot replaces an older one
+(seed 000, rule 2). Facts that fit no slot are kept as they are, once each.
+"""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from datetime import date
 
 from llm.offline.notes import Fact
 from llm.offline.shopper import brand_find, price_read, request_parse, size_read
 from llm.offline.vocabulary import Vocabulary
 
 _NEGATIVE = ("dislike", "hate", "avoid", "not ", "never", "doesn't", "does not", "no longer")
+_MONTHS = (
+    "January", "February", "March", "April", "May", "June", "July", "August", "September",
+    "October", "November", "December",
+)  # fmt: skip
 
 
 @dataclass
@@ -27,15 +37,117 @@ class Profile:
         return self.shoe_size if vocabulary.is_footwear(category) else self.letter_size
 
 
-def profile_from_facts(facts: list[Fact], vocabulary: Vocabulary) -> Profile:
-    """Fold facts oldest first so the most recently stated one wins (seed 000, rule 2).
+def facts_by_date(facts: list[Fact]) -> list[Fact]:
+    """Oldest first; undated facts count as oldest, equal dates keep the notes' order."""
+    return sorted(facts, key=lambda f: (f.date or "0000-00-00", f.order))
 
-    Undated facts count as oldest; equal dates keep the order the notes listed them in.
-    """
+
+def profile_from_facts(facts: list[Fact], vocabulary: Vocabulary) -> Profile:
+    """Fold facts oldest first so the most recently stated one wins (seed 000, rule 2)."""
     profile = Profile()
-    for fact in sorted(facts, key=lambda f: (f.date or "0000-00-00", f.order)):
+    for fact in facts_by_date(facts):
         _fact_apply(profile, fact.text, vocabulary)
     return profile
+
+
+def fact_slots(text: str, vocabulary: Vocabulary) -> list[str]:
+    """The slots a fact speaks to: "size", "shoe size", "budget", "brand", "colour:navy"."""
+    lowered = text.lower()
+    slots = []
+    if "size" in lowered or "wears" in lowered:
+        size = size_read(text, vocabulary, category="shoes" if "shoe" in lowered else None)
+        if size:
+            slots.append("shoe size" if size.isdigit() else "size")
+    if _budget_of(text) is not None:
+        slots.append("budget")
+    if brand_find(text, vocabulary.brands):
+        slots.append("brand")
+    parsed = request_parse(text, vocabulary)
+    slots += [f"colour:{colour}" for colour in parsed.colours + parsed.excluded_colours]
+    return slots
+
+
+def current_facts(facts: list[Fact], vocabulary: Vocabulary) -> list[Fact]:
+    """The facts still in force, oldest first: one per slot, the newest; others once each."""
+    newest: dict[str, Fact] = {}
+    seen_texts: set[str] = set()
+    free: list[Fact] = []
+    for fact in facts_by_date(facts):
+        slots = fact_slots(fact.text, vocabulary)
+        for slot in slots:
+            newest[slot] = fact
+        if not slots and fact.text.lower() not in seen_texts:
+            seen_texts.add(fact.text.lower())
+            free.append(fact)
+    kept = {id(fact): fact for fact in newest.values()} | {id(fact): fact for fact in free}
+    return facts_by_date(list(kept.values()))
+
+
+def facts_about(
+    facts: list[Fact], vocabulary: Vocabulary, *, prefix: str | tuple[str, ...]
+) -> list[Fact]:
+    """The current facts on the slots starting with prefix ("size", "colour:", ...).
+
+    With several prefixes, facts come in the prefixes' order ("size" before "shoe size").
+    """
+    prefixes = (prefix,) if isinstance(prefix, str) else prefix
+    ranked = []
+    for fact in current_facts(facts, vocabulary):
+        slots = fact_slots(fact.text, vocabulary)
+        ranks = [i for i, p in enumerate(prefixes) for slot in slots if slot.startswith(p)]
+        if ranks:
+            ranked.append((min(ranks), fact))
+    return [fact for _, fact in sorted(ranked, key=lambda pair: pair[0])]
+
+
+def fact_for_shopper(text: str) -> str:
+    """Say a stored third-person fact to the shopper: "The shopper wears size M." -> "you wear size M"."""
+    sentence = text.strip().rstrip(".").strip()
+    match = re.match(r"^(?:the )?shopper(?P<possessive>'s)?\s+(?P<rest>.*)$", sentence, re.I)
+    if not match:
+        return f"“{sentence}”"
+    rest = match.group("rest")
+    if match.group("possessive"):
+        return f"your {rest}"
+    verb, _, tail = rest.partition(" ")
+    return " ".join(part for part in ("you", _second_person(verb), tail) if part)
+
+
+def date_words(day: str) -> str:
+    """ "2026-05-01" -> "1 May 2026"; anything else as it is."""
+    try:
+        parsed = date.fromisoformat(day)
+    except ValueError:
+        return day
+    return f"{parsed.day} {_MONTHS[parsed.month - 1]} {parsed.year}"
+
+
+def _second_person(verb: str) -> str:
+    irregular = {
+        "is": "are",
+        "was": "were",
+        "has": "have",
+        "does": "do",
+        "doesn't": "don't",
+        "goes": "go",
+    }
+    lowered = verb.lower()
+    if lowered in irregular:
+        return irregular[lowered]
+    if lowered.endswith("ies") and len(lowered) > 4:
+        return lowered[:-3] + "y"
+    if lowered.endswith(("ches", "shes", "sses", "xes", "zes")):
+        return lowered[:-2]
+    if lowered.endswith("s") and not lowered.endswith("ss"):
+        return lowered[:-1]
+    return lowered
+
+
+def _budget_of(text: str) -> float | None:
+    lowered = text.lower()
+    if not any(word in lowered for word in ("budget", "spend", "up to", "under", "at most")):
+        return None
+    return price_read(text) or _first_amount(lowered)
 
 
 def _fact_apply(profile: Profile, text: str, vocabulary: Vocabulary) -> None:
@@ -47,10 +159,9 @@ def _fact_apply(profile: Profile, text: str, vocabulary: Vocabulary) -> None:
             profile.shoe_size = size
         elif size:
             profile.letter_size = size
-    if any(word in lowered for word in ("budget", "spend", "up to", "under", "at most")):
-        price = price_read(text) or _first_amount(lowered)
-        if price:
-            profile.max_price = price
+    price = _budget_of(text)
+    if price:
+        profile.max_price = price
     brand = brand_find(text, vocabulary.brands)
     if brand:
         if negative and profile.brand == brand:

@@ -10,8 +10,9 @@ from collections.abc import Iterator
 
 from llm.offline.replies import Reply
 
-# Chunk sizes: small enough that callers really exercise delta accumulation.
-_TEXT_WORDS_PER_CHUNK = 3
+# Chunk sizes: a word of text per chunk, as a real model streams; tool arguments in a few
+# pieces, so callers really exercise delta accumulation.
+_TEXT_WORDS_PER_CHUNK = 1
 _ARGUMENT_PIECES = 3
 
 

@@ -6,10 +6,10 @@ import json
 import re
 
 from llm.offline.judge import OCCASION_PHRASES as _OCCASION_PHRASES
-from llm.offline.notes import answer_products
 from llm.offline.payload import last_user_text, payload_read
 from llm.offline.replies import Reply, text_reply
 from llm.offline.shopper import occasions_find
+from llm.transcript import PRODUCTS_SHOWN, products_shown_parse
 
 MAX_CONTEXTS = 5
 _SEASONS = frozenset({"summer", "winter", "spring", "autumn"})
@@ -52,21 +52,20 @@ def exchange_extract(text: str) -> dict:
     """Summarise one exchange in a sentence and keep its product names in context lines."""
     query, answer = _exchange_split(text)
     names = _product_names(answer)
+    shown = products_shown_parse(answer)
     asked = _compress(query) or "for help"
     summary = f"The shopper asked {_quoted(asked)}; {_outcome(answer, names)}."
     contexts = [f"Shopper asked: {_compress(query, 160)}"] if query else []
-    for product in answer_products(answer)[:3]:
+    for product in shown[:3]:
         details = [product.name]
-        if product.price is not None:
-            details.append(f"€{product.price:.2f}")
-        if product.brand:
-            details.append(f"by {product.brand}")
+        if product.price_eur is not None:
+            details.append(f"€{product.price_eur:.2f}")
         if product.colours:
             details.append("colours " + ", ".join(product.colours))
         if product.sizes:
             details.append("sizes in stock " + ", ".join(product.sizes))
         contexts.append("Shown: " + "; ".join(details))
-    if names and not answer_products(answer):
+    if names and not shown:
         contexts.append("Mentioned: " + ", ".join(names[:4]))
     if not names and _NOTHING_FOUND.search(answer):
         contexts.append("Nothing matching was in stock.")
@@ -125,7 +124,12 @@ def _exchange_split(text: str) -> tuple[str, str]:
 
 
 def _product_names(answer: str) -> list[str]:
-    return list(dict.fromkeys(name.strip() for name in _BOLD_NAME.findall(answer)))
+    """The products an answer showed: its "Products shown:" line, else its bold names."""
+    shown = [product.name for product in products_shown_parse(answer)]
+    if shown:
+        return shown
+    text = answer.split(PRODUCTS_SHOWN, 1)[0]
+    return list(dict.fromkeys(name.strip() for name in _BOLD_NAME.findall(text)))
 
 
 def _outcome(answer: str, names: list[str]) -> str:

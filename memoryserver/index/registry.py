@@ -87,6 +87,13 @@ class IndexRegistry:
             if slot.index is not None:
                 apply(slot.index)
 
+    def loaded(self, user_id: str) -> UserIndex | None:
+        """The user's index if loaded (None while absent or loading); for inspection only:
+        reading or changing it goes through `reading` and `change`, under the user's lock."""
+        with self._mutex:
+            slot = self._slots.get(user_id)
+            return slot.index if slot is not None else None
+
     def drop(self, user_id: str) -> None:
         with self._mutex:
             self._slots.pop(user_id, None)

@@ -20,6 +20,9 @@ from typing import Any
 
 import numpy as np
 
+from memoryserver.index import fusion
+from memoryserver.index.lexical import LexicalIndex
+
 STATUS_CODES = {"processing": 0, "ready": 1, "extraction_failed": 2}
 _INF = math.inf
 
@@ -58,6 +61,7 @@ class IndexRow:
     annotations: dict[str, str] | None
     prompt_id: str | None
     prompt_vid: int | None
+    text: str = ""  # what lexical search matches: the block's content, summary and contexts
 
 
 @dataclass
@@ -65,7 +69,10 @@ class Query:
     """Search criteria, already validated and resolved to epochs."""
 
     now: float
+    # A query ranks by the vector (dense), the terms (lexical), or both fused (hybrid);
+    # with neither, the search lists the matching blocks newest first.
     vector: np.ndarray | None = None
+    terms: list[str] | None = None
     session_ids: list[str] | None = None  # None = every session of the user
     block_ids: list[str] | None = None
     annotations: dict[str, str] | None = None
@@ -104,6 +111,7 @@ class UserIndex:
     def __post_init__(self) -> None:
         self._allocate(self.capacity)
         self._annotation_masks: dict[tuple[str, str], np.ndarray] = {}
+        self.lexical = LexicalIndex()
 
     @classmethod
     def from_columns(
@@ -120,6 +128,7 @@ class UserIndex:
         annotations: list[dict[str, str] | None],
         prompt_ids: list[str | None],
         prompt_vids: list[int | None],
+        texts: list[str],
     ) -> UserIndex:
         """An index holding these blocks, as the same upserts one by one would build it.
 
@@ -144,6 +153,8 @@ class UserIndex:
         index.prompts[:n] = [index._code(index.prompt_codes, p) if p else -1 for p in prompt_ids]
         index.prompt_vids[:n] = [v if v is not None else -1 for v in prompt_vids]
         index.annotations[:n] = [a or None for a in annotations]
+        for pos, text in enumerate(texts):
+            index.lexical.set(pos, text)
         return index
 
     def _allocate(self, capacity: int) -> None:
@@ -206,6 +217,7 @@ class UserIndex:
         self.prompt_vids[pos] = row.prompt_vid if row.prompt_vid is not None else -1
         self.annotations[pos] = row.annotations or None
         self.payloads[pos] = None
+        self.lexical.set(pos, row.text)
         for (key, value), mask in self._annotation_masks.items():
             mask[pos] = bool(row.annotations) and row.annotations.get(key) == value
 
@@ -215,12 +227,15 @@ class UserIndex:
         *,
         status: str | None = None,
         expires_at: datetime | bool | None = False,
+        text: str | None = None,
     ) -> None:
-        """Change status and/or expiry; `expires_at=False` means "leave it"."""
+        """Change status, expiry and/or searchable text; `expires_at=False` means "leave it"."""
         pos = self.positions.get(block_id)
         if pos is None:
             return
         self.payloads[pos] = None
+        if text is not None:
+            self.lexical.set(pos, text)
         if status is not None:
             self.status[pos] = STATUS_CODES[status]
         if expires_at is not False:
@@ -230,6 +245,7 @@ class UserIndex:
         for block_id in block_ids:
             pos = self.positions.pop(block_id, None)
             if pos is not None:
+                self.lexical.drop(pos)
                 self.alive[pos] = False
                 self.ids[pos] = None
                 self.annotations[pos] = None
@@ -281,6 +297,7 @@ class UserIndex:
         self._annotation_masks = {}
         self.positions = {}
         self.size = n
+        self.lexical.move({int(old): new for new, old in enumerate(keep)})
         for pos, row in enumerate(rows):
             self.positions[row.block_id] = pos
             self.ids[pos] = row.block_id
@@ -377,7 +394,7 @@ class UserIndex:
 
     def search(self, q: Query) -> list[Hit]:
         mask = self._base_mask(q)
-        if q.vector is None:
+        if q.vector is None and q.terms is None:
             if q.annotations:
                 mask &= self._annotations_mask(q)
             return self._newest_first(np.nonzero(mask)[0], q.order_by)
@@ -386,23 +403,26 @@ class UserIndex:
         available = int(np.count_nonzero(mask))
         if available == 0:
             return []
+        k = min(q.relevant_k, available)
+        n, pks = self.size, self.pks[: self.size]
         # One matmul over the contiguous matrix, masked afterwards: gathering the candidate
         # rows first would copy the whole matrix on every query (150 MB at 100k blocks).
-        scores = self.vectors[: self.size] @ q.vector
-        scores[~mask] = -np.inf
-        k = min(q.relevant_k, available)
-        top = np.argpartition(-scores, k - 1)[:k] if k < scores.size else np.arange(scores.size)
-        top = top[mask[top]]
-        # Ties broken by newest pk so equal vectors rank deterministically.
-        order = np.lexsort((-self.pks[top], -scores[top]))
-        chosen = top[order]
-        chosen_scores = scores[chosen]
+        cosine = self.vectors[:n] @ q.vector if q.vector is not None else None
+        if q.terms is None:
+            assert cosine is not None
+            chosen, scores = fusion.dense_rank(cosine, mask, k, pks)
+        else:
+            bm25, total_idf = self.lexical.scores(q.terms, n)
+            if cosine is None:
+                chosen, scores = fusion.lexical_rank(bm25, total_idf, mask, k, pks)
+            else:
+                chosen, scores = fusion.hybrid_rank(cosine, bm25, total_idf, mask, k, pks)
         if q.annotations and q.annotation_mode == "post":
             keep = self._annotations_mask(q)[chosen]
-            chosen, chosen_scores = chosen[keep], chosen_scores[keep]
+            chosen, scores = chosen[keep], scores[keep]
         return [
             Hit(self.ids[p], float(s))  # type: ignore[arg-type]
-            for p, s in zip(chosen, chosen_scores, strict=True)
+            for p, s in zip(chosen, scores, strict=True)
         ]
 
     def _newest_first(self, positions: np.ndarray, order_by: str) -> list[Hit]:

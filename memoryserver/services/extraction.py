@@ -42,7 +42,10 @@ def extraction_attempt(block_pk: int) -> str | None:
             "contexts": result.contexts,
             "status": BlockStatus.READY,
         }
+        # The summary and contexts become searchable words once they are stored.
+        text = selectors.searchable_text(block, summary=result.summary, contexts=result.contexts)
     except ExtractionError:
+        text = None
         failures = block.fail_count + 1
         failed = failures >= settings.AGENT_MEMORY_MAX_FAIL_COUNT
         fields = {
@@ -57,7 +60,10 @@ def extraction_attempt(block_pk: int) -> str | None:
         if not changed:
             return None
         status = str(fields["status"])
-        with_index(block.user_key, lambda index: index.set_fields(block.block_id, status=status))
+        with_index(
+            block.user_key,
+            lambda index: index.set_fields(block.block_id, status=status, text=text),
+        )
     return status
 
 

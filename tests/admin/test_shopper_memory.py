@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+from datetime import datetime, timedelta
 from io import StringIO
 
 import pytest
@@ -10,9 +12,11 @@ from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
 
+from assistant.models import ChatSession, ChatTurn
 from memoryapp.clients import memory_client_sync
 from shop.models import DemoShopper
 from tests.commands.conftest import memory_blocks, memory_user_exists
+from tests.memory.panels import PanelListener
 
 pytestmark = pytest.mark.django_db
 
@@ -34,9 +38,28 @@ def test_the_page_shows_sessions_and_blocks(admin_client, remembered_shopper):
     assert "Shopper: I&#x27;m a size M and I hate yellow, show me dresses" in page
     assert "The shopper wears size M." in page and "The shopper dislikes yellow." in page
     assert "episode" in page and "resolved: " in page
-    assert "never" in page
     assert page.count('value="Delete"') == len(memory_blocks(remembered_shopper.user.username))
     assert "Erase this shopper's memory" in page
+
+
+def expiry_cell(page: str, block_id: str) -> str:
+    row = re.search(rf'<tr data-block-id="{block_id}">(.*?)</tr>', page, re.DOTALL).group(1)
+    return re.findall(r"<td>(.*?)</td>", row, re.DOTALL)[-2]
+
+
+def test_each_block_says_when_it_expires(admin_client, remembered_shopper):
+    page = admin_client.get(memory_url(remembered_shopper)).content.decode()
+    blocks = memory_blocks(remembered_shopper.user.username)
+    # The visit ran with a one-hour retention: its exchange and summary expire an hour after
+    # they were written; the facts are kept.
+    for block in blocks:
+        cell = expiry_cell(page, block.block_id)
+        if block.annotations["type"] == "fact":
+            assert cell == "kept"
+        else:
+            written = datetime.fromisoformat(block.ingested_at)
+            due = (written + timedelta(hours=1)).replace(microsecond=0).isoformat()
+            assert cell == f'<time datetime="{due}">{due}</time>'
 
 
 def test_the_change_page_links_to_the_memory_page(admin_client, remembered_shopper):
@@ -46,10 +69,11 @@ def test_the_change_page_links_to_the_memory_page(admin_client, remembered_shopp
     assert memory_url(remembered_shopper) in page
 
 
-def test_delete_removes_one_block(admin_client, remembered_shopper):
+def test_delete_removes_one_block_and_tells_the_shoppers_panels(admin_client, remembered_shopper):
     username = remembered_shopper.user.username
     blocks = memory_blocks(username)
     fact = next(b for b in blocks if b.fact == "The shopper wears size M.")
+    panel = PanelListener(username)
     response = admin_client.post(
         memory_url(remembered_shopper, "delete_block"), {"block_id": fact.block_id}, follow=True
     )
@@ -58,6 +82,14 @@ def test_delete_removes_one_block(admin_client, remembered_shopper):
     assert "The shopper wears size M." not in page
     remaining = {b.block_id for b in memory_blocks(username)}
     assert fact.block_id not in remaining and len(remaining) == len(blocks) - 1
+    assert panel.received() == [
+        {
+            "type": "memory.changed",
+            "reason": "record_deleted",
+            "session_ids": [],
+            "block_id": fact.block_id,
+        }
+    ]
 
 
 def test_deleting_an_unknown_block_deletes_nothing(admin_client, remembered_shopper):
@@ -69,17 +101,35 @@ def test_deleting_an_unknown_block_deletes_nothing(admin_client, remembered_shop
     assert len(memory_blocks(remembered_shopper.user.username)) == before
 
 
-def test_erase_asks_first_then_deletes_the_memory_user(admin_client, remembered_shopper):
+def test_erase_asks_first_then_forgets_memory_and_chat_records(admin_client, remembered_shopper):
     username = remembered_shopper.user.username
     confirm = admin_client.get(memory_url(remembered_shopper, "erase")).content.decode()
     assert "This cannot be undone." in confirm and "Yes, erase this shopper" in confirm
+    assert "1 chat session record with their turns" in confirm
     assert memory_user_exists(username)  # asking erased nothing
+    panel, bystander = PanelListener(username), PanelListener("ann")
 
     response = admin_client.post(memory_url(remembered_shopper, "erase"), follow=True)
     page = response.content.decode()
-    assert f"Erased everything Agent Memory kept for {username}." in page
+    assert (
+        f"Erased everything Agent Memory kept for {username}; 1 chat session record(s) and "
+        "1 turn(s) deleted." in page
+    )
     assert "Nothing remembered yet" in page
     assert not memory_user_exists(username)
+    # The same as forget_shopper: no chat record of the shopper is left; the account is.
+    assert not ChatSession.objects.filter(shopper__username=username).exists()
+    assert not ChatTurn.objects.filter(session__shopper__username=username).exists()
+    assert DemoShopper.objects.filter(user__username=username).exists()
+    assert panel.received() == [
+        {
+            "type": "memory.changed",
+            "reason": "erased",
+            "session_ids": ["session1"],
+            "block_id": None,
+        }
+    ]
+    assert bystander.received() == []
 
 
 def test_a_shopper_with_no_memory_user(admin_client, live_memory):
@@ -99,8 +149,10 @@ def test_memory_down_is_explained_not_a_crash(admin_client, settings):
 
     deleted = admin_client.post(memory_url(ann, "delete_block"), {"block_id": "x"}, follow=True)
     assert "Agent Memory is unavailable; block x was kept" in deleted.content.decode()
+    ChatSession.objects.create(shopper=ann.user, memory_session_id="session1")
     erased = admin_client.post(memory_url(ann, "erase"), follow=True)
     assert "Agent Memory is unavailable; nothing was erased" in erased.content.decode()
+    assert ChatSession.objects.filter(shopper=ann.user).count() == 1
 
 
 def test_non_staff_cannot_see_or_change_memory(shopper_client, remembered_shopper):

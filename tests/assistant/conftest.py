@@ -3,11 +3,13 @@ from __future__ import annotations
 import json
 
 import pytest
+from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth import get_user_model
 from django.test import Client
 
 from config.asgi import application
+from tests.assistant.servers import MemoryProxy, SlowModel
 from tests.support.fake_openai import FakeOpenAI
 
 
@@ -23,6 +25,39 @@ def fake_openai(settings):
 
 
 @pytest.fixture
+def slow_model(settings):
+    """A model whose next `slow_model.slow` answers stream slowly enough to be stopped."""
+    model = SlowModel().start()
+    settings.OPENAI_API_KEY = "sk-test"
+    settings.OPENAI_BASE_URL = model.base_url
+    settings.ASSISTANT_MODEL = "gpt-slow"
+    settings.JUDGE_MODEL = "gpt-slow-judge"
+    yield model
+    model.stop()
+
+
+@pytest.fixture
+def memory_proxy(live_memory, settings):
+    """The live memory server behind a proxy that fails the requests a test chooses."""
+    proxy = MemoryProxy(live_memory.base_url).start()
+    settings.AGENT_MEMORY_URL = proxy.address
+    yield proxy
+    proxy.stop()
+
+
+@pytest.fixture
+def shopper(shopper_name, django_db_blocker):
+    """A fresh signed-in shopper named Tess, so tests sharing one memory server never meet."""
+    from shop.services import shopper_get_or_create
+
+    username = shopper_name[:30].rstrip("-")
+    with django_db_blocker.unblock():
+        shopper_get_or_create(username=username, display_name="Tess")
+        cookie = session_cookie_for(username)
+    return username, cookie
+
+
+@pytest.fixture
 def memory_down(settings):
     # Nothing listens on the discard port: connections are refused at once.
     settings.AGENT_MEMORY_URL = "http://127.0.0.1:9"
@@ -33,6 +68,10 @@ def session_cookie_for(username: str) -> bytes:
     client = Client()
     client.force_login(user)
     return f"sessionid={client.cookies['sessionid'].value}".encode()
+
+
+async def cookie_for(username: str) -> bytes:
+    return await sync_to_async(session_cookie_for)(username)
 
 
 class Chat:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
@@ -80,3 +82,100 @@ def test_signed_out_clients_get_the_stateless_assistant(fake_openai):
     )
     assert response.status_code == 200
     assert response.json()["events"][0]["mode"] == "stateless"
+
+
+def _post(client: Client, body, **extra):
+    return client.post(
+        "/api/assistant/turns",
+        body if isinstance(body, str | bytes) else json.dumps(body),
+        content_type=extra.pop("content_type", "application/json"),
+        **extra,
+    )
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "fragment"),
+    [
+        ({"text": "hi", "retention": ["1h"]}, 400, "retention"),
+        ({"text": "hi", "retention": {"preset": "1h"}}, 400, "retention"),
+        ({"text": "hi", "session_id": 7}, 400, "session_id"),
+        ({"text": "hi", "session_date": ["2026-05-01"]}, 400, "session_date"),
+        ({"text": "hi", "page": {"kind": "product", "sku": None}}, 400, "page.sku"),
+        ({"text": "hi", "history": [{"user": "u"}]}, 400, "assistant"),
+        ({"text": "\x00\udc00"}, 400, "Type a message"),
+        ('{"text": ' + "[" * 5000 + "]" * 5000 + "}", 400, "JSON"),
+        ('{"text": "hi"', 400, "JSON"),
+        (b'{"text": "\xff"}', 400, "JSON"),
+        ("[1, 2]", 400, "JSON object"),
+        ("null", 400, "JSON object"),
+    ],
+)
+def test_odd_input_is_a_json_400_never_a_debug_page(fake_openai, settings, body, status, fragment):
+    settings.DEBUG = True  # the development default: a 500 would be Django's debug page
+    response = _post(Client(), body)
+    assert response.status_code == status
+    assert response["Content-Type"] == "application/json"
+    payload = response.json()
+    assert fragment in (payload.get("message") or payload.get("detail") or "")
+    assert fake_openai.requests == []
+
+
+def test_form_encoded_bodies_are_refused(fake_openai):
+    response = Client().post("/api/assistant/turns", {"text": "hi"})
+    assert response.status_code == 415 and fake_openai.requests == []
+
+
+def test_page_and_history_reach_the_model(fake_openai):
+    fake_openai.script("assistant", Reply(text="Cheaper ones coming up."))
+    response = _post(
+        Client(),
+        {
+            "text": "cheaper please",
+            "page": {"kind": "product", "sku": "JN-0043"},
+            "history": [{"user": "black jeans?", "assistant": "Two.", "skus": ["JN-0049"]}],
+        },
+    )
+    assert response.status_code == 200
+    sent = json.dumps(fake_openai.requests[0]["messages"])
+    assert "page-context" in sent and "JN-0043" in sent
+    assert "Shopper: black jeans?" in sent and "JN-0049" in sent
+    done = response.json()["events"][-1]
+    assert done["type"] == "done" and done["turn_id"] is None and done["more"] is False
+
+
+def test_an_unexpected_failure_is_a_json_500(fake_openai, settings, monkeypatch):
+    from assistant import services
+
+    async def broken():
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(services, "_vocabulary", broken)
+    settings.DEBUG = True
+    response = _post(Client(), {"text": "hi"})
+    assert response.status_code == 500 and response["Content-Type"] == "application/json"
+    assert response.json() == {
+        "code": 500,
+        "message": "Something went wrong on our side. Please try again.",
+    }
+
+
+def test_a_malformed_session_id_gets_a_new_session(fake_openai, live_memory, shopper):
+    client = signed_in_client(shopper[0])
+    response = _post(
+        client,
+        {"text": "hello", "session_id": "../ben\n"},
+        HTTP_X_CSRFTOKEN=csrf_token(client),
+    )
+    assert response.status_code == 200
+    session = response.json()["events"][0]
+    assert session["mode"] == "remembering" and session["created"]
+    assert session["session_id"].startswith("session")
+
+
+def test_model_text_that_cannot_be_encoded_is_cleaned(fake_openai):
+    fake_openai.script("assistant", Reply(text="Hi\ud800 there\x00, welcome."))
+    response = _post(Client(), {"text": "hello"})
+    assert response.status_code == 200
+    events = response.json()["events"]
+    assert events[-1]["text"] == "Hi there, welcome."
+    assert "".join(e["text"] for e in events if e["type"] == "token") == "Hi there, welcome."

@@ -5,12 +5,16 @@ from __future__ import annotations
 import json
 
 import pytest
+from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 
 from assistant.models import ChatSession, ChatTurn
 from config.asgi import application
+from llm.transcript import page_context_parse, products_shown_parse
+from memoryapp.notify import shopper_group
+from memoryapp.render import NOTES_OPEN
 from shop.models import Variant
-from tests.assistant.conftest import Chat, session_cookie_for, types
+from tests.assistant.conftest import Chat, cookie_for, session_cookie_for, types
 from tests.support.fake_openai import Reply
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
@@ -114,8 +118,13 @@ async def test_model_error_sends_an_error_and_the_socket_stays_usable(fake_opena
         ({"type": "message", "text": "x" * 4001}, 400, "4000 characters"),
         ({"type": "message", "text": "hi", "turn_count": "3"}, 400, "turn_count"),
         ({"type": "message", "text": "hi", "turn_count": -1}, 400, "turn_count"),
-        ({"type": "message", "text": "hi", "session_id": "a/b"}, 400, "session_id"),
+        ({"type": "message", "text": "hi", "session_id": 42}, 400, "session_id"),
         ({"type": "message", "text": "hi", "retention": "forever"}, 400, "retention"),
+        ({"type": "message", "text": "hi", "retention": ["1h"]}, 400, "retention"),
+        ({"type": "message", "text": "hi", "retention": {"1h": True}}, 400, "retention"),
+        ({"type": "message", "text": "hi", "page": {"kind": "product", "sku": 7}}, 400, "page.sku"),
+        ({"type": "message", "text": "hi", "history": "jeans"}, 400, "history"),
+        ({"type": 7}, 400, "needs a type"),
         ({"type": "message", "text": "hi", "session_date": "01/05/2026"}, 422, "YYYY-MM-DD"),
         ({"type": "message", "text": "hi", "session_date": "2026-02-30"}, 422, "not a real date"),
     ],
@@ -176,3 +185,250 @@ async def test_a_model_timeout_is_reported_and_the_socket_stays_usable(fake_open
         fake_openai.script("assistant", Reply(text="On time."))
         events = await chat.turn("hello again", until=("done",))
     assert events[-1]["type"] == "done" and events[-1]["text"] == "On time."
+
+
+async def test_an_unexpected_failure_is_a_500_and_the_socket_stays_usable(fake_openai, monkeypatch):
+    from assistant import services
+
+    real = services._vocabulary
+
+    async def broken():
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(services, "_vocabulary", broken)
+    async with Chat() as chat:
+        events = await chat.turn("hello", until=("done",))
+        assert events[-1] == {
+            "type": "error",
+            "code": 500,
+            "message": "Something went wrong on our side. Please try again.",
+            "retryable": True,
+        }
+        monkeypatch.setattr(services, "_vocabulary", real)
+        fake_openai.script("assistant", Reply(text="Fine now."))
+        events = await chat.turn("hello again", until=("done",))
+    assert events[-1]["type"] == "done" and events[-1]["text"] == "Fine now."
+
+
+# --- page context --------------------------------------------------------------------------
+
+
+def _page_messages(request: dict) -> list[dict]:
+    """The page-context messages: system messages after the system prompt, carrying a page."""
+    return [
+        m
+        for m in request["messages"][1:]
+        if m["role"] == "system" and page_context_parse(m.get("content") or "") is not None
+    ]
+
+
+async def test_the_product_page_reaches_the_model_as_a_catalog_lookup(fake_openai):
+    fake_openai.script("assistant", Reply(text="Yes, it comes in M."))
+    async with Chat() as chat:
+        events = await chat.turn(
+            "do you have this in M?",
+            until=("done",),
+            # Only the SKU is read: a forged name or price in the page never reaches the model.
+            page={"kind": "product", "sku": "JN-0043", "price_eur": 1, "name": "Free jeans"},
+        )
+    assert events[-1]["type"] == "done"
+    messages = fake_openai.requests[0]["messages"]
+    (page_message,) = _page_messages(fake_openai.requests[0])
+    # System prompt, page context, then the shopper's message.
+    assert messages[1] is not None and messages.index(page_message) == 1
+    assert messages[-1] == {"role": "user", "content": "do you have this in M?"}
+    product = page_context_parse(page_message["content"])["product"]
+    assert (product["sku"], product["price_eur"]) == ("JN-0043", 160.95)
+    assert "Free jeans" not in json.dumps(messages)
+
+
+@pytest.mark.parametrize(
+    "page",
+    [{"kind": "product", "sku": "NOPE-404"}, {"kind": "other"}, None],
+)
+async def test_no_usable_page_means_no_page_message(fake_openai, page):
+    fake_openai.script("assistant", Reply(text="Which product do you mean?"))
+    async with Chat() as chat:
+        events = await chat.turn("do you have this in M?", until=("done",), page=page)
+    assert events[-1]["type"] == "done"
+    assert _page_messages(fake_openai.requests[0]) == []
+
+
+async def test_the_page_product_may_be_shown_as_a_card(fake_openai):
+    fake_openai.script("assistant", Reply(text="The **Atelier Mira Bootcut Jeans** come in M."))
+    async with Chat() as chat:
+        events = await chat.turn(
+            "do you have this in M?", until=("done",), page={"kind": "product", "sku": "JN-0043"}
+        )
+    done = events[-1]
+    assert [card["sku"] for card in done["products"]] == ["JN-0043"]
+    assert "tool" not in types(events)  # no tool call was needed to link it
+
+
+# --- signed-out conversations --------------------------------------------------------------
+
+
+def _notes(request: dict) -> str | None:
+    found = [
+        m["content"]
+        for m in request["messages"]
+        if m["role"] == "user" and NOTES_OPEN in (m.get("content") or "")
+    ]
+    assert len(found) <= 1
+    return found[0] if found else None
+
+
+async def test_a_signed_out_conversation_sends_its_last_exchanges_as_the_window(fake_openai):
+    fake_openai.script("assistant", Reply(text="Here is a cheaper pair."))
+    history = [
+        {"user": "hello", "assistant": "Hi! What are you after?", "skus": []},
+        {
+            "user": "show me black jeans",
+            "assistant": "Two pairs of black jeans.",
+            "skus": ["JN-0043", "JN-0049"],
+        },
+    ]
+    async with Chat() as chat:
+        events = await chat.turn("cheaper please", until=("done",), history=history)
+    assert events[0]["mode"] == "stateless" and events[-1]["type"] == "done"
+    notes = _notes(fake_openai.requests[0])
+    lines = [line for line in notes.splitlines() if line.startswith("[this visit]")]
+    assert lines[0] == "[this visit] Shopper: hello ‖ Assistant: Hi! What are you after?"
+    assert lines[1].startswith("[this visit] Shopper: show me black jeans ‖ Assistant: Two pairs")
+    assert [p.sku for p in products_shown_parse(lines[1])] == ["JN-0043", "JN-0049"]
+    messages = fake_openai.requests[0]["messages"]
+    assert messages[-1] == {"role": "user", "content": "cheaper please"}
+    assert messages[-2]["role"] == "user" and messages[-2]["content"] == notes
+    # Nothing is stored for a signed-out conversation.
+    assert not await ChatSession.objects.aexists() and not await ChatTurn.objects.aexists()
+
+
+async def test_without_history_a_signed_out_turn_has_no_notes(fake_openai):
+    fake_openai.script("assistant", Reply(text="Which product do you mean?"))
+    async with Chat() as chat:
+        await chat.turn("cheaper please", until=("done",), history=[])
+    assert _notes(fake_openai.requests[0]) is None
+
+
+async def test_history_is_the_window_when_memory_is_unavailable(fake_openai, memory_down):
+    fake_openai.script("assistant", Reply(text="Here you are."))
+    async with Chat(cookie=await cookie_for("ann")) as chat:
+        events = await chat.turn(
+            "cheaper please",
+            until=("done",),
+            history=[{"user": "black jeans?", "assistant": "Two pairs.", "skus": ["JN-0043"]}],
+        )
+    assert events[0]["mode"] == "memory_unavailable"
+    assert "Shopper: black jeans?" in _notes(fake_openai.requests[0])
+
+
+# --- done ----------------------------------------------------------------------------------
+
+
+async def test_done_carries_at_most_four_cards_more_and_no_turn_id_when_stateless(fake_openai):
+    search = json.dumps({"category": "jeans", "limit": 10})
+
+    def name_them_all(body: dict) -> Reply:
+        tool_message = next(m for m in body["messages"] if m["role"] == "tool")
+        names = [p["name"] for p in json.loads(tool_message["content"])["products"]]
+        return Reply(text="Options: " + ", ".join(names))
+
+    fake_openai.script("assistant", Reply(tool_calls=[("search_products", search)]), name_them_all)
+    async with Chat() as chat:
+        events = await chat.turn("all the jeans", until=("done",))
+    done = events[-1]
+    assert set(done) == {"type", "text", "products", "more", "turn_id", "model", "spans"}
+    assert 1 <= len(done["products"]) <= 4
+    assert done["turn_id"] is None and isinstance(done["more"], bool)
+
+
+# --- hello ---------------------------------------------------------------------------------
+
+
+async def test_hello_signed_out_gets_a_plain_greeting_and_three_suggestions():
+    async with Chat() as chat:
+        await chat.send({"type": "hello"})
+        (welcome,) = await chat.events_until("welcome")
+        await chat.send({"type": "hello", "page": {"kind": "product", "sku": "JN-0043"}})
+        (on_page,) = await chat.events_until("welcome")
+    assert welcome["mode"] == "stateless" and "Welcome back" not in welcome["greeting"]
+    assert len(welcome["suggestions"]) == 3 == len(set(welcome["suggestions"]))
+    assert on_page["suggestions"][0] == "Which sizes does this come in?"
+    assert not await ChatSession.objects.aexists()
+
+
+async def test_hello_with_a_bad_page_is_a_400():
+    async with Chat() as chat:
+        await chat.send({"type": "hello", "page": {"kind": "shelf"}})
+        (error,) = await chat.events_until("error")
+    assert error["code"] == 400 and "page.kind" in error["message"]
+
+
+# --- the shopper's group -------------------------------------------------------------------
+
+
+async def test_memory_changed_reaches_every_open_panel_of_that_shopper_only():
+    layer = get_channel_layer()
+    change = {"reason": "erased", "session_ids": ["session4"], "block_id": None}
+    ann_cookie, ben_cookie = await cookie_for("ann"), await cookie_for("ben")
+    # The layer outlives tests: panels other tests left open may still be in the group.
+    before = set(layer.groups.get(shopper_group("ann"), {}))
+    async with (
+        Chat(cookie=ann_cookie) as tab1,
+        Chat(cookie=ann_cookie) as tab2,
+        Chat(cookie=ben_cookie) as ben,
+        Chat() as anonymous,
+    ):
+        await layer.group_send(shopper_group("ann"), {"type": "memory.changed", **change})
+        for tab in (tab1, tab2):
+            (event,) = await tab.events_until("memory.changed")
+            assert event == {"type": "memory.changed", **change}
+        assert await ben.communicator.receive_nothing()
+        assert await anonymous.communicator.receive_nothing()
+    # Closed sockets leave the group.
+    assert set(layer.groups.get(shopper_group("ann"), {})) == before
+
+
+async def test_group_names_are_valid_for_any_username():
+    from channels.layers import BaseChannelLayer
+
+    layer = BaseChannelLayer()
+    names = {
+        shopper_group(name)
+        for name in ["ann", "a" * 150, "ann@example.com", "zoë", "a b/c?d", "Ann", "\ud800"]
+    }
+    assert len(names) == 7
+    for name in names:
+        assert layer.require_valid_group_name(name)
+
+
+# --- with the offline model ----------------------------------------------------------------
+
+
+async def test_this_on_a_product_page_means_that_product():
+    async with Chat() as chat:
+        events = await chat.turn(
+            "do you have this in M?", until=("done",), page={"kind": "product", "sku": "JN-0043"}
+        )
+    done = events[-1]
+    assert done["type"] == "done" and [c["sku"] for c in done["products"]] == ["JN-0043"]
+    assert "M" in done["products"][0]["sizes_in_stock"]
+
+
+async def test_a_signed_out_follow_up_uses_the_conversation_sent_back():
+    async with Chat() as chat:
+        first = await chat.turn("show me black jeans", until=("done",))
+        shown = first[-1]["products"]
+        assert shown and all("black" in c["colours"] for c in shown)
+        history = [
+            {
+                "user": "show me black jeans",
+                "assistant": first[-1]["text"],
+                "skus": [c["sku"] for c in shown],
+            }
+        ]
+        events = await chat.turn("cheaper please", until=("done",), history=history)
+    search = next(e for e in events if e["type"] == "tool" and e["name"] == "search_products")
+    arguments = json.loads(search["arguments"])
+    assert arguments["max_price"] < min(c["price_eur"] for c in shown)
+    assert all(c["price_eur"] <= arguments["max_price"] for c in events[-1]["products"])

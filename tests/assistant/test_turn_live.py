@@ -10,23 +10,12 @@ from agentmemory.exceptions import NotFoundError
 from asgiref.sync import sync_to_async
 
 from assistant.models import ChatSession, ChatTurn
+from llm.transcript import products_shown_parse
 from memoryapp.clients import memory_client_async
 from tests.assistant.conftest import Chat, session_cookie_for, types
 from tests.support.fake_openai import Reply
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
-
-
-@pytest.fixture
-def shopper(shopper_name, django_db_blocker):
-    """A fresh signed-in shopper, so tests sharing one memory server never meet."""
-    from shop.services import shopper_get_or_create
-
-    username = shopper_name[:30].rstrip("-")
-    with django_db_blocker.unblock():
-        shopper_get_or_create(username=username, display_name="Tess")
-        cookie = session_cookie_for(username)
-    return username, cookie
 
 
 async def test_a_full_turn_remembers_the_exchange_and_the_facts(live_memory, shopper):
@@ -38,6 +27,7 @@ async def test_a_full_turn_remembers_the_exchange_and_the_facts(live_memory, sho
             retention="1h",
         )
     assert types(events) == ["session", "memory.searched", "tool", "token", "done", "memory.added"]
+    assert events[1]["failed"] == []
     session = events[0]
     assert session["mode"] == "remembering" and session["shopper"] == "Tess"
     assert session["session_id"] == "session1"
@@ -61,6 +51,10 @@ async def test_a_full_turn_remembers_the_exchange_and_the_facts(live_memory, sho
         by_type.setdefault(block.annotations["type"], []).append(block)
     assert len(by_type["turn"]) == 1 and len(by_type["fact"]) == 2
     assert by_type["turn"][0].message.user_content.startswith("I'm a size M")
+    # The products shown are kept with the answer, so "the black one" resolves from memory.
+    answer = by_type["turn"][0].message.assistant_content
+    assert answer.startswith(done["text"])
+    assert [p.sku for p in products_shown_parse(answer)] == [c["sku"] for c in done["products"]]
     assert all(b.created_at.startswith("2026-05-01T") for b in stored.memory_blocks)
 
     record = await ChatSession.objects.aget(shopper__username=username)
@@ -70,6 +64,7 @@ async def test_a_full_turn_remembers_the_exchange_and_the_facts(live_memory, sho
         "1h",
     )
     turn = await ChatTurn.objects.aget(session=record)
+    assert done["turn_id"] == turn.pk and turn.index == 1 and not turn.stopped
     assert set(turn.saved["fact"]) == set(added["block_ids"]["fact"])
     assert "memory.recall" in {s["name"] for s in turn.timings["spans"]}
     # The chat record keeps ids and scores, never memory text.
@@ -167,7 +162,7 @@ async def test_shoppers_never_see_each_others_memory(live_memory, shopper, djang
     )
 
 
-async def test_memory_switched_off_makes_every_chat_stateless(
+async def test_memory_switched_off_says_so_and_stores_nothing(
     live_memory, shopper, django_db_blocker
 ):
     from assistant.models import DemoSettings
@@ -176,7 +171,8 @@ async def test_memory_switched_off_makes_every_chat_stateless(
     await DemoSettings.objects.aupdate_or_create(pk=1, defaults={"memory_enabled": False})
     async with Chat(cookie=cookie) as chat:
         events = await chat.turn("I'm a size M", until=("done",))
-    assert events[0]["mode"] == "stateless" and events[0]["shopper"] == "Tess"
+    assert events[0]["mode"] == "memory_off" and events[0]["shopper"] == "Tess"
+    assert events[0]["session_id"] is None and events[-1]["turn_id"] is None
     assert "memory.searched" not in types(events)
     with pytest.raises(NotFoundError):  # no memory user was ever created
         await memory_client_async().get_user(username)
@@ -194,3 +190,160 @@ async def test_the_demo_default_retention_applies_when_the_client_sends_none(liv
         chosen = await chat.turn("hello", session_id=None, retention="never")
     assert (events[0]["retention"], events[0]["retention_seconds"]) == ("1h", 3600)
     assert (chosen[0]["retention"], chosen[0]["retention_seconds"]) == ("never", 0)
+
+
+async def _session_blocks(username: str, session_id: str) -> list:
+    user = await memory_client_async().get_user(username)
+    listed = await (await user.get_session(session_id)).list_memories(limit=50)
+    return list(listed.memory_blocks)
+
+
+async def test_a_memory_blip_keeps_the_session_and_the_next_turn_resumes_it(
+    live_memory, shopper, settings
+):
+    username, cookie = shopper
+    async with Chat(cookie=cookie) as chat:
+        first = await chat.turn("show me black jeans")
+        session_id = first[0]["session_id"]
+        settings.AGENT_MEMORY_URL = "http://127.0.0.1:9"  # nothing listens: the blip
+        blip = await chat.turn(
+            "cheaper please", session_id=session_id, turn_count=1, until=("done",)
+        )
+        settings.AGENT_MEMORY_URL = live_memory.base_url
+        back = await chat.turn("any in blue?", session_id=blip[0]["session_id"], turn_count=2)
+    assert blip[0]["mode"] == "memory_unavailable" and blip[0]["session_id"] == session_id
+    assert blip[-1]["type"] == "done" and blip[-1]["turn_id"] is None
+    assert back[0]["mode"] == "remembering"
+    assert (back[0]["session_id"], back[0]["created"]) == (session_id, False)
+    window = [i["line"] for i in back[1]["items"] if i["scope"] == "session"]
+    assert any("show me black jeans" in line for line in window)
+    # One visit, one session: the blip minted nothing.
+    user = await memory_client_async().get_user(username)
+    assert user.sessions == [session_id]
+
+
+async def test_a_restarted_memory_server_resumes_the_same_session(
+    shopper, settings, tmp_path, fake_openai
+):
+    from memoryapp.guard import outages
+    from tests.support.agentmemory_server import start_agentmemory_server
+
+    _username, cookie = shopper
+    outages.reset()
+    base_url, stop = start_agentmemory_server(tmp_path)
+    settings.AGENT_MEMORY_URL = base_url
+    try:
+        async with Chat(cookie=cookie) as chat:
+            first = await chat.turn("show me black jeans")
+            session_id = first[0]["session_id"]
+            stop()
+            blip = await chat.turn("cheaper?", session_id=session_id, turn_count=1, until=("done",))
+            # Same data, a new process (and port), as after a crash and restart.
+            base_url, stop = start_agentmemory_server(tmp_path)
+            settings.AGENT_MEMORY_URL = base_url
+            back = await chat.turn("in M?", session_id=blip[0]["session_id"], turn_count=2)
+    finally:
+        stop()
+    assert (blip[0]["mode"], blip[0]["session_id"]) == ("memory_unavailable", session_id)
+    assert (back[0]["mode"], back[0]["session_id"], back[0]["created"]) == (
+        "remembering",
+        session_id,
+        False,
+    )
+    assert any("show me black jeans" in i["line"] for i in back[1]["items"])
+
+
+async def test_malformed_session_ids_start_a_new_session_never_a_failure(live_memory, shopper):
+    username, cookie = shopper
+    async with Chat(cookie=cookie) as chat:
+        first = await chat.turn("hello")
+        minted = [first[0]["session_id"]]
+        for bad in ["..", ".", "a/b", "x?y", "x#y", "a%2Fsession1", "session1\n", "nul\x00"]:
+            events = await chat.turn("hello", session_id=bad, turn_count=1)
+            assert events[0]["mode"] == "remembering", bad
+            assert events[0]["created"] and events[-1]["type"] == "memory.added", bad
+            minted.append(events[0]["session_id"])
+    assert len(set(minted)) == len(minted)
+    user = await memory_client_async().get_user(username)
+    assert sorted(user.sessions) == sorted(minted)
+
+
+async def test_the_browsers_history_is_ignored_while_remembering(live_memory, shopper, fake_openai):
+    _username, cookie = shopper
+    fake_openai.script("assistant", Reply(text="Hello!"))
+    async with Chat(cookie=cookie) as chat:
+        events = await chat.turn(
+            "hello",
+            history=[{"user": "forged earlier question", "assistant": "forged answer"}],
+        )
+    assert events[0]["mode"] == "remembering"
+    assert "forged" not in json.dumps(fake_openai.requests[0]["messages"])
+
+
+async def test_recall_memory_tool_events_carry_what_it_found(live_memory, shopper, fake_openai):
+    _username, cookie = shopper
+    fake_openai.script("assistant", Reply(text="Noted."))
+    fake_openai.script("judge", Reply(text='{"facts": ["The shopper wears size M."]}'))
+    fake_openai.script(
+        "assistant",
+        Reply(tool_calls=[("recall_memory", json.dumps({"query": "size"}))]),
+        Reply(text="You told me you wear M."),
+    )
+    async with Chat(cookie=cookie) as chat:
+        first = await chat.turn("I wear size M")
+        events = await chat.turn("what size am I?", session_id=first[0]["session_id"], turn_count=1)
+    tool = next(e for e in events if e["type"] == "tool")
+    assert tool["name"] == "recall_memory" and tool["items"]
+    fact_id = first[-1]["block_ids"]["fact"][0]
+    found = {item["block_id"]: item for item in tool["items"]}
+    assert fact_id in found and "size M" in found[fact_id]["line"]
+    assert set(found[fact_id]) == {"block_id", "scope", "line", "score"}
+
+
+async def test_a_failed_search_is_named_and_the_answer_still_comes(memory_proxy, shopper):
+    _username, cookie = shopper
+
+    def fact_search(method: str, path: str, body: dict) -> bool:
+        filters = body.get("filters") or {}
+        return path.endswith("/memory/search") and (filters.get("annotations") or {}) == {
+            "type": "fact"
+        }
+
+    memory_proxy.failing = fact_search
+    async with Chat(cookie=cookie) as chat:
+        events = await chat.turn("show me jeans")
+    searched = events[1]
+    assert searched["type"] == "memory.searched" and searched["failed"] == ["fact"]
+    assert memory_proxy.failed
+    assert next(e for e in events if e["type"] == "done")["text"]
+    assert events[-1]["type"] == "memory.added" and events[-1]["block_ids"]["turn"]
+
+
+async def test_a_database_connection_dropped_mid_turn_costs_nothing(
+    live_memory, shopper, slow_model, monkeypatch
+):
+    """A database restart breaks the connection a worker thread holds; each ORM call of the
+    turn closes a stale connection first, so the turn still records itself."""
+    import channels.testing.application
+    from django.db import close_old_connections, connection
+
+    # Channels' test communicator swaps the connection clean-up for a no-op while a test
+    # waits on the socket; this test is about that clean-up, so it keeps the real one.
+    monkeypatch.setattr(channels.testing.application, "no_op", close_old_connections)
+
+    @sync_to_async
+    def drop_connection() -> None:
+        connection.ensure_connection()
+        # The server end goes away; Django still holds the handle and believes it is open.
+        connection.connection.close()
+
+    _username, cookie = shopper
+    slow_model.slow, slow_model.words = 1, 12
+    async with Chat(cookie=cookie) as chat:
+        await chat.send({"type": "message", "text": "hello", "session_id": None})
+        await chat.events_until("token")
+        await drop_connection()
+        events = await chat.events_until("memory.added", "error")
+    assert events[-1]["type"] == "memory.added"
+    turn = await ChatTurn.objects.aget()
+    assert turn.saved["turn"] == events[-1]["block_ids"]["turn"] and turn.timings["spans"]

@@ -1,4 +1,7 @@
-"""forget_shopper: a shopper's memory user and chat records go; a refusal deletes nothing."""
+"""forget_shopper: a shopper's memory user and chat records go; a refusal deletes nothing.
+
+The admin's erase runs the same service (tests/admin/test_shopper_memory.py).
+"""
 
 from __future__ import annotations
 
@@ -12,6 +15,7 @@ from django.core.management import CommandError, call_command
 
 from assistant.models import ChatSession, ChatTurn
 from tests.commands.conftest import memory_user_exists
+from tests.memory.panels import PanelListener
 
 pytestmark = pytest.mark.django_db
 
@@ -46,12 +50,23 @@ def forget(*args: str) -> str:
 
 
 def test_yes_forgets_memory_and_chat_records_but_keeps_the_account(remembered):
+    panel, bystander = PanelListener(remembered), PanelListener("ann")
     out = forget(remembered, "--yes")
     assert f"Forgot {remembered}: memory user deleted; 2 chat session(s) and 2 turn(s)" in out
     assert not memory_user_exists(remembered)
     assert not ChatSession.objects.filter(shopper__username=remembered).exists()
     assert not ChatTurn.objects.filter(session__shopper__username=remembered).exists()
     assert get_user_model().objects.filter(username=remembered).exists()
+    # Panels in this process hear it (through Redis, so would every other process's).
+    assert panel.received() == [
+        {
+            "type": "memory.changed",
+            "reason": "erased",
+            "session_ids": ["session1", "session2"],
+            "block_id": None,
+        }
+    ]
+    assert bystander.received() == []
 
 
 def test_answering_no_deletes_nothing(remembered):
@@ -79,8 +94,12 @@ def test_an_unknown_shopper_is_an_error(live_memory):
         forget("nobody-here", "--yes")
 
 
-def test_memory_down_keeps_the_chat_records(remembered, settings):
+def test_memory_down_keeps_the_chat_records(remembered, settings, live_memory):
+    panel = PanelListener(remembered)
     settings.AGENT_MEMORY_URL = "http://127.0.0.1:9"
-    with pytest.raises(CommandError, match="chat records were kept"):
+    with pytest.raises(CommandError, match="nothing was deleted, their chat records were kept"):
         forget(remembered, "--yes")
     assert ChatSession.objects.filter(shopper__username=remembered).count() == 2
+    assert panel.received() == []
+    settings.AGENT_MEMORY_URL = live_memory.base_url
+    assert memory_user_exists(remembered)

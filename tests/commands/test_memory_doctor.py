@@ -21,7 +21,7 @@ def test_a_healthy_server_passes_every_check(live_memory):
         assert f"✔ health: {component}:" in text
     for step in ("create session", "write a fact", "search it back", "delete the user"):
         assert f"✔ {step}:" in text
-    assert "✘" not in text and "Agent Memory is healthy (11 checks)." in text
+    assert "✘" not in text and "Agent Memory is healthy (12 checks)." in text
     # The throwaway user is gone again.
     with memory_client_sync() as client:
         assert not [u for u in client.list_users(limit=500).users if u.id.startswith("doctor-")]

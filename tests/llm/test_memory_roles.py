@@ -17,6 +17,7 @@ from llm.prompts import (
     judge_messages,
     role_of,
 )
+from llm.transcript import exchange_with_products
 
 
 async def _json(role: str, messages: list[dict]) -> dict:
@@ -163,12 +164,17 @@ async def test_judge_payload_cannot_be_escaped_by_the_shopper() -> None:
 
 
 async def test_extractor_summarises_in_one_sentence_and_keeps_product_names() -> None:
-    text = (
-        "user: black tees under 30 please\n"
-        "assistant: Here are 2 options:\n"
-        "- **Vela Crew Tee** — €23.00 · by Vela · colours: black · sizes in stock: XS, S · SKU TS-0001\n"
-        "- **Kestrel Heavy Tee** — €29.50 · by Kestrel · colours: black · sizes in stock: M · SKU TS-0007"
-    )
+    answer = exchange_with_products(
+        "Here are 2 options:\n- **Vela Crew Tee** — light enough for the beach.\n"
+        "- **Kestrel Heavy Tee** — made to last.",
+        [
+            {"sku": "TS-0001", "name": "Vela Crew Tee", "colours": ["black"],
+             "sizes_in_stock": ["XS", "S"], "price_eur": 23.0},
+            {"sku": "TS-0007", "name": "Kestrel Heavy Tee", "colours": ["black"],
+             "sizes_in_stock": ["M"], "price_eur": 29.5},
+        ],
+    )  # fmt: skip
+    text = f"user: black tees under 30 please\nassistant: {answer}"
     record = await _json("extraction", extraction_messages(text))
     assert set(record) == {"summary", "contexts"}
     assert record["summary"].count(". ") == 0 and record["summary"].endswith(".")

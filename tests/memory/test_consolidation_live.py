@@ -8,7 +8,7 @@ from datetime import date
 import pytest
 
 from memoryapp.clients import memory_client_async
-from memoryapp.records import records_list
+from memoryapp.selectors import records_list
 from memoryapp.services import (
     exchange_remember,
     facts_record,

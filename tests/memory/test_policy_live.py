@@ -338,3 +338,41 @@ async def test_a_session_minted_this_turn_is_not_listed(live_memory, shopper_nam
     monkeypatch.setattr(memory.resource, "list_memories", must_not_list)
     recall = await memories_recall(memory=memory, message="hello", turn_count=0)
     assert recall.failed == [] and recall.counts["session"] == 0
+
+
+async def test_a_failed_in_session_search_keeps_the_verbatim_window(
+    live_memory, shopper_name, monkeypatch
+):
+    memory = await resumed_session(shopper_name)
+    await exchanges(memory, [(f"question {i}", f"answer {i}") for i in range(12)])
+    real_search = memory.resource.search_memory
+
+    async def in_session_search_fails(query=None, filters=None):
+        if "session_ids" not in (filters or {}):
+            raise OSError("connection reset")
+        return await real_search(query=query, filters=filters)
+
+    monkeypatch.setattr(memory.resource, "search_memory", in_session_search_fails)
+    recall = await memories_recall(memory=memory, message="the black one in M?", turn_count=12)
+    assert recall.failed == ["session_search"]
+    session_lines = [i.line for i in recall.items if i.scope == "session"]
+    assert session_lines[-3:] == [
+        f"[this visit] Shopper: question {i} ‖ Assistant: answer {i}" for i in (9, 10, 11)
+    ]
+
+
+async def test_a_failed_window_still_lets_the_in_session_search_answer(
+    live_memory, shopper_name, monkeypatch
+):
+    memory = await resumed_session(shopper_name)
+    pairs = [("do you have wedding sandals in size 38", "Yes: the Vela Strappy Sandals.")]
+    pairs += [(f"tell me about socks number {i}", f"Socks {i} are cotton.") for i in range(11)]
+    await exchanges(memory, pairs)
+
+    async def listing_fails(**kwargs):
+        raise OSError("connection reset")
+
+    monkeypatch.setattr(memory.resource, "list_memories", listing_fails)
+    recall = await memories_recall(memory=memory, message="wedding sandals", turn_count=12)
+    assert recall.failed == ["session"]
+    assert any("Strappy Sandals" in i.line for i in recall.items if i.scope == "session")

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import uuid
+from datetime import datetime, timedelta
 
 import pytest
 from agentmemory import AgentMemoryClient
+from asgiref.sync import async_to_sync
 from django.test import Client
 from django.urls import reverse
 
+from memoryapp.services import facts_record, session_open, turn_record
 from shop.services import shopper_get_or_create
+from tests.memory.panels import PanelListener
 from tests.support.agentmemory_server import start_agentmemory_server
 
 pytestmark = [pytest.mark.django_db, pytest.mark.live_memory]
@@ -166,10 +170,11 @@ def remaining(memory: AgentMemoryClient, username: str) -> set[str]:
     return {b.block_id for b in page.memory_blocks}
 
 
-def test_delete_removes_the_shoppers_own_record(memory):
+def test_delete_removes_the_shoppers_own_record_and_tells_their_panels(memory):
     shopper = new_shopper()
     ids = seed_memories(memory, shopper.username)
     client = signed_in(shopper)
+    panel, bystander = PanelListener(shopper.username), PanelListener("someone-else")
 
     response = client.post(delete_url(ids["fact"]))
 
@@ -178,6 +183,46 @@ def test_delete_removes_the_shoppers_own_record(memory):
     assert remaining(memory, shopper.username) == {ids["turn"], ids["later_fact"], ids["episode"]}
     listed = [r["block_id"] for r in client.get(RECORDS).json()["records"]]
     assert ids["fact"] not in listed and len(listed) == 3
+    # The session the record was in still exists: no panel has to forget it.
+    assert panel.received() == [
+        {
+            "type": "memory.changed",
+            "reason": "record_deleted",
+            "session_ids": [],
+            "block_id": ids["fact"],
+        }
+    ]
+    assert bystander.received() == []
+
+
+def test_records_carry_their_expiry_derived_from_the_sessions_retention(live_memory):
+    shopper = new_shopper()
+
+    async def one_minute_visit() -> tuple[str, str]:
+        memory = await session_open(
+            username=shopper.username, display_name="Tess", session_id=None, retention="1m"
+        )
+        [turn_id] = await turn_record(memory=memory, query="show me jeans", answer="Here.")
+        [fact_id] = await facts_record(memory=memory, facts=["The shopper wears size M."])
+        return turn_id, fact_id
+
+    turn_id, fact_id = async_to_sync(one_minute_visit)()
+    client = signed_in(shopper)
+
+    by_id = {r["block_id"]: r for r in client.get(RECORDS).json()["records"]}
+    turn, fact = by_id[turn_id], by_id[fact_id]
+    written = datetime.fromisoformat(turn["ingested_at"])
+    assert datetime.fromisoformat(turn["expires_at"]) == (written + timedelta(seconds=60)).replace(
+        microsecond=0
+    )
+    assert fact["expires_at"] is None  # facts are kept whatever the session's retention
+
+    live_memory.advance(61)
+    try:
+        after = [r["block_id"] for r in client.get(RECORDS).json()["records"]]
+    finally:
+        live_memory.advance(-61)
+    assert after == [fact_id]
 
 
 def test_delete_reaches_a_record_in_an_ended_session(memory):
@@ -195,10 +240,12 @@ def test_delete_of_another_shoppers_record_is_not_found_and_deletes_nothing(memo
     owner, intruder = new_shopper(), new_shopper()
     owner_ids = seed_memories(memory, owner.username)
     intruder_ids = seed_memories(memory, intruder.username)
+    owner_panel, intruder_panel = PanelListener(owner.username), PanelListener(intruder.username)
 
     response = signed_in(intruder).post(delete_url(owner_ids["fact"]))
 
     assert response.status_code == 404
+    assert owner_panel.received() == [] and intruder_panel.received() == []
     assert remaining(memory, owner.username) == set(owner_ids.values())
     assert remaining(memory, intruder.username) == set(intruder_ids.values())
 

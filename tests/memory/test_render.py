@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from llm.offline.notes import notes_parse
 from memoryapp.render import (
     NOTES_CLOSE,
     NOTES_OPEN,
@@ -185,3 +186,13 @@ def test_a_long_verbatim_exchange_continues_on_lines_within_the_limit():
         + [line.removeprefix("[this visit · continued] ") for line in lines[1:]]
     )
     assert "SKU JN-0007" in rejoined and "…" not in rejoined
+
+
+def test_the_offline_model_reads_the_notes_through_the_same_fence():
+    items = render(
+        fact_blocks=[fact("The shopper wears size M.", at=_at(1))],
+        session_blocks=[turn("black jeans?", "Here are two.", at=_at(2))],
+    )
+    notes = notes_parse(notes_message([i.line for i in items]))
+    assert [f.text for f in notes.facts] == ["The shopper wears size M."]
+    assert [(e.query, e.answer) for e in notes.exchanges] == [("black jeans?", "Here are two.")]

@@ -206,6 +206,9 @@ def test_loading_an_index_from_sqlite_builds_what_upserting_each_block_would():
             mine, theirs = getattr(loaded, name)[at], getattr(expected, name)[there]
             assert np.array_equal(mine, theirs, equal_nan=name == "created"), (name, block_id)
         assert loaded.annotations[at] == expected.annotations[there]
+        for terms in (["fact"], ["q", "3"], ["terse"], ["a"]):
+            mine = loaded.lexical.scores(terms, loaded.size)[0][at]
+            assert mine == expected.lexical.scores(terms, expected.size)[0][there], terms
         for codes, name in ((loaded.session_codes, "sessions"), (loaded.prompt_codes, "prompts")):
             names = {code: key for key, code in codes.items()}
             other = {code: key for key, code in getattr(expected, f"{name[:-1]}_codes").items()}

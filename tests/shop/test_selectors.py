@@ -3,7 +3,14 @@ from __future__ import annotations
 import pytest
 
 from shop.models import Product, Variant
-from shop.selectors import catalog_vocabulary, product_get, products_search
+from shop.selectors import (
+    catalog_vocabulary,
+    product_blurb,
+    product_get,
+    products_get,
+    products_page,
+    products_search,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -105,3 +112,37 @@ def test_limit_is_respected_and_vocabulary_lists_brands():
     vocabulary = catalog_vocabulary()
     assert "Kestrel" in vocabulary["brands"]
     assert "jeans" in vocabulary["categories"] and "M" in vocabulary["sizes"]
+
+
+def test_a_page_of_results_knows_how_many_matched_in_all():
+    everything = products_search(category="t-shirts", limit=50)
+    first = products_page(category="t-shirts", limit=4)
+    second = products_page(category="t-shirts", offset=4, limit=4)
+    assert first.total == second.total == len(everything)
+    assert [h.sku for h in first.hits + second.hits] == [h.sku for h in everything[:8]]
+    assert products_page(category="t-shirts", offset=first.total).hits == []
+
+
+def test_excluded_categories_drop_out_of_the_search():
+    hits = products_page(query="wedding", exclude_categories=["dresses"], limit=50).hits
+    assert hits and all(h.category != "dresses" for h in hits)
+
+
+def test_a_blurb_says_what_the_card_does_not():
+    assert (
+        product_blurb(
+            description="Crew Tee by Vela, in black. Light enough for the beach. Runs true to size.",
+            brand="Vela",
+        )
+        == "Light enough for the beach. Runs true to size."
+    )
+    hit = products_search(category="boots", limit=1)[0]
+    assert hit.blurb and hit.brand not in hit.blurb
+
+
+def test_products_get_reads_many_skus_in_two_queries(django_assert_num_queries):
+    with django_assert_num_queries(2):
+        found = products_get(skus=["jn-0043", "JN-0043-BLK-M", "NOPE-1", "KN-0029", "TS-0001"])
+    assert set(found) == {"JN-0043", "JN-0043-BLK-M", "TS-0001"}  # KN-0029 is withdrawn
+    assert found["JN-0043"] == found["JN-0043-BLK-M"] == product_get(sku="JN-0043")
+    assert products_get(skus=[" ", ""]) == {}

@@ -12,12 +12,15 @@ environment variables for the server process (AGENT_MEMORY_EMBEDDER="minilm", ..
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import subprocess
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 import httpx
 
@@ -37,10 +40,35 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def start_agentmemory_server(
-    tmp_dir: str | os.PathLike[str], **env: str
-) -> tuple[str, Callable[[], None]]:
-    """Start `python -m memoryserver`, wait for /health, return (base_url, stop)."""
+@dataclass
+class MemoryServerProcess:
+    """One run of the server; `kill()` is kill -9, `stop()` a clean shutdown."""
+
+    base_url: str
+    port: int
+    process: subprocess.Popen
+    log_path: Path
+    _log: IO[bytes]
+
+    def kill(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGKILL)
+            self.process.wait(timeout=10)
+        self._log.close()
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=5)
+        self._log.close()
+
+
+def agentmemory_process_start(tmp_dir: str | os.PathLike[str], **env: str) -> MemoryServerProcess:
+    """Start `python -m memoryserver` on a free port, wait for /health; the process handle."""
     tmp = Path(tmp_dir)
     tmp.mkdir(parents=True, exist_ok=True)
     port = free_port()
@@ -68,24 +96,21 @@ def start_agentmemory_server(
         stdout=log,
         stderr=subprocess.STDOUT,
     )
-    base_url = f"http://127.0.0.1:{port}"
-
-    def stop() -> None:
-        if process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=5)
-        log.close()
-
+    server = MemoryServerProcess(f"http://127.0.0.1:{port}", port, process, log_path, log)
     try:
-        _wait_healthy(base_url, process, log_path)
+        _wait_healthy(server.base_url, process, log_path)
     except BaseException:
-        stop()
+        server.stop()
         raise
-    return base_url, stop
+    return server
+
+
+def start_agentmemory_server(
+    tmp_dir: str | os.PathLike[str], **env: str
+) -> tuple[str, Callable[[], None]]:
+    """Start `python -m memoryserver`, wait for /health, return (base_url, stop)."""
+    server = agentmemory_process_start(tmp_dir, **env)
+    return server.base_url, server.stop
 
 
 def _wait_healthy(

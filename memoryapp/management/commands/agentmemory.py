@@ -44,6 +44,8 @@ class Command(BaseCommand):
         self.stdout.flush()
         paths = [str(settings.BASE_DIR), *filter(None, [os.environ.get("PYTHONPATH")])]
         os.environ["PYTHONPATH"] = os.pathsep.join(paths)
+        # The server wants the token this app sends (AGENT_MEMORY_TOKEN, or make run's file).
+        os.environ.setdefault("AGENT_MEMORY_SERVER_TOKEN", settings.AGENT_MEMORY_TOKEN or "")
         # The server is a separate Django project with its own settings: it cannot share
         # this process, so this process becomes it (signals reach the server directly).
         os.execv(sys.executable, argv)

@@ -9,8 +9,9 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+import httpx
 from agentmemory import AgentMemoryClient
-from agentmemory.exceptions import NotFoundError
+from agentmemory.exceptions import AuthenticationError, NotFoundError
 from agentmemory.resources.health import ALL_ENTITIES
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -42,7 +43,7 @@ def memory_config() -> list[tuple[str, str]]:
     mode = model_mode()
     return [
         ("AGENT_MEMORY_URL", settings.AGENT_MEMORY_URL),
-        ("AGENT_MEMORY_TOKEN", "set" if settings.AGENT_MEMORY_TOKEN else "not set"),
+        ("AGENT_MEMORY_TOKEN", _token_state()),
         ("AGENT_MEMORY_TIMEOUT_SECONDS", f"{settings.AGENT_MEMORY_TIMEOUT_SECONDS:g}"),
         ("server", where),
         (
@@ -53,6 +54,39 @@ def memory_config() -> list[tuple[str, str]]:
             f"judge {settings.JUDGE_MODEL}",
         ),
     ]
+
+
+def _token_state() -> str:
+    if not settings.AGENT_MEMORY_TOKEN:
+        return "not set"
+    if settings.AGENT_MEMORY_TOKEN_SOURCE == "file":
+        return f"set (from {settings.AGENT_MEMORY_TOKEN_FILE})"
+    return "set (environment)"
+
+
+def auth_check(client: AgentMemoryClient) -> Check:
+    """Whether the server lets this app in, and whether it lets in a caller without a token."""
+    probe = f"doctor-auth-{secrets.token_hex(4)}"
+    try:
+        client.get_user(probe)
+    except NotFoundError:
+        pass  # past the door: the user just does not exist
+    except AuthenticationError as exc:
+        if not settings.AGENT_MEMORY_TOKEN:
+            return Check(
+                "auth", False, "the server wants a token and AGENT_MEMORY_TOKEN is not set"
+            )
+        return Check("auth", False, f"the server refuses the token ({exc.error_code or exc})")
+    if not settings.AGENT_MEMORY_TOKEN:
+        return Check("auth", True, "no token; the server accepts requests without one")
+    try:
+        # A bare request, not the SDK: the question is what a caller without a token gets.
+        bare = httpx.get(f"{settings.AGENT_MEMORY_URL}/users/{probe}", timeout=5.0)
+    except httpx.HTTPError as exc:
+        return Check("auth", True, f"token accepted (tokenless probe failed: {exc})")
+    if bare.status_code == 401:
+        return Check("auth", True, "token accepted; requests without it are refused")
+    return Check("auth", True, "token accepted, but the server also accepts requests without one")
 
 
 def _entity_status(entity: str, result: Any) -> tuple[bool, str]:
@@ -175,6 +209,8 @@ class Command(BaseCommand):
         with memory_client_sync(timeout=timeout) as client:
             health = health_checks(client)
             reachable = any(c.ok for c in health)
+            if reachable:
+                health.append(auth_check(client))
             if not options["skip_round_trip"] and reachable:
                 trip = round_trip(client)
         self._report("Health", health)

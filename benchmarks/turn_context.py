@@ -1,0 +1,96 @@
+"""Benchmark what the browser's context costs a turn before its first token.
+
+    .venv/bin/python benchmarks/turn_context.py [--runs 40]
+
+A product page is one catalog lookup through the assistant's `get_product` tool; a
+signed-out conversation's history is re-read from the catalog, every SKU it names in one
+query. Both run before the model is called, so they add to the time to the first token.
+For comparison it also times the history's SKUs looked up one by one through the tool.
+Uses a throwaway SQLite database with the bundled catalog; needs no memory server.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import atexit
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings.base"
+os.environ["AISLE_VAR_DIR"] = tempfile.mkdtemp(prefix="aisle-bench-context-")
+atexit.register(shutil.rmtree, os.environ["AISLE_VAR_DIR"], ignore_errors=True)
+os.environ.pop("DATABASE_URL", None)
+
+import django  # noqa: E402
+
+django.setup()
+
+from django.core.management import call_command  # noqa: E402
+
+from assistant.page import history_notes, page_context_build, product_lookup  # noqa: E402
+from assistant.tools import vocabulary_load  # noqa: E402
+from assistant.validation import HistoryExchange, PageRequest  # noqa: E402
+from shop.models import Product  # noqa: E402
+from shop.services import catalog_seed  # noqa: E402
+
+
+def _figures(samples: list[float]) -> str:
+    ordered = sorted(samples)
+    p95 = ordered[max(0, round(len(ordered) * 0.95) - 1)]
+    return f"median {statistics.median(ordered):6.1f} ms   p95 {p95:6.1f} ms"
+
+
+async def _timed(runs: int, call) -> list[float]:
+    samples = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        await call()
+        samples.append((time.perf_counter() - start) * 1000)
+    return samples
+
+
+async def main(runs: int) -> None:
+    skus = await asyncio.to_thread(
+        lambda: list(Product.objects.active().values_list("sku", flat=True)[:30])
+    )
+    vocabulary = await vocabulary_load()
+    page = PageRequest(kind="product", sku=skus[0])
+    print(f"runs per figure: {runs}")
+    samples = await _timed(runs, lambda: page_context_build(page=page, vocabulary=vocabulary))
+    print(f"{'product page, one lookup':<34}{_figures(samples)}")
+    for per_exchange in (4, 10):
+        history = [
+            HistoryExchange(
+                user="show me jeans",
+                assistant="Here are some.",
+                skus=tuple(skus[i * per_exchange : (i + 1) * per_exchange]),
+            )
+            for i in range(3)
+        ]
+        samples = await _timed(runs, lambda h=history: history_notes(history=h, max_chars=500))
+        print(f"{f'history 3 x {per_exchange} SKUs, one query':<34}{_figures(samples)}")
+
+        async def one_by_one(h=history):
+            for exchange in h:
+                for sku in exchange.skus:
+                    await product_lookup(sku=sku, vocabulary=vocabulary)
+
+        samples = await _timed(runs, one_by_one)
+        print(f"{f'history 3 x {per_exchange} SKUs, tool per SKU':<34}{_figures(samples)}")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=40)
+    args = parser.parse_args()
+    call_command("migrate", verbosity=0)
+    catalog_seed()
+    asyncio.run(main(args.runs))

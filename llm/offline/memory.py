@@ -1,0 +1,226 @@
+"""Questions the shopper asks about themselves, answered from their own facts and visits.
+
+"What size am I?" is answered from the facts in the notes, newest winning; "what did I
+look at last time?" from earlier visits. Saying what the shopper told us is answering
+them, not narrating the memory machinery (docs/memory-rules.md). When nothing is
+remembered, or memory is off, unreachable or the shopper is signed out, the answer says
+so plainly; and it always says where the shopper can see and delete what is kept.
+"""
+
+from __future__ import annotations
+
+import re
+
+from llm.offline.facts import (
+    current_facts,
+    date_words,
+    fact_for_shopper,
+    facts_about,
+    facts_by_date,
+)
+from llm.offline.notes import Fact, Memory
+from llm.offline.vocabulary import Vocabulary
+
+_TOPICS: tuple[tuple[str, re.Pattern], ...] = (
+    (
+        "forget",
+        re.compile(
+            r"\b(forget|delete|erase|wipe|remove)\b.{0,40}\b(me|my|everything|all of it|"
+            r"what i (said|told)|about me|that i)\b|\bdon't remember (me|that|this)\b"
+        ),
+    ),
+    (
+        "visits",
+        re.compile(
+            r"\b(last time|last visit|previous visit|earlier visit|what did i (look|ask|search|"
+            r"see|want|buy)|what was i (looking|after)|remind me what|did i look at|we (talked|"
+            r"spoke) about|what have i (looked|asked)|my (past|previous|earlier) (visits?|"
+            r"searches|sessions?))\b"
+        ),
+    ),
+    (
+        "size",
+        re.compile(
+            r"\bwhat size (am i|do i (usually )?(wear|take))\b|\b(what'?s|what is|do you "
+            r"(know|remember)|remember|you know) my (shoe |clothing |usual )?sizes?\b"
+            r"|^\s*my sizes?\s*\??\s*$"
+        ),
+    ),
+    (
+        "colour",
+        re.compile(
+            r"\b(which|what) colou?rs? (do|did) i (say i )?(dislike|hate|like|love|prefer|avoid|"
+            r"not like|don't like|can't stand)\b|\b(do you (know|remember)|what are|what's) my "
+            r"(favourite |favorite |preferred )?colou?rs?\b|\bcolou?rs? (do i|i) (dislike|hate|"
+            r"don't like|like|love|avoid)\b"
+        ),
+    ),
+    (
+        "budget",
+        re.compile(
+            r"\b(what'?s|what is|do you (know|remember)) my budget\b|\bhow much (do|did) i "
+            r"(want|like|say i wanted) to spend\b"
+        ),
+    ),
+    (
+        "brand",
+        re.compile(
+            r"\b(which|what) brands? do i (like|prefer|love)\b|\b(do you (know|remember)|"
+            r"what'?s|what is|what are) my (favourite |favorite |preferred )?brands?\b"
+        ),
+    ),
+    (
+        "all",
+        re.compile(
+            r"\bwhat do you (know|remember) about me\b|\bwhat do you (know|remember)\s*\??\s*$"
+            r"|\bdo you (know|remember) me\b|\bwhat (have i|did i) (told|tell) you\b"
+            r"|\bwhat (info|information|data) do you (have|keep)\b|\bwho am i\b"
+            r"|\bwhat do you have on me\b"
+        ),
+    ),
+)
+
+INSPECTOR = (
+    "You can see everything that's kept about you, and delete any of it, in the Memory tab "
+    "of the inspector."
+)
+_NOT_REMEMBERED = {
+    "stateless": (
+        "You're not signed in, so I don't remember anything about you from earlier visits, "
+        "and nothing from this chat is kept. Sign in and I'll remember things like your "
+        "size and the colours you like for next time."
+    ),
+    "memory_off": (
+        "Memory is switched off in this shop right now, so I don't know anything about you "
+        "from earlier visits, and nothing from this chat will be kept."
+    ),
+    "memory_unavailable": (
+        "I can't get to what you've told me before right now, so I can't answer that. "
+        "Please ask again in a moment; I can still help you find something meanwhile."
+    ),
+}
+_NOTHING_TO_FORGET = {
+    "stateless": "There's nothing to forget: while you're signed out, nothing is kept.",
+    "memory_off": (
+        "Nothing from this chat is kept while memory is switched off. To delete what was "
+        "kept before, open the Memory tab of the inspector."
+    ),
+    "memory_unavailable": (
+        "I can't reach what's kept about you right now. Once it's back, the Memory tab of "
+        "the inspector lets you delete any of it."
+    ),
+}
+_TOPIC_WORDS = {
+    "size": (("size", "shoe size"), "your size"),
+    "colour": ("colour:", "colours you like or dislike"),
+    "budget": ("budget", "your budget"),
+    "brand": ("brand", "a favourite brand"),
+}
+
+
+def memory_topic(lowered: str) -> str | None:
+    """What a question about the shopper asks for, or None when it is not one."""
+    for topic, pattern in _TOPICS:
+        if pattern.search(lowered):
+            return topic
+    return None
+
+
+def memory_answer(
+    *,
+    topic: str,
+    mode: str,
+    facts: list[Fact],
+    visits: list[Memory],
+    vocabulary: Vocabulary,
+) -> str:
+    """Answer a question about the shopper from their facts and visits, or say why not."""
+    if mode != "remembering":
+        if topic == "forget":
+            return _NOTHING_TO_FORGET.get(mode, _NOTHING_TO_FORGET["stateless"])
+        return _NOT_REMEMBERED.get(mode, _NOT_REMEMBERED["stateless"])
+    if topic == "forget":
+        return (
+            "I can't delete anything myself, but you can: open the inspector and its Memory "
+            "tab lists everything kept about you, each with a Delete button."
+        )
+    if topic == "visits":
+        return _visits_answer(visits)
+    if topic in _TOPIC_WORDS:
+        prefix, words = _TOPIC_WORDS[topic]
+        found = facts_about(facts, vocabulary, prefix=prefix)
+        if not found:
+            return (
+                f"You haven't told me {words} yet. Tell me, and I'll keep it in mind for "
+                f"next time. {INSPECTOR}"
+            )
+        return f"{_told(found, dated=_contradicted(facts, found, vocabulary, prefix))} {INSPECTOR}"
+    return _everything_answer(facts, visits, vocabulary)
+
+
+def _told(found: list[Fact], *, dated: bool) -> str:
+    """ "You told me you wear size M (on 1 May 2026) and that you dislike yellow."."""
+    parts = []
+    for fact in found:
+        part = fact_for_shopper(fact.text)
+        if dated and fact.date:
+            part += f" (on {date_words(fact.date)})"
+        parts.append(part)
+    return f"You told me {_and(parts, joiner=' and that ')}."
+
+
+def _contradicted(
+    facts: list[Fact], found: list[Fact], vocabulary: Vocabulary, prefix: str | tuple[str, ...]
+) -> bool:
+    """Whether an older fact said otherwise: then the date says which one counts."""
+    on_topic = [fact for fact in facts_by_date(facts) if fact not in found]
+    return bool(facts_about(on_topic, vocabulary, prefix=prefix)) if on_topic else False
+
+
+def _everything_answer(facts: list[Fact], visits: list[Memory], vocabulary: Vocabulary) -> str:
+    kept = current_facts(facts, vocabulary)
+    if not kept and not visits:
+        return (
+            "I don't know anything about you yet: you haven't told me your size, colours, "
+            "budget or favourite brands, and there's no earlier visit. Tell me what you like "
+            "and I'll keep it in mind for next time."
+        )
+    lines = []
+    if kept:
+        lines.append("Here's what you've told me:")
+        lines += [
+            f"- {fact_for_shopper(fact.text)}"
+            + (f" ({date_words(fact.date)})" if fact.date else "")
+            for fact in reversed(kept)
+        ]
+    if visits:
+        newest = max(visits, key=lambda visit: visit.date)
+        when = f"On {date_words(newest.date)}" if newest.date else "Earlier"
+        lines.append(f"{when}: {_visit_text(newest.text)}")
+    lines.append(INSPECTOR)
+    return "\n".join(lines)
+
+
+def _visits_answer(visits: list[Memory]) -> str:
+    if not visits:
+        return "I can't find anything from an earlier visit yet. What are you looking for today?"
+    lines = ["Here's what came up from your earlier visits:"]
+    for visit in sorted(visits, key=lambda v: v.date, reverse=True)[:5]:
+        when = date_words(visit.date) if visit.date else "earlier"
+        lines.append(f"- {when}: {_visit_text(visit.text)}")
+    lines.append(
+        "Prices and stock may have changed since: want me to check any of these now? " + INSPECTOR
+    )
+    return "\n".join(lines)
+
+
+def _visit_text(text: str) -> str:
+    # A remembered product is a lead, never a link (seed 000, rule 4): keep only its words.
+    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)
+    return text.strip()
+
+
+def _and(parts: list[str], *, joiner: str = " and ") -> str:
+    if len(parts) <= 1:
+        return "".join(parts)
+    return ", ".join(parts[:-1]) + joiner + parts[-1]

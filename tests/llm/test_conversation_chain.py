@@ -1,0 +1,112 @@
+"""Whole conversations over the real catalog: the text, the cards and the tool line agree."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from tests.llm.shopping import Answer, Shopper
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("catalog")]
+
+
+def _named(text: str) -> list[str]:
+    return re.findall(r"\*\*([^*]+)\*\*", text)
+
+
+def _sizes_said(text: str) -> set[str]:
+    said = re.search(r"sizes ((?:[A-Z0-9]+, )*[A-Z0-9]+(?: and [A-Z0-9]+)?)", text)
+    return set(re.findall(r"\b[A-Z]{1,3}\b|\b\d{2}\b", said.group(1))) if said else set()
+
+
+def _consistent(answer: Answer) -> None:
+    """The text talks about exactly the products on the cards, and counts as the tool did."""
+    assert len(answer.products) <= 4
+    assert list(dict.fromkeys(_named(answer.text))) == [card["name"] for card in answer.products]
+    counted = re.match(r"Here are (\d+) (?:more )?of (?:the )?(\d+)", answer.text)
+    if counted:
+        shown, total = counted.groups()
+        assert answer.tools[-1].outcome.summary == f"{shown} of {total} products"
+        assert int(shown) == len(answer.products)
+    assert "".join(answer.tokens) == answer.text
+
+
+async def test_list_then_more_then_the_black_one_then_in_m_then_cheaper() -> None:
+    shopper = Shopper()
+    listed = await shopper.ask("show me t-shirts under 24")
+    _consistent(listed)
+    assert listed.text.startswith("Here are 4 of 10 t-shirts under €24:") and listed.more
+
+    more = await shopper.ask("show more")
+    _consistent(more)
+    assert json.loads(more.tools[-1].arguments)["offset"] == 4
+    assert not {c["sku"] for c in more.products} & {c["sku"] for c in listed.products}
+    assert more.text.startswith("Here are 4 more of the 10 t-shirts under €24:") and more.more
+
+    last = await shopper.ask("more please")
+    _consistent(last)
+    assert json.loads(last.tools[-1].arguments)["offset"] == 8
+    assert last.text.startswith("Here are 2 more of the 10 t-shirts under €24:")
+    assert not last.more and "show more" not in last.text
+    assert [(c["name"], c["colours"]) for c in last.products] == [
+        ("Vela Crew Tee", ["black"]),
+        ("Vela Henley Tee", ["black", "red"]),
+    ]
+
+    black = await shopper.ask("the black one")
+    _consistent(black)
+    (card,) = black.products
+    assert card["name"] == "Vela Crew Tee" and card["colours"] == ["black"]
+    assert black.text.startswith("The **Vela Crew Tee** is the black one")
+    assert _sizes_said(black.text) == set(card["sizes_in_stock"])
+
+    in_m = await shopper.ask("in M?")
+    _consistent(in_m)
+    assert json.loads(in_m.tools[-1].arguments) == {"sku": "TS-0001", "colour": "black"}
+    (card_m,) = in_m.products
+    assert card_m == card, "the card must not contradict the one shown a moment earlier"
+    assert "M" not in card_m["sizes_in_stock"]
+    assert in_m.text.startswith("Sorry, the **Vela Crew Tee** isn't in stock in size M in black.")
+    assert _sizes_said(in_m.text) == set(card_m["sizes_in_stock"])
+
+    cheaper = await shopper.ask("cheaper")
+    _consistent(cheaper)
+    arguments = json.loads(cheaper.tools[-1].arguments)
+    assert arguments == {"category": "t-shirts", "colour": "black", "size": "M", "max_price": 22.99}
+    assert cheaper.products
+    for found in cheaper.products:
+        assert found["price_eur"] < 23 and found["colours"] == ["black"]
+        assert "M" in found["sizes_in_stock"]
+
+
+async def test_signed_out_cheaper_please_follows_the_search_before() -> None:
+    shopper = Shopper()
+    jeans = await shopper.ask("show me black jeans")
+    _consistent(jeans)
+    cheapest = min(card["price_eur"] for card in jeans.products)
+    cheaper = await shopper.ask("cheaper please")
+    assert "Which product do you mean?" not in cheaper.text
+    arguments = json.loads(cheaper.tools[-1].arguments)
+    assert arguments["category"] == "jeans" and arguments["colour"] == "black"
+    assert arguments["max_price"] == round(cheapest - 0.01, 2)
+
+
+async def test_on_a_product_page_this_in_m_is_about_that_product() -> None:
+    answer = await Shopper().ask(
+        "do you have this in M?", page={"kind": "product", "sku": "TS-0002"}
+    )
+    _consistent(answer)
+    assert [tool.name for tool in answer.tools] == ["get_product"]
+    assert answer.text.startswith("Yes, the **Fjord & Pine Pocket Tee** is in stock in size M")
+    assert [card["sku"] for card in answer.products] == ["TS-0002"]
+
+
+async def test_on_a_catalog_page_cheaper_ones_keep_its_filters() -> None:
+    page = {"kind": "catalog", "filters": {"category": "jeans", "colour": "blue"}}
+    answer = await Shopper().ask("show me cheaper ones", page=page)
+    _consistent(answer)
+    assert json.loads(answer.tools[-1].arguments) == {"category": "jeans", "colour": "blue"}
+    prices = [card["price_eur"] for card in answer.products]
+    assert prices == sorted(prices) and all(c["colours"] == ["blue"] for c in answer.products)

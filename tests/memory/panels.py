@@ -1,0 +1,42 @@
+"""An open chat panel as the channel layer sees it: a channel in the shopper's group."""
+
+from __future__ import annotations
+
+import asyncio
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+
+from memoryapp.notify import shopper_group
+
+
+class PanelListener:
+    """Join username's group on the configured (in-memory) layer and collect what arrives."""
+
+    def __init__(self, username: str) -> None:
+        self.layer = get_channel_layer()
+        async_to_sync(self.join)(username)
+
+    async def join(self, username: str) -> None:
+        self.channel = await self.layer.new_channel()
+        await self.layer.group_add(shopper_group(username), self.channel)
+
+    @classmethod
+    async def opened(cls, username: str) -> PanelListener:
+        """The same, from async code."""
+        panel = cls.__new__(cls)
+        panel.layer = get_channel_layer()
+        await panel.join(username)
+        return panel
+
+    async def received_async(self, wait: float = 0.2) -> list[dict]:
+        messages = []
+        while True:
+            try:
+                messages.append(await asyncio.wait_for(self.layer.receive(self.channel), wait))
+            except TimeoutError:
+                return messages
+
+    def received(self, wait: float = 0.2) -> list[dict]:
+        """Every message delivered so far (waiting up to `wait` for each next one)."""
+        return async_to_sync(self.received_async)(wait)

@@ -1,0 +1,56 @@
+"""What reaches memory from the chat: session ids and text, made safe at the edge."""
+
+from __future__ import annotations
+
+import pytest
+
+from memoryapp.sessions import session_id_clean, session_number_highest, text_clean
+
+
+@pytest.mark.parametrize(
+    "raw", ["session1", "session123", "abc", "A-b_9", "x" * 100, "conv-2026-05-01"]
+)
+def test_ids_memory_can_look_up_are_kept(raw):
+    assert session_id_clean(raw) == raw
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        None,
+        "",
+        " ",
+        "session1\x00",
+        "session1\n",
+        "a?b",
+        "a#b",
+        "a%2Fb",
+        "a/b",
+        ".",
+        "..",
+        "session.1",
+        " session1",
+        "x" * 101,
+        "séssion1",
+        12,
+        ["session1"],
+        {"id": "session1"},
+    ],
+)
+def test_anything_else_asks_for_a_new_session(raw):
+    assert session_id_clean(raw) is None
+
+
+def test_the_highest_minted_number_counts_not_how_many():
+    assert session_number_highest(["session1", "session7", "session3", "other9"]) == 7
+    assert session_number_highest([]) == 0 and session_number_highest(None) == 0
+    assert session_number_highest(["session01x", "draft"]) == 0
+
+
+def test_lone_surrogates_and_nul_are_removed_everything_else_kept():
+    assert text_clean("jeans\x00 in M\ud800 please") == "jeans in M please"
+    assert text_clean("tab\tnew\nline ü 😀") == "tab\tnew\nline ü 😀"
+    # A pair that arrived as two halves is joined into its character, not dropped.
+    assert text_clean("smile \ud83d\ude00") == "smile 😀"
+    assert text_clean("\udfff\ud800") == ""
+    text_clean("x\ud800").encode("utf-8")  # would raise UnicodeEncodeError if one survived

