@@ -251,6 +251,8 @@ def load_user_index(user_id: str) -> UserIndex:
                 vectors = np.zeros((capacity_for(count), width), dtype=np.float32)
             kept = [row for row in rows if len(row[3]) == width * 4]
             foreign += len(rows) - len(kept)
+            while kept_count + len(kept) > len(vectors):  # writes landed since the count
+                vectors = np.concatenate([vectors, np.zeros_like(vectors)])
             if kept:
                 chunk = np.frombuffer(b"".join(row[3] for row in kept), dtype=np.float32)
                 vectors[kept_count : kept_count + len(kept)] = chunk.reshape(len(kept), width)

@@ -13,6 +13,7 @@ hit costs no SQL. Every change to a block goes through upsert/set_fields/remove 
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -155,6 +156,8 @@ class UserIndex:
         index.annotations[:n] = [a or None for a in annotations]
         for pos, text in enumerate(texts):
             index.lexical.set(pos, text)
+            if pos % 2000 == 1999:
+                time.sleep(0)  # seconds of Python at 100k blocks: let other requests run
         return index
 
     def _allocate(self, capacity: int) -> None:

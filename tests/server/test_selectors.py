@@ -225,3 +225,33 @@ def upserted_index(blocks, now):
         if block.expires_at is None or block.expires_at > now:
             index.upsert(selectors.index_row(block))
     return index
+
+
+@pytest.mark.django_db(databases=DB)
+def test_loading_an_index_copes_with_blocks_written_after_it_counted(monkeypatch):
+    import numpy as np
+
+    from memoryserver.services.blocks import NewBlock, blocks_add
+
+    user_create(user_id="late-writes", name="L", metadata=None)
+    session_create(
+        user_id="late-writes", session_id="s", annotations=None, metadata=None, blocks_ttl=None
+    )
+    blocks_add(
+        user_id="late-writes",
+        session_id="s",
+        items=[NewBlock(fact=f"fact {n}") for n in range(70)],
+        annotations=None,
+        block_ttl=None,
+        context_required=False,
+        created_at=None,
+        async_processing=True,
+        prompt_id=None,
+        prompt_vid=None,
+    )
+    counted = selectors.load_user_index("late-writes")
+    # As if the count had run before the rows were written: the matrix must grow.
+    monkeypatch.setattr(selectors, "capacity_for", lambda blocks: 1)
+    grown = selectors.load_user_index("late-writes")
+    assert grown.size == counted.size == 70 and grown.positions == counted.positions
+    assert np.array_equal(grown.vectors[:70], counted.vectors[:70])
