@@ -219,7 +219,7 @@ _LOAD_FIELDS = (
     "summary",
     "contexts",
 )
-_LOAD_CHUNK = 2000
+_LOAD_CHUNK = 500  # rows between hand-overs of the GIL, about a millisecond of work
 
 
 def load_user_index(user_id: str) -> UserIndex:
