@@ -1,7 +1,16 @@
 """Benchmark the embedded Agent Memory server over HTTP through the SDK.
 
     .venv/bin/python benchmarks/agent_memory_server.py [--sizes 1000,10000,100000]
-        [--embedders hashing,minilm] [--searches 200] [--adds 300]
+        [--embedders hashing,minilm] [--searches 200] [--adds 300] [--parts search,cold]
+        [--shoppers 20] [--cold-size 100000] [--cold-repeats 2] [--think-ms 100]
+        [--parts search,cold,lock] [--largest-repeats 5]
+
+Part "cold": --shoppers shoppers with 1k blocks each search their memory (pausing 0 to
+2x --think-ms between searches, as between messages), first while a cold --cold-size-block
+user's first search loads that user's index, then as many times again with nothing loading;
+it prints both p50/p95 and the ratio of the p95s (the target is within 20%).
+Part "lock": the largest add the server allows (as many facts as one request may carry, each
+at the per-block token limit), in process: the whole call and how long it held the write lock.
 
 Starts its own server process on 127.0.0.1 with a temporary database per embedder. Blocks
 for the search figures are bulk-loaded straight into that database before the server starts
@@ -16,6 +25,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import random
 import statistics
 import subprocess
 import sys
@@ -65,7 +75,7 @@ def fmt(values: list[float]) -> str:
 # --- loader (runs in a child process with the server's settings) -------------------------
 
 
-def load(sizes: list[int], distinct: int) -> None:
+def load(users: list[tuple[str, int]], distinct: int) -> None:
     import django
 
     django.setup()
@@ -79,9 +89,9 @@ def load(sizes: list[int], distinct: int) -> None:
     started = time.monotonic()
     vectors = get_embedder().embed([block_text(n) for n in range(distinct)])
     embed_seconds = time.monotonic() - started
-    for size in sizes:
+    for user_id, size in users:
         now = clock.now()
-        user = MemoryUser.objects.create(user_id=f"bench-{size}", name="bench", created_at=now)
+        user = MemoryUser.objects.create(user_id=user_id, name="bench", created_at=now)
         session = MemorySession.objects.create(user=user, session_id="s", start_time=now)
         batch: list[MemoryBlock] = []
         for n in range(size):
@@ -102,7 +112,89 @@ def load(sizes: list[int], distinct: int) -> None:
                 MemoryBlock.objects.bulk_create(batch)
                 batch = []
         MemoryBlock.objects.bulk_create(batch)
-    print(f"loaded {sizes} blocks ({distinct} distinct texts embedded in {embed_seconds:.1f}s)")
+    print(f"loaded {users} ({distinct} distinct texts embedded in {embed_seconds:.1f}s)")
+
+
+# --- the largest allowed add under the write lock (child process, server settings) ----------
+
+
+class TimedLock:
+    """Stands in for the write lock and notes how long each hold lasted."""
+
+    def __init__(self, inner) -> None:
+        self.inner = inner
+        self.holds: list[float] = []
+
+    def __enter__(self) -> None:
+        self.inner.__enter__()
+        self._since = time.perf_counter()
+
+    def __exit__(self, *exc) -> None:
+        self.holds.append((time.perf_counter() - self._since) * 1000)
+        self.inner.__exit__(*exc)
+
+
+def largest_add(repeats: int) -> None:
+    import django
+
+    django.setup()
+    from django.conf import settings
+    from django.core.management import call_command
+
+    call_command("migrate", interactive=False, verbosity=0)
+    from memoryserver.blas import single_threaded_blas
+    from memoryserver.limits import MAX_BLOCKS_PER_REQUEST
+    from memoryserver.services import blocks
+    from memoryserver.services.blocks import NewBlock, blocks_add
+    from memoryserver.services.sessions import session_create
+    from memoryserver.services.users import user_create
+
+    single_threaded_blas()  # as the server runs
+    lock = blocks.WRITE_LOCK = TimedLock(blocks.WRITE_LOCK)
+    tokens = settings.AGENT_MEMORY_PER_REQUEST_TOKEN_LIMIT
+    user_create(user_id="largest", name="bench", metadata=None)
+    totals = []
+    for n in range(repeats):
+        session_create(
+            user_id="largest", session_id=f"s{n}", annotations=None, metadata=None, blocks_ttl=None
+        )
+        # Every block at the per-block token limit (4 characters a token), as many as allowed.
+        words = " ".join(f"{PRODUCTS[i % 6].split()[0].lower()}{n}{i}" for i in range(tokens))
+        facts = [NewBlock(fact=f"{k} {words}"[: tokens * 4]) for k in range(MAX_BLOCKS_PER_REQUEST)]
+        started = time.perf_counter()
+        result = blocks_add(
+            user_id="largest",
+            session_id=f"s{n}",
+            items=facts,
+            annotations={"type": "fact"},
+            block_ttl=None,
+            context_required=None,
+            created_at=None,
+            async_processing=True,
+            prompt_id=None,
+            prompt_vid=None,
+        )
+        totals.append((time.perf_counter() - started) * 1000)
+        assert len(result.block_ids) == MAX_BLOCKS_PER_REQUEST, result.rejected
+    print(
+        f"largest allowed add ({MAX_BLOCKS_PER_REQUEST} facts of {tokens} tokens, "
+        f"{settings.AGENT_MEMORY_EMBEDDER}): whole request {fmt(totals)}; "
+        f"write lock held {fmt(lock.holds)}"
+    )
+
+
+def run_largest_add(embedder: str, args: argparse.Namespace) -> None:
+    tmp = Path(tempfile.mkdtemp(prefix=f"ambench-largest-{embedder}-"))
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "memoryserver.settings",
+        "AGENT_MEMORY_SERVER_DB": str(tmp / "agentmemory.sqlite3"),
+        "AGENT_MEMORY_EMBEDDER": embedder,
+        "PYTHONPATH": str(ROOT),
+    }
+    subprocess.run(
+        [sys.executable, __file__, "--largest-add", str(args.largest_repeats)], env=env, check=True
+    )
 
 
 # --- measurements --------------------------------------------------------------------------
@@ -166,10 +258,8 @@ async def measure_concurrency(
     return one, three
 
 
-def run_embedder(embedder: str, sizes: list[int], args: argparse.Namespace) -> None:
-    from tests.support.agentmemory_server import start_agentmemory_server
-
-    tmp = Path(tempfile.mkdtemp(prefix=f"ambench-{embedder}-"))
+def bulk_load(tmp: Path, embedder: str, users: list[tuple[str, int]]) -> None:
+    """Write the users' blocks straight into the server's SQLite file, in a child process."""
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "memoryserver.settings",
@@ -178,19 +268,18 @@ def run_embedder(embedder: str, sizes: list[int], args: argparse.Namespace) -> N
         "PYTHONPATH": str(ROOT),
     }
     distinct = 2000 if embedder == "minilm" else 5000
-    print(f"\n== embedder {embedder}: bulk-loading {sizes} blocks straight into SQLite")
+    print(f"\n== embedder {embedder}: bulk-loading {users} straight into SQLite")
+    spec = ",".join(f"{user_id}={size}" for user_id, size in users)
     subprocess.run(
-        [
-            sys.executable,
-            __file__,
-            "--load",
-            ",".join(map(str, sizes)),
-            "--distinct",
-            str(distinct),
-        ],
-        env=env,
-        check=True,
+        [sys.executable, __file__, "--load", spec, "--distinct", str(distinct)], env=env, check=True
     )
+
+
+def run_embedder(embedder: str, sizes: list[int], args: argparse.Namespace) -> None:
+    from tests.support.agentmemory_server import start_agentmemory_server
+
+    tmp = Path(tempfile.mkdtemp(prefix=f"ambench-{embedder}-"))
+    bulk_load(tmp, embedder, [(f"bench-{size}", size) for size in sizes])
     base_url, stop = start_agentmemory_server(
         tmp, AGENT_MEMORY_EMBEDDER=embedder, AGENT_MEMORY_EXTRACTOR="extractive"
     )
@@ -217,6 +306,94 @@ def run_embedder(embedder: str, sizes: list[int], args: argparse.Namespace) -> N
         stop()
 
 
+async def shoppers_searching(
+    base_url: str,
+    shoppers: int,
+    until: asyncio.Future | None,
+    rounds: int,
+    tag: str,
+    think_ms: float,
+) -> list[float]:
+    """Each shopper searches its own memory, pausing 0..2x think_ms between searches as a
+    shopper between messages would, with distinct queries; latencies in ms.
+
+    With `until`, the shoppers keep going until it completes (at least one round each).
+    """
+    from agentmemory import AsyncAgentMemoryClient
+
+    timings: list[float] = []
+    async with AsyncAgentMemoryClient(base_url=base_url, max_retries=0, timeout=120) as client:
+        sessions = [
+            await (await client.get_user(f"shopper-{i:02d}")).get_session("s")
+            for i in range(shoppers)
+        ]
+
+        async def shopper(i: int) -> None:
+            pauses = random.Random(f"{tag} {i}")
+            n = 0
+            while n < rounds if until is None else (n == 0 or not until.done()):
+                await asyncio.sleep(pauses.uniform(0, 2 * think_ms) / 1000)
+                query = f"{QUERIES[n % len(QUERIES)]} shopper {i} {tag} {n}"
+                t = time.perf_counter()
+                await sessions[i].search_memory(query)
+                timings.append((time.perf_counter() - t) * 1000)
+                n += 1
+
+        await asyncio.gather(*(shopper(i) for i in range(shoppers)))
+    return timings
+
+
+async def cold_load_while_searching(
+    base_url: str, cold_user: str, shoppers: int, think_ms: float
+) -> tuple[list[float], float]:
+    from agentmemory import AsyncAgentMemoryClient
+
+    async with AsyncAgentMemoryClient(base_url=base_url, max_retries=0, timeout=300) as client:
+        session = await (await client.get_user(cold_user)).get_session("s")
+        started = time.perf_counter()
+        cold = asyncio.ensure_future(session.search_memory(f"first search of {cold_user}"))
+        during = await shoppers_searching(
+            base_url, shoppers, cold, 0, f"during {cold_user}", think_ms
+        )
+        await cold
+        return during, (time.perf_counter() - started) * 1000
+
+
+def run_cold_load(embedder: str, args: argparse.Namespace) -> None:
+    """A cold 100k-block user loads while 20 other shoppers search: their p95, with and without."""
+    from tests.support.agentmemory_server import start_agentmemory_server
+
+    tmp = Path(tempfile.mkdtemp(prefix=f"ambench-cold-{embedder}-"))
+    cold_users = [f"cold-{n}" for n in range(args.cold_repeats)]
+    shoppers = [(f"shopper-{i:02d}", 1000) for i in range(args.shoppers)]
+    bulk_load(tmp, embedder, [*shoppers, *((u, args.cold_size) for u in cold_users)])
+    base_url, stop = start_agentmemory_server(
+        tmp, AGENT_MEMORY_EMBEDDER=embedder, AGENT_MEMORY_EXTRACTOR="extractive"
+    )
+    think = args.think_ms
+    try:
+        asyncio.run(shoppers_searching(base_url, args.shoppers, None, 2, "warm-up", think))
+        for cold_user in cold_users:
+            during, load_ms = asyncio.run(
+                cold_load_while_searching(base_url, cold_user, args.shoppers, think)
+            )
+            # As many searches again with no load going on, to compare like with like.
+            rounds = max(5, len(during) // args.shoppers)
+            quiet = asyncio.run(
+                shoppers_searching(base_url, args.shoppers, None, rounds, cold_user, think)
+            )
+            print(
+                f"{args.shoppers} shoppers searching (1k blocks each, pauses 0-{2 * think:.0f} ms), "
+                f"{embedder}:\n"
+                f"  alone                          {fmt(quiet)}\n"
+                f"  while {cold_user} ({args.cold_size} blocks) loads {fmt(during)}"
+                f"  first search {load_ms:.0f} ms\n"
+                f"  p95 during / p95 alone = {pct(during, 95) / pct(quiet, 95):.2f}"
+            )
+    finally:
+        stop()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -225,18 +402,43 @@ def main() -> None:
     parser.add_argument("--embedders", default="hashing,minilm")
     parser.add_argument("--searches", type=int, default=200)
     parser.add_argument("--adds", type=int, default=300)
+    parser.add_argument(
+        "--parts",
+        default="search,cold,lock",
+        help="search (sizes, adds, ratio), cold (a cold load under searches), lock (largest add)",
+    )
+    parser.add_argument("--shoppers", type=int, default=20, help="cold part: searching shoppers")
+    parser.add_argument("--cold-size", type=int, default=100_000, help="cold part: its blocks")
+    parser.add_argument("--cold-repeats", type=int, default=2, help="cold part: cold users")
+    parser.add_argument(
+        "--think-ms", type=float, default=100.0, help="cold part: mean pause between searches"
+    )
+    parser.add_argument(
+        "--largest-repeats", type=int, default=5, help="lock part: largest adds to time"
+    )
     parser.add_argument("--load", help=argparse.SUPPRESS)
+    parser.add_argument("--largest-add", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--distinct", type=int, default=5000, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.largest_add:
+        largest_add(args.largest_add)
+        return
     if args.load:
-        load([int(s) for s in args.load.split(",")], args.distinct)
+        users = [item.split("=") for item in args.load.split(",")]
+        load([(user_id, int(size)) for user_id, size in users], args.distinct)
         return
     sizes = [int(s) for s in args.sizes.split(",")]
+    parts = set(args.parts.split(","))
     print(
         f"Embedded Agent Memory server benchmark; {os.cpu_count()} CPUs; SDK over HTTP on 127.0.0.1"
     )
     for embedder in args.embedders.split(","):
-        run_embedder(embedder, sizes, args)
+        if "search" in parts:
+            run_embedder(embedder, sizes, args)
+        if "cold" in parts:
+            run_cold_load(embedder, args)
+        if "lock" in parts:
+            run_largest_add(embedder, args)
 
 
 if __name__ == "__main__":

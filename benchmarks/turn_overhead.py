@@ -1,16 +1,21 @@
 """Benchmark the app's share of a chat turn, and many shoppers chatting at once.
 
     .venv/bin/python benchmarks/turn_overhead.py [--sizes 0,100,1000] [--turns 60]
-        [--shoppers 50] [--rounds 3] [--embedder hashing]
+        [--shoppers 50] [--rounds 3] [--embedders hashing,minilm] [--parts 1,2]
 
-Part 1, in process: the time before the first token that the app spends (open the session,
-three-plus-one recall searches issued together, render the notes, build the prompt and the
-tool schemas), p50/p95 over --turns turns for a shopper with 0, 100 and 1,000 stored blocks;
-and the recall time against one search alone (the target ratio is <= 1.3).
-Part 2, over loopback: daphne serving the app and the embedded memory server, each in its own
-process, and --shoppers signed-in shoppers on websockets sending --rounds messages each at
-once, answered by the offline model: errors, and turn p50/p95 (send -> done) and
-(send -> memory.added).
+Part 1, in process, once per embedder (each with its own memory server): the time before
+the first token that the app spends (open the session, three-plus-one recall searches issued
+together, render the notes, build the prompt and the tool schemas), p50/p95 over --turns
+turns for a shopper with 0, 100 and 1,000 stored blocks; the recall time against one search
+alone (target <= 2.0); and, with both embedders, a MiniLM recall against a hashing recall
+(target <= 2.0). Every message is distinct, as every real one is: the server caches query
+vectors, so a repeated text would hide the embedding. The embedding of one query is also
+timed on its own, in this process with the same embedder, so the figures can be read
+against it (and re-run when the embedder changes).
+Part 2, over loopback: daphne serving the app and the embedded memory server (the first of
+--embedders), each in its own process, and --shoppers signed-in shoppers on websockets
+sending --rounds messages each at once, answered by the offline model: errors, and turn
+p50/p95 (send -> done) and (send -> memory.added).
 Everything runs against 127.0.0.1 with temporary databases.
 """
 
@@ -95,7 +100,39 @@ async def populate(username: str, size: int) -> str:
     return current.session_id
 
 
-async def overhead(size: int, turns: int) -> dict[str, list[float]]:
+def message(i: int, size: int, purpose: str) -> str:
+    """A distinct shopper message: never seen by the server before, like a real one."""
+    return f"{QUERIES[i % len(QUERIES)]} ({purpose} {i}, {size} blocks)"
+
+
+def cpu_now(server_pid: int) -> tuple[float, float]:
+    """CPU seconds used so far by this process (the app) and by the memory server."""
+    with open(f"/proc/{server_pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    server = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return time.process_time(), server
+
+
+def cpu_since(before: tuple[float, float], server_pid: int) -> tuple[float, float]:
+    app, server = cpu_now(server_pid)
+    return (app - before[0]) * 1000, (server - before[1]) * 1000
+
+
+def server_pid_for(base_url: str) -> int:
+    """The memory server's process, found by its port on the command line."""
+    port = base_url.rsplit(":", 1)[1]
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+                args = cmdline.read()
+        except OSError:
+            continue
+        if b"memoryserver" in args and b"--port\0" + port.encode() + b"\0" in args:
+            return int(pid)
+    raise RuntimeError(f"no memory server process on port {port}")
+
+
+async def overhead(size: int, turns: int, server_pid: int) -> dict[str, list]:
     from assistant.prompting import turn_messages
     from assistant.tools import tool_schemas, vocabulary_load
     from memoryapp.render import notes_message
@@ -103,24 +140,51 @@ async def overhead(size: int, turns: int) -> dict[str, list[float]]:
 
     username = f"bench-{size}"
     session_id = await populate(username, size)
-    figures: dict[str, list[float]] = {"overhead": [], "recall": [], "one_search": []}
+    figures: dict[str, list[float]] = {
+        "overhead": [],
+        "recall": [],
+        "one_search": [],
+        "recall_cpu": [],
+        "one_search_cpu": [],
+    }
     for i in range(turns):
-        text = QUERIES[i % len(QUERIES)]
+        text = message(i, size, "turn")
         started = time.perf_counter()
         memory = await session_open(username=username, display_name=username, session_id=session_id)
+        cpu = cpu_now(server_pid)
         recall = await memories_recall(memory=memory, message=text, turn_count=5)
+        figures["recall_cpu"].append(cpu_since(cpu, server_pid))
         vocabulary = await vocabulary_load()
         turn_messages(signed_in=True, notes=notes_message(recall.lines), text=text)
         tool_schemas(vocabulary=vocabulary, with_memory=True)
         figures["overhead"].append((time.perf_counter() - started) * 1000)
         figures["recall"].append(recall.duration_ms)
         started = time.perf_counter()
+        cpu = cpu_now(server_pid)
         await memory.resource.search_memory(
-            query=text,
+            query=message(i, size, "alone"),
             filters={"session_ids": "all", "annotations": {"type": "turn"}, "relevant_k": 10},
         )
         figures["one_search"].append((time.perf_counter() - started) * 1000)
+        figures["one_search_cpu"].append(cpu_since(cpu, server_pid))
     return figures
+
+
+def embedding_alone(embedder: str, count: int = 40) -> list[float]:
+    """One query's embedding, timed in this process with the server's embedder code and,
+    as in the server, numpy's OpenBLAS on one thread."""
+    from memoryserver.blas import single_threaded_blas
+    from memoryserver.embedders import build_embedder
+
+    single_threaded_blas()
+    model = build_embedder(embedder)
+    model.embed(["warm-up"])
+    timings = []
+    for i in range(count):
+        started = time.perf_counter()
+        model.embed([message(i, 0, "embedding alone")])
+        timings.append((time.perf_counter() - started) * 1000)
+    return timings
 
 
 def part_one(args: argparse.Namespace) -> None:
@@ -134,22 +198,39 @@ def part_one(args: argparse.Namespace) -> None:
     subprocess.run(
         [sys.executable, "manage.py", "seed_catalog", "-v0"], cwd=ROOT, check=True, env=os.environ
     )
-    base_url, stop = start_memory_server(args.embedder)
-    settings.AGENT_MEMORY_URL = base_url
-    try:
+    recalls: dict[tuple[str, int], float] = {}
+    for embedder in args.embedders:
         print(
-            f"Part 1: app overhead before the first token ({args.embedder} embedder, {args.turns} turns)"
+            f"Part 1: app overhead before the first token ({embedder} embedder, {args.turns} turns)"
         )
+        print(f"  one query's embedding alone   {fmt(embedding_alone(embedder))}")
+        base_url, stop = start_memory_server(embedder, label=f"overhead-{embedder}")
+        settings.AGENT_MEMORY_URL = base_url
+        try:
+            for size in args.sizes:
+                figures = asyncio.run(overhead(size, args.turns, server_pid_for(base_url)))
+                recall = statistics.median(figures["recall"])
+                recalls[embedder, size] = recall
+                ratio = recall / statistics.median(figures["one_search"])
+                print(f"  {size:>5} blocks  overhead {fmt(figures['overhead'])}")
+                print(f"               recall   {fmt(figures['recall'])}")
+                print(
+                    f"               1 search {fmt(figures['one_search'])}  "
+                    f"recall/one-search (medians) {ratio:.2f}"
+                )
+                for name in ("recall", "one_search"):
+                    app, server = zip(*figures[f"{name}_cpu"], strict=True)
+                    print(
+                        f"               CPU per {name.replace('_', ' ')}: app "
+                        f"{statistics.mean(app):.1f} ms, memory server "
+                        f"{statistics.mean(server):.1f} ms (means)"
+                    )
+        finally:
+            stop()
+    if {"hashing", "minilm"} <= set(args.embedders):
         for size in args.sizes:
-            figures = asyncio.run(overhead(size, args.turns))
-            ratio = statistics.median(figures["recall"]) / statistics.median(figures["one_search"])
-            print(f"  {size:>5} blocks  overhead {fmt(figures['overhead'])}")
-            print(f"               recall   {fmt(figures['recall'])}")
-            print(
-                f"               1 search {fmt(figures['one_search'])}  recall/one-search (medians) {ratio:.2f}"
-            )
-    finally:
-        stop()
+            ratio = recalls["minilm", size] / recalls["hashing", size]
+            print(f"  recall MiniLM / recall hashing (medians), {size} blocks: {ratio:.2f}")
 
 
 def shopper_cookies(count: int) -> list[str]:
@@ -196,7 +277,7 @@ async def one_shopper(port: int, cookie: str, rounds: int, results: dict) -> Non
             for turn in range(rounds):
                 frame = {
                     "type": "message",
-                    "text": QUERIES[turn % len(QUERIES)],
+                    "text": message(turn, 0, f"shopper {cookie[:8]} turn"),
                     "session_id": session_id,
                     "turn_count": turn,
                     "session_date": None,
@@ -234,7 +315,8 @@ async def one_shopper(port: int, cookie: str, rounds: int, results: dict) -> Non
 def part_two(args: argparse.Namespace) -> None:
     from tests.support.agentmemory_server import free_port
 
-    base_url, stop_memory = start_memory_server(args.embedder, label="load")
+    embedder = args.embedders[0]
+    base_url, stop_memory = start_memory_server(embedder, label="load")
     env = {**os.environ, "AGENT_MEMORY_URL": base_url}
     cookies = shopper_cookies(args.shoppers)
     port = free_port()
@@ -280,7 +362,7 @@ def part_two(args: argparse.Namespace) -> None:
         turns = args.shoppers * args.rounds
         print(
             f"Part 2: {args.shoppers} concurrent shoppers x {args.rounds} turns on the offline model "
-            f"(daphne + embedded memory server, {args.embedder} embedder)"
+            f"(daphne + embedded memory server, {embedder} embedder)"
         )
         print(
             f"  errors (no answer): {len(results['errors'])} of {turns} turns  {results['errors'][:3]}"
@@ -320,7 +402,12 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=60)
     parser.add_argument("--shoppers", type=int, default=50)
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--embedder", default="hashing", choices=["hashing", "minilm"])
+    parser.add_argument(
+        "--embedders",
+        default="hashing,minilm",
+        type=lambda s: s.split(","),
+        help="part 1 runs once per embedder; part 2 uses the first",
+    )
     parser.add_argument("--parts", default="1,2", help="which parts to run, e.g. 2")
     args = parser.parse_args()
     print(f"Machine: {os.cpu_count()} cores; Python {sys.version.split()[0]}; temp dir {TMP}")

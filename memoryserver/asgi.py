@@ -17,12 +17,14 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import django
-from django.conf import settings
 from django.core.handlers.asgi import ASGIHandler, ASGIRequest
 from django.urls import Resolver404, get_resolver
 
-from memoryserver.api.middleware import auth_failure
+from memoryserver.api.errors import api_error_response
+from memoryserver.api.middleware import auth_failure, host_refusal
 from memoryserver.blas import single_threaded_blas
+from memoryserver.errors import ApiError
+from memoryserver.limits import MAX_BODY_BYTES, body_too_large
 
 SETTINGS_MODULE = "memoryserver.settings"
 # Enough threads that a write extracting synchronously (async_processing=false) never
@@ -39,7 +41,9 @@ Send = Callable[[dict[str, Any]], Awaitable[None]]
 class DirectDispatch:
     """Serve the API's routes without Django's request handler; anything else falls back.
 
-    Same view, same bearer check, same exception handler and the same response bytes and
+    Every request, whichever path then serves it, first passes the door here: the Host
+    allow-list (before the body is read) and the body-size limit (413). The API's routes then
+    get the same bearer check, view, exception handler and the same response bytes and
     headers as through Django: only the handler's plumbing is skipped. The skipped
     request signals only reset the debug query log and recycle the handler thread's own
     database connection, neither of which the pool threads use.
@@ -54,23 +58,24 @@ class DirectDispatch:
         if scope["type"] != "http":
             await self.fallback(scope, receive, send)
             return
-        body = bytearray()
-        while True:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                return  # the client left before sending its body; nobody to answer
-            body += message.get("body", b"")
-            if not message.get("more_body", False):
-                break
-        response = await self._direct(scope, bytes(body))
+        # The door comes first, for every route, before a byte of the body is read.
+        refusal = host_refusal(_header(scope, b"host"))
+        if refusal is not None:
+            await _send(refusal, send)
+            return
+        body = await _read_body(scope, receive)
+        if body is None:
+            return  # the client left before sending its body; nobody to answer
+        if isinstance(body, ApiError):
+            await _send(api_error_response(body), send)
+            return
+        response = await self._direct(scope, body)
         if response is None:
-            await self.fallback(scope, _replay(bytes(body), receive), send)
+            await self.fallback(scope, _replay(body, receive), send)
             return
         await _send(response, send)
 
     async def _direct(self, scope: Scope, body: bytes) -> Any | None:
-        if len(body) > (settings.DATA_UPLOAD_MAX_MEMORY_SIZE or len(body)):
-            return None  # Django's handler owns the 413 path
         try:
             request = ASGIRequest(scope, io.BytesIO(body))
             match = self.resolver.resolve(request.path_info)
@@ -87,6 +92,34 @@ class DirectDispatch:
         return await loop.run_in_executor(
             self.executor, lambda: view(request, *match.args, **match.kwargs)
         )
+
+
+def _header(scope: Scope, name: bytes) -> str | None:
+    for key, value in scope.get("headers", ()):
+        if key.lower() == name:
+            return value.decode("latin1")
+    return None
+
+
+async def _read_body(scope: Scope, receive: Receive) -> bytes | ApiError | None:
+    """The whole body; PayloadTooLarge once it passes MAX_BODY_BYTES; None if the client left.
+
+    A declared Content-Length past the limit is refused before reading; a chunked body is
+    refused as soon as it passes the limit, so an oversized body is never held in memory.
+    """
+    declared = _header(scope, b"content-length")
+    if declared is not None and declared.strip().isdigit() and int(declared) > MAX_BODY_BYTES:
+        return body_too_large(int(declared))
+    body = bytearray()
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return None
+        body += message.get("body", b"")
+        if len(body) > MAX_BODY_BYTES:
+            return body_too_large()
+        if not message.get("more_body", False):
+            return bytes(body)
 
 
 def _replay(body: bytes, receive: Receive) -> Receive:

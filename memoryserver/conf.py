@@ -9,10 +9,10 @@ would be harder to debug than one that refuses to start.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -27,6 +27,10 @@ class ServerSettings(BaseSettings):
     AISLE_VAR_DIR: Path = BASE_DIR / "var"
     AGENT_MEMORY_SERVER_DB: Path | None = None  # default: <AISLE_VAR_DIR>/agentmemory.sqlite3
     AGENT_MEMORY_SERVER_TOKEN: str = ""
+    # Host names the server answers to besides 127.0.0.1, localhost and [::1], comma-separated
+    # (a leading dot allows subdomains). A request naming any other host is refused, so a web
+    # page that rebinds its own name to 127.0.0.1 cannot reach the server.
+    AGENT_MEMORY_SERVER_ALLOWED_HOSTS: Annotated[list[str], NoDecode] = []
     AGENT_MEMORY_EMBEDDER: str = "minilm"
     AGENT_MEMORY_DEFAULT_BLOCK_TTL: int = Field(0, ge=0)
     AGENT_MEMORY_MAX_FAIL_COUNT: int = Field(3, ge=1)
@@ -54,6 +58,21 @@ class ServerSettings(BaseSettings):
     JUDGE_MODEL: str = "gpt-4o-mini"
     EMBEDDING_MODEL: str = "text-embedding-3-small"
     MODEL_TIMEOUT_SECONDS: float = Field(60.0, ge=1.0)
+
+    @field_validator("AGENT_MEMORY_SERVER_ALLOWED_HOSTS", mode="before")
+    @classmethod
+    def _host_names(cls, value: Any) -> Any:
+        names = value.split(",") if isinstance(value, str) else value
+        if not isinstance(names, list):
+            return names
+        names = [str(n).strip().lower() for n in names if str(n).strip()]
+        for name in names:
+            if name == "*" or any(c in name for c in "/ @"):
+                raise ValueError(
+                    f"{name!r} is not a host name; list names such as memory.internal "
+                    "(a wildcard would let any web page's rebound name in)"
+                )
+        return names
 
     @property
     def database_path(self) -> Path:

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import math
+import threading
+import time
+from concurrent.futures import Future
 from datetime import datetime
 from typing import Any
 
@@ -16,9 +21,9 @@ from memoryserver.db import db_alias
 from memoryserver.embedders import get_embedder
 from memoryserver.errors import NotFound
 from memoryserver.index.registry import get_registry
-from memoryserver.index.slot import Hit, IndexRow, Query, UserIndex
+from memoryserver.index.slot import Hit, IndexRow, Query, UserIndex, capacity_for
 from memoryserver.models import MemoryBlock, MemorySession, MemoryUser, Prompt, PromptVersion
-from memoryserver.payloads import BLOCK_PAYLOAD_COLUMNS, block_payload_from_row
+from memoryserver.payloads import BLOCK_PAYLOAD_COLUMNS, block_payload, block_payload_from_row
 from memoryserver.terms import query_terms
 
 
@@ -115,13 +120,36 @@ def _ordering(order_by: str) -> list:
 
 def blocks_list(
     *, user_id: str, session_ids: list[str] | None, order_by: str, limit: int, offset: int
-) -> tuple[list[MemoryBlock], int]:
-    user_get(user_id=user_id)
+) -> tuple[list[dict[str, Any]], int]:
+    """A page of the user's live blocks as payloads, newest first, and how many there are.
+
+    Read from the user's in-memory index (its filter columns order and count them; payloads
+    come from its cache or one bare SELECT), like a filter-only search: listing the session in
+    progress is part of every recall, and through the ORM it scanned all of the user's rows.
+    """
+    user_exists(user_id=user_id)
+    criteria = Query(
+        now=clock.now().timestamp(),
+        session_ids=session_ids,
+        order_by=order_by,
+        include_not_ready=True,  # a listing shows every status
+    )
+    with get_registry().reading(user_id, lambda: load_user_index(user_id)) as index:
+        if index.foreign_blocks:
+            return _blocks_list_sql(user_id, session_ids, order_by, limit, offset)
+        hits = index.search(criteria)
+        return _payloads_for(index, hits[offset : offset + limit]), len(hits)
+
+
+def _blocks_list_sql(
+    user_id: str, session_ids: list[str] | None, order_by: str, limit: int, offset: int
+) -> tuple[list[dict[str, Any]], int]:
+    """The listing from SQLite, for a user with blocks the index cannot hold (see load)."""
     blocks = live_blocks(clock.now()).filter(user_key=user_id)
     if session_ids is not None:
         blocks = blocks.filter(session_key__in=session_ids)
-    page = list(blocks.order_by(*_ordering(order_by)).defer("embedding")[offset : offset + limit])
-    return page, blocks.count()
+    page = blocks.order_by(*_ordering(order_by)).defer("embedding")[offset : offset + limit]
+    return [block_payload(b) for b in page], blocks.count()
 
 
 def searchable_text(
@@ -134,7 +162,11 @@ def searchable_text(
     """
     summary = summary if summary is not None else block.summary
     contexts = contexts if contexts is not None else block.contexts
-    parts = [block.text, summary or "", *(c for c in contexts or [] if isinstance(c, str))]
+    return _search_text(block.text, summary, contexts)
+
+
+def _search_text(text: str, summary: str | None, contexts: Any) -> str:
+    parts = [text, summary or "", *(c for c in contexts or [] if isinstance(c, str))]
     return "\n".join(p for p in parts if p)
 
 
@@ -157,18 +189,128 @@ def index_row(block: MemoryBlock, vector: np.ndarray | None = None) -> IndexRow:
     )
 
 
+def _epoch_us(column: str) -> str:
+    """SQL for a datetime column (naive UTC text) as whole microseconds since the epoch.
+
+    Computed by SQLite, exactly: divided by 1e6 it is the same float as datetime.timestamp().
+    """
+    return (
+        f"CAST(strftime('%%s', {column}) AS INTEGER) * 1000000"
+        f" + CAST(substr({column} || '.000000', 21, 6) AS INTEGER)"
+    )
+
+
+# What loading an index reads of each block, in one bare query: no models are built.
+_LOAD_FIELDS = (
+    "id",
+    "block_id",
+    "session_key",
+    "embedding",
+    _epoch_us("ingested_at"),
+    _epoch_us("created_at"),
+    _epoch_us("expires_at"),
+    "status",
+    "annotations",
+    "prompt_id",
+    "prompt_vid",
+    "fact",
+    "user_content",
+    "assistant_content",
+    "summary",
+    "contexts",
+)
+_LOAD_CHUNK = 500  # rows between hand-overs of the GIL, about a millisecond of work
+
+
 def load_user_index(user_id: str) -> UserIndex:
-    """Read a user's live vectors and filter columns from SQLite (once, on first search)."""
-    index = UserIndex(dimensions=get_embedder().dimensions or 1)
-    rows = live_blocks(clock.now()).filter(user_key=user_id).order_by("id")
-    for block in rows.iterator(chunk_size=2000):
-        vector = np.frombuffer(bytes(block.embedding), dtype=np.float32)
-        if index.dimensions != vector.shape[0]:
-            if len(index):
-                continue  # written by another embedder; unusable for this one
-            index = UserIndex(dimensions=vector.shape[0])
-        index.upsert(index_row(block, vector))
+    """Read a user's live vectors and filter columns from SQLite (once, on first search).
+
+    Column-wise and in chunks, vectors straight into the index's matrix, with the GIL handed
+    on between chunks: a 100k-block user takes a while to read, and other users' requests in
+    this process keep being served meanwhile (the registry holds only this user's lock while
+    it runs). The first block's width wins; blocks another embedder wrote with another width
+    are counted, not held.
+    """
+    connection = connections[db_alias()]
+    live = "WHERE user_key = %s AND (expires_at IS NULL OR expires_at > %s)"
+    table = MemoryBlock._meta.db_table
+    params = [user_id, connection.ops.adapt_datetimefield_value(clock.now())]
+    width = get_embedder().dimensions or 1
+    vectors = np.zeros((0, width), dtype=np.float32)
+    foreign = kept_count = 0
+    columns: list[list[Any]] = [[] for _ in _LOAD_FIELDS]
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT COUNT(*) FROM {table} {live}", params)
+        (count,) = cursor.fetchone()
+        # In the order of the user's index in SQLite: sorting 100k rows of vectors by id cost
+        # as much as reading them, and nothing in the index depends on the order of its rows.
+        cursor.execute(f"SELECT {', '.join(_LOAD_FIELDS)} FROM {table} {live}", params)
+        while rows := cursor.fetchmany(_LOAD_CHUNK):
+            if not kept_count and not foreign:
+                width = len(rows[0][3]) // 4
+                vectors = np.zeros((capacity_for(count), width), dtype=np.float32)
+            kept = [row for row in rows if len(row[3]) == width * 4]
+            foreign += len(rows) - len(kept)
+            while kept_count + len(kept) > len(vectors):  # writes landed since the count
+                vectors = np.concatenate([vectors, np.zeros_like(vectors)])
+            if kept:
+                chunk = np.frombuffer(b"".join(row[3] for row in kept), dtype=np.float32)
+                vectors[kept_count : kept_count + len(kept)] = chunk.reshape(len(kept), width)
+                kept_count += len(kept)
+                for column, values in zip(columns, zip(*kept, strict=True), strict=True):
+                    column.extend(values)
+            time.sleep(0)  # hand the GIL to other requests between chunks
+    pks, block_ids, sessions, _, ingested, created, expires, statuses, annotations = columns[:9]
+    facts, asked, answered, summaries, contexts = columns[11:]
+    texts = [
+        _search_text(
+            fact if fact is not None else "\n".join(p for p in (user, assistant) if p),
+            summary,
+            found,
+        )
+        for fact, user, assistant, summary, found in zip(
+            facts, asked, answered, summaries, _json_values(contexts), strict=True
+        )
+    ]
+    index = UserIndex.from_columns(
+        vectors=vectors if len(vectors) else np.zeros((64, width), dtype=np.float32),
+        pks=pks,
+        block_ids=block_ids,
+        session_ids=sessions,
+        ingested=np.array(ingested, dtype=np.float64) / 1e6,
+        created=np.array(created, dtype=np.float64) / 1e6,  # None becomes NaN
+        expires=np.nan_to_num(np.array(expires, dtype=np.float64) / 1e6, nan=math.inf),
+        statuses=statuses,
+        annotations=_json_values(annotations),
+        prompt_ids=columns[9],
+        prompt_vids=columns[10],
+        texts=texts,
+    )
+    index.foreign_blocks = foreign
     return index
+
+
+def _json_values(values: list[Any]) -> list[Any]:
+    """Decode JSON text once per distinct value; most blocks share a handful of annotations."""
+    decoded: dict[str, Any] = {}
+    out = []
+    for value in values:
+        if isinstance(value, str):
+            if value not in decoded:
+                decoded[value] = json.loads(value)
+            value = decoded[value]
+        out.append(value)
+    return out
+
+
+def user_exists(*, user_id: str) -> None:
+    """Raise like `user_get` when the user is missing; one bare indexed SELECT."""
+    sql = f"SELECT 1 FROM {MemoryUser._meta.db_table} WHERE user_id = %s LIMIT 1"
+    with connections[db_alias()].cursor() as cursor:
+        cursor.execute(sql, [user_id])
+        found = cursor.fetchone() is not None
+    if not found:
+        user_get(user_id=user_id)  # raises the precise error
 
 
 def session_exists(*, user_id: str, session_id: str) -> None:
@@ -218,6 +360,38 @@ def _ts(value: Any, side: int) -> float:
     return value.timestamp() if value is not None else side * float("inf")
 
 
+_embedding: dict[str, Future[np.ndarray]] = {}
+_embedding_lock = threading.Lock()
+
+
+def query_vector(text: str) -> np.ndarray:
+    """The query's vector, computed once for concurrent searches of the same text.
+
+    A recall sends its fact and turn searches with one query at the same moment; both would
+    miss the embedder's cache and embed it twice (17 ms each with MiniLM in numpy). The
+    second waits for the first instead.
+    """
+    with _embedding_lock:
+        pending = _embedding.get(text)
+        if pending is None:
+            pending = _embedding[text] = Future()
+            mine = True
+        else:
+            mine = False
+    if not mine:
+        return pending.result()
+    try:
+        vector = get_embedder().embed_query(text)
+        pending.set_result(vector)
+        return vector
+    except BaseException as exc:
+        pending.set_exception(exc)
+        raise
+    finally:
+        with _embedding_lock:
+            del _embedding[text]
+
+
 def blocks_search(
     *, user_id: str, session_id: str, query: str | None, filters: dict[str, Any]
 ) -> list[dict[str, Any]]:
@@ -227,7 +401,7 @@ def blocks_search(
     if query is not None:
         mode = settings.AGENT_MEMORY_SEARCH_MODE
         if mode != "lexical":
-            criteria.vector = get_embedder().embed_query(query)
+            criteria.vector = query_vector(query)
         if mode != "dense":
             criteria.terms = query_terms(query)
     criteria.now = clock.now().timestamp()

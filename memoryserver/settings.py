@@ -9,6 +9,7 @@ from __future__ import annotations
 import secrets
 
 from memoryserver.conf import ServerSettings, sqlite_database
+from memoryserver.limits import MAX_BODY_BYTES
 
 _conf = ServerSettings()
 _conf.database_path.parent.mkdir(parents=True, exist_ok=True)
@@ -16,10 +17,13 @@ _conf.database_path.parent.mkdir(parents=True, exist_ok=True)
 # Nothing is signed: there are no sessions, cookies or CSRF tokens in this process.
 SECRET_KEY = secrets.token_urlsafe(32)
 DEBUG = False
-ALLOWED_HOSTS = ["*"]
+# The Host check with the spec's error envelope is `memoryserver.api.middleware.host_refusal`
+# (loopback names plus AGENT_MEMORY_SERVER_ALLOWED_HOSTS); Django's own check agrees with it.
+ALLOWED_HOSTS = ["127.0.0.1", "localhost", "[::1]", *_conf.AGENT_MEMORY_SERVER_ALLOWED_HOSTS]
+DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_BODY_BYTES
 
 INSTALLED_APPS = ["memoryserver"]
-MIDDLEWARE = ["memoryserver.api.middleware.BearerTokenMiddleware"]
+MIDDLEWARE = ["memoryserver.api.middleware.DoorMiddleware"]
 ROOT_URLCONF = "memoryserver.api.urls"
 DATABASES = {"default": sqlite_database(_conf.database_path)}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"

@@ -14,6 +14,24 @@ from rest_framework.views import APIView
 
 from memoryserver.api.errors import handle_exception
 from memoryserver.errors import ApiError
+from memoryserver.limits import json_depth_check, json_too_deep
+
+
+class BoundedJSONParser(JSONParser):
+    """JSON bodies nested deeper than `limits.MAX_JSON_DEPTH` are 400, never a 500.
+
+    The standard parser gives up on deep nesting with a RecursionError, which is no
+    ValueError and so escaped as a 500; anything shallower than Python's recursion limit
+    but past ours is refused after parsing.
+    """
+
+    def parse(self, stream: Any, media_type: Any = None, parser_context: Any = None) -> Any:
+        try:
+            data = super().parse(stream, media_type, parser_context)
+        except RecursionError:
+            raise json_too_deep() from None
+        json_depth_check(data)
+        return data
 
 
 class ApiView(APIView):
@@ -22,7 +40,7 @@ class ApiView(APIView):
     authentication_classes: list = []
     permission_classes: list = []
     renderer_classes = [JSONRenderer]
-    parser_classes = [JSONParser]
+    parser_classes = [BoundedJSONParser]
 
     def get_exception_handler(self):  # type: ignore[override]
         return handle_exception

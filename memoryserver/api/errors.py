@@ -32,6 +32,10 @@ def envelope(
     return response
 
 
+def api_error_response(exc: ApiError) -> JsonResponse:
+    return envelope(exc.status, exc.code, exc.message, exc.details, exc.headers)
+
+
 def _drf_details(detail: Any) -> dict[str, Any]:
     if isinstance(detail, dict):
         return {k: _plain(v) for k, v in detail.items()}
@@ -59,7 +63,7 @@ def _first_message(details: Any) -> str:
 def handle_exception(exc: Exception, context: dict[str, Any]) -> JsonResponse:
     """Turn every failure into the spec's envelope; DRF's own shapes never leak out."""
     if isinstance(exc, ApiError):
-        return envelope(exc.status, exc.code, exc.message, exc.details, exc.headers)
+        return api_error_response(exc)
     if isinstance(exc, drf_exceptions.ValidationError):
         details = _drf_details(exc.detail)
         return envelope(422, "VALIDATION_ERROR", _first_message(details), details)

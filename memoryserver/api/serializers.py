@@ -12,6 +12,15 @@ from typing import Any
 from rest_framework import serializers
 
 from memoryserver.errors import ApiError
+from memoryserver.limits import (
+    MAX_BLOCKS_PER_REQUEST,
+    MAX_IDS_PER_REQUEST,
+    MAX_OFFSET,
+    MAX_TTL_SECONDS,
+    MAX_VERSION,
+    integer_too_large,
+    too_many,
+)
 from memoryserver.models import MemorySession, MemoryUser, Prompt, PromptVersion
 from memoryserver.payloads import iso
 from memoryserver.services.blocks import NewBlock
@@ -36,7 +45,12 @@ def parse_time(value: Any, field: str) -> datetime:
         parsed = datetime.fromisoformat(value)
     except ValueError as exc:
         raise serializers.ValidationError({field: "must be a valid ISO 8601 datetime"}) from exc
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+    if parsed.tzinfo is None:
+        return parsed.replace(tzinfo=UTC)
+    try:
+        return parsed.astimezone(UTC)
+    except OverflowError as exc:  # e.g. 9999-12-31T23:59-23:59 is past the last UTC date
+        raise serializers.ValidationError({field: "is out of range"}) from exc
 
 
 class IdField(serializers.CharField):
@@ -79,13 +93,51 @@ class MetadataField(serializers.JSONField):
         return data
 
 
-class NonNegativeInt(serializers.IntegerField):
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(min_value=0, **kwargs)
+class BoundedInt(serializers.IntegerField):
+    """A whole number from `minimum` to `maximum` (see `memoryserver.limits`).
+
+    Past the maximum is a limit (400 INVALID_REQUEST naming it), not a shape error. From a
+    JSON body only a real integer is taken (never a string, float or boolean); query
+    parameters arrive as text and are parsed (`from_text`).
+    """
+
+    def __init__(
+        self, *, maximum: int, minimum: int = 0, from_text: bool = False, **kwargs: Any
+    ) -> None:
+        super().__init__(min_value=minimum, **kwargs)
+        self.maximum = maximum
+        self.from_text = from_text
 
     def to_internal_value(self, data: Any) -> int:
-        if isinstance(data, bool) or not isinstance(data, int):
+        text = self.from_text and isinstance(data, str)
+        if isinstance(data, bool) or not (isinstance(data, int) or text):
             raise serializers.ValidationError("must be an integer")
+        value = super().to_internal_value(data)
+        if value > self.maximum:
+            raise integer_too_large(self.field_name or "value", self.maximum)
+        return value
+
+
+def ttl_field(**kwargs: Any) -> BoundedInt:
+    return BoundedInt(maximum=MAX_TTL_SECONDS, **kwargs)
+
+
+def version_field(**kwargs: Any) -> BoundedInt:
+    return BoundedInt(maximum=MAX_VERSION, **kwargs)
+
+
+def id_count_check(field: str, values: Any, maximum: int = MAX_IDS_PER_REQUEST) -> None:
+    """Refuse an over-long list before validating each entry of it."""
+    if isinstance(values, list) and len(values) > maximum:
+        raise too_many(field, len(values), maximum)
+
+
+class IdListField(serializers.ListField):
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(child=IdField(), **kwargs)
+
+    def to_internal_value(self, data: Any) -> list[str]:
+        id_count_check(self.field_name or "ids", data)
         return super().to_internal_value(data)
 
 
@@ -120,11 +172,9 @@ def metadata_filters(pairs: list[str]) -> dict[str, str]:
 
 
 class TTLUpdate(serializers.Serializer):
-    new_ttl = NonNegativeInt()
+    new_ttl = ttl_field()
     session_id = IdField(required=False, allow_null=True)
-    block_ids = serializers.ListField(
-        child=IdField(), required=False, allow_empty=False, allow_null=True
-    )
+    block_ids = IdListField(required=False, allow_empty=False, allow_null=True)
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         if attrs.get("block_ids") and not attrs.get("session_id"):
@@ -136,7 +186,7 @@ class SessionCreate(serializers.Serializer):
     session_id = IdField()
     annotations = AnnotationsField(required=False, allow_null=True)
     metadata = MetadataField(required=False, allow_null=True)
-    memory_blocks_ttl = NonNegativeInt(required=False, allow_null=True)
+    memory_blocks_ttl = ttl_field(required=False, allow_null=True)
 
 
 class SessionUpdate(serializers.Serializer):
@@ -178,11 +228,11 @@ class ChatMessageIn(serializers.Serializer):
 
 class PromptRefMixin(serializers.Serializer):
     prompt_id = StrictStringField(required=False, allow_null=True)
-    prompt_vid = NonNegativeInt(required=False, allow_null=True)
+    prompt_vid = version_field(required=False, allow_null=True)
     context_required = serializers.BooleanField(required=False, allow_null=True, default=None)
     async_processing = serializers.BooleanField(required=False, default=True)
     annotations = AnnotationsField(required=False, allow_null=True)
-    memory_block_ttl = NonNegativeInt(required=False, allow_null=True)
+    memory_block_ttl = ttl_field(required=False, allow_null=True)
 
     def _check_prompt(self, attrs: dict[str, Any]) -> None:
         if attrs.get("prompt_vid") is not None and attrs.get("prompt_id") in (None, "default"):
@@ -202,6 +252,13 @@ class MemoryAdd(PromptRefMixin):
         child=StrictStringField(trim_whitespace=False), required=False, allow_null=True
     )
     created_at = serializers.CharField(required=False, allow_null=True)
+
+    def to_internal_value(self, data: Any) -> dict[str, Any]:
+        # Counted before each block is validated: the cap bounds the work of one request.
+        if isinstance(data, dict):
+            for name in ("facts", "messages"):
+                id_count_check(name, data.get(name), MAX_BLOCKS_PER_REQUEST)
+        return super().to_internal_value(data)
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         messages, facts = attrs.get("messages"), attrs.get("facts")
@@ -250,28 +307,25 @@ class MemoryDelete(serializers.Serializer):
             return None
         if not isinstance(value, list) or not value:
             raise serializers.ValidationError('must be "all" or a non-empty list of block ids')
+        id_count_check("block_ids", value)
         return [check_id(v, "block_ids") for v in value]
 
 
 class SearchFilters(serializers.Serializer):
     session_ids = serializers.JSONField(required=False, allow_null=True)
-    block_ids = serializers.ListField(
-        child=IdField(), required=False, allow_null=True, allow_empty=False
-    )
+    block_ids = IdListField(required=False, allow_null=True, allow_empty=False)
     start_time = serializers.CharField(required=False, allow_null=True)
     end_time = serializers.CharField(required=False, allow_null=True)
     created_start_time = serializers.CharField(required=False, allow_null=True)
     created_end_time = serializers.CharField(required=False, allow_null=True)
-    relevant_k = serializers.IntegerField(
-        required=False, allow_null=True, min_value=1, max_value=1000
-    )
+    relevant_k = BoundedInt(minimum=1, maximum=1000, required=False, allow_null=True)
     annotations = AnnotationsField(required=False, allow_null=True)
     annotation_filter_mode = serializers.ChoiceField(["pre", "post"], required=False, default="pre")
     order_by = serializers.ChoiceField(
         ["ingested_at", "created_at"], required=False, allow_null=True, default="ingested_at"
     )
     prompt_id = StrictStringField(required=False, allow_null=True)
-    prompt_vid = NonNegativeInt(required=False, allow_null=True)
+    prompt_vid = version_field(required=False, allow_null=True)
 
     def validate_session_ids(self, value: Any) -> list[str] | str | None:
         if value is None:
@@ -280,6 +334,7 @@ class SearchFilters(serializers.Serializer):
             return "all"
         if not isinstance(value, list) or not value:
             raise serializers.ValidationError('must be "all" or a non-empty list of session ids')
+        id_count_check("session_ids", value)
         ids = [check_id(v, "session_ids") for v in value]
         return "all" if len(ids) == 1 and ids[0].lower() == "all" else ids
 
@@ -302,27 +357,33 @@ class MemorySearch(serializers.Serializer):
         return value
 
 
+def offset_field() -> BoundedInt:
+    return BoundedInt(maximum=MAX_OFFSET, from_text=True, default=0)
+
+
 class Paging(serializers.Serializer):
-    limit = serializers.IntegerField(min_value=1)
-    offset = serializers.IntegerField(min_value=0, default=0)
+    limit = BoundedInt(minimum=1, maximum=1, from_text=True)
+    offset = offset_field()
 
     def __init__(self, *args: Any, default_limit: int, max_limit: int, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["limit"] = serializers.IntegerField(
-            min_value=1, max_value=max_limit, default=default_limit
+        self.fields["limit"] = BoundedInt(
+            minimum=1, maximum=max_limit, from_text=True, default=default_limit
         )
 
 
 class MemoryListQuery(serializers.Serializer):
-    limit = serializers.IntegerField(min_value=1, max_value=200, default=20)
-    offset = serializers.IntegerField(min_value=0, default=0)
+    limit = BoundedInt(minimum=1, maximum=200, from_text=True, default=20)
+    offset = offset_field()
     order_by = serializers.ChoiceField(["ingested_at", "created_at"], default="ingested_at")
     session_ids = serializers.CharField(required=False, allow_blank=True)
 
     def validate_session_ids(self, value: str) -> list[str] | None:
         if value.strip().lower() in ("", "all"):
             return None
-        return [check_id(v.strip(), "session_ids") for v in value.split(",") if v.strip()]
+        ids = [v.strip() for v in value.split(",") if v.strip()]
+        id_count_check("session_ids", ids)
+        return [check_id(v, "session_ids") for v in ids]
 
 
 # --- prompts ---------------------------------------------------------------------------
@@ -354,8 +415,10 @@ def parse_vid(raw: str | None, *, allow_all: bool) -> int | None:
         raise serializers.ValidationError({"vid": "is required"})
     if allow_all and raw == "all":
         return None
-    if not raw.isdigit():
+    if not (raw.isascii() and raw.isdigit()):
         raise serializers.ValidationError({"vid": 'must be "all" or a non-negative integer'})
+    if len(raw) > len(str(MAX_VERSION)) or int(raw) > MAX_VERSION:
+        raise integer_too_large("vid", MAX_VERSION)
     return int(raw)
 
 

@@ -90,7 +90,7 @@ class UserMemoryView(ApiView):
         )
         return Response(
             {
-                "memory_blocks": [block_payload(b) for b in blocks],
+                "memory_blocks": blocks,
                 "count": len(blocks),
                 "total": total,
                 "limit": data["limit"],

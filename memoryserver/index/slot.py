@@ -1,8 +1,8 @@
 """One user's slot of the in-memory vector index: the search hot path never reads SQLite.
 
 Each loaded user has a matrix of normalised vectors plus the columns search filters on
-(session, times, expiry, status, prompt, annotations). Writes update it in place under the
-registry's lock (`memoryserver.index.registry`), so a block is searchable the moment its
+(session, times, expiry, status, prompt, annotations). Writes update it in place under that
+user's write lock (`memoryserver.index.registry`), so a block is searchable the moment its
 write returns.
 
 It also caches each block's response payload once a search has returned it, so a repeated
@@ -13,6 +13,7 @@ hit costs no SQL. Every change to a block goes through upsert/set_fields/remove 
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -92,6 +93,11 @@ class Hit:
     score: float | None
 
 
+def capacity_for(blocks: int) -> int:
+    """Rows to allocate for this many blocks: a power of two, at least 64."""
+    return max(64, 1 << max(blocks - 1, 1).bit_length())
+
+
 @dataclass
 class UserIndex:
     dimensions: int
@@ -100,11 +106,61 @@ class UserIndex:
     positions: dict[str, int] = field(default_factory=dict)
     session_codes: dict[str, int] = field(default_factory=dict)
     prompt_codes: dict[str, int] = field(default_factory=dict)
+    # Live blocks of this user left out because another embedder wrote them (other width).
+    foreign_blocks: int = 0
 
     def __post_init__(self) -> None:
         self._allocate(self.capacity)
         self._annotation_masks: dict[tuple[str, str], np.ndarray] = {}
         self.lexical = LexicalIndex()
+
+    @classmethod
+    def from_columns(
+        cls,
+        *,
+        vectors: np.ndarray,
+        pks: list[int],
+        block_ids: list[str],
+        session_ids: list[str],
+        ingested: np.ndarray,
+        created: np.ndarray,
+        expires: np.ndarray,
+        statuses: list[str],
+        annotations: list[dict[str, str] | None],
+        prompt_ids: list[str | None],
+        prompt_vids: list[int | None],
+        texts: list[str],
+    ) -> UserIndex:
+        """An index holding these blocks, as the same upserts one by one would build it.
+
+        `vectors` becomes the index's matrix as it is: its rows are the capacity (see
+        `capacity_for`), the first len(block_ids) hold the blocks. Epochs are floats, created
+        NaN and expires inf when absent. Whole columns at once: loading a 100k-block user is
+        one pass, not 100k upserts.
+        """
+        n = len(block_ids)
+        index = cls(dimensions=vectors.shape[1], capacity=vectors.shape[0])
+        index.vectors = vectors
+        index.size = n
+        index.positions = {block_id: pos for pos, block_id in enumerate(block_ids)}
+        index.ids[:n] = block_ids
+        index.alive[:n] = True
+        index.pks[:n] = pks
+        index.sessions[:n] = [index._code(index.session_codes, s) for s in session_ids]
+        index.ingested[:n] = ingested
+        index.created[:n] = created
+        index.expires[:n] = expires
+        index.status[:n] = [STATUS_CODES[s] for s in statuses]
+        index.prompts[:n] = [index._code(index.prompt_codes, p) if p else -1 for p in prompt_ids]
+        index.prompt_vids[:n] = [v if v is not None else -1 for v in prompt_vids]
+        index.annotations[:n] = [a or None for a in annotations]
+        for pos, text in enumerate(texts):
+            index.lexical.set(pos, text)
+            if pos % 100 == 99:
+                # Seconds of Python at 100k blocks: hand the GIL to waiting requests every
+                # millisecond or so instead of every switch interval (5 ms).
+                time.sleep(0)
+        return index
 
     def _allocate(self, capacity: int) -> None:
         self.capacity = capacity
@@ -242,7 +298,7 @@ class UserIndex:
             )
         ]
         n = len(keep)
-        self._allocate(max(64, 1 << max(n - 1, 1).bit_length()))
+        self._allocate(capacity_for(n))
         self._annotation_masks = {}
         self.positions = {}
         self.size = n

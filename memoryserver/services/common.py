@@ -1,8 +1,10 @@
 """What every write shares: the process-wide write lock and keeping loaded indexes in step.
 
 Every database write runs under WRITE_LOCK (SQLite has one writer anyway, and it keeps the
-in-memory index in step with the rows), then updates the loaded user index under the
-registry's write lock, so a block is searchable the moment its request returns.
+in-memory index in step with the rows in commit order), then applies its change to that
+user's index under that user's lock only, so a block is searchable the moment its request
+returns and a write never waits for another user's searches or for any index load. Slow
+work (embedding, validation) happens before WRITE_LOCK is taken.
 """
 
 from __future__ import annotations
@@ -21,12 +23,11 @@ WRITE_LOCK = threading.RLock()
 
 
 def with_index(user_id: str, apply: Callable[[UserIndex], object]) -> None:
-    """Apply `apply(index)` to the user's index when it is loaded; absent ones load fresh."""
-    registry = get_registry()
-    with registry.lock.write():
-        index = registry.loaded(user_id)
-        if index is not None:
-            apply(index)
+    """Apply `apply(index)` to the user's index when loaded or loading; absent ones load fresh.
+
+    Call after the commit, still under WRITE_LOCK, so changes reach the index in commit order.
+    """
+    get_registry().change(user_id, apply)
 
 
 def session_get_writable(*, user_id: str, session_id: str) -> MemorySession:

@@ -52,8 +52,9 @@ class Handlers:
 def handlers(settings):
     """The direct dispatch and Django's plain handler, on the server's URLconf and middleware."""
     settings.ROOT_URLCONF = "memoryserver.api.urls"
-    settings.MIDDLEWARE = ["memoryserver.api.middleware.BearerTokenMiddleware"]
+    settings.MIDDLEWARE = ["memoryserver.api.middleware.DoorMiddleware"]
     settings.AGENT_MEMORY_SERVER_TOKEN = None
+    settings.AGENT_MEMORY_SERVER_ALLOWED_HOSTS = ["testserver"]
     get_registry().clear()
     user_create(user_id=USER, name="Parity", metadata=None)
     session_create(user_id=USER, session_id="s", annotations=None, metadata=None, blocks_ttl=None)

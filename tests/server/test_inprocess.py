@@ -133,7 +133,7 @@ def test_ttl_follows_the_injected_clock_and_the_sweeper_deletes():
         listed, total = selectors.blocks_list(
             user_id="clock-user", session_ids=None, order_by="ingested_at", limit=20, offset=0
         )
-        assert total == 2 and session_ttl.block_ids[0] not in {b.block_id for b in listed}
+        assert total == 2 and session_ttl.block_ids[0] not in {b["block_id"] for b in listed}
         assert blocks_expired_sweep() == 1
         clock.advance(600)
         assert visible() == set(never.block_ids)
