@@ -82,7 +82,7 @@ def _forget(username: str, env: dict[str, str]) -> subprocess.CompletedProcess:
 
 async def test_forget_shopper_in_another_process_reaches_the_open_panel(shop, shop_env):
     ann, ann_cookie = await _shopper()
-    ben, ben_cookie = await _shopper()
+    _, ben_cookie = await _shopper()
     events = await live_turn(
         ws_url=shop.ws_url("/ws/assistant/"),
         origin=shop.origin,
