@@ -71,6 +71,12 @@ _SHOPPING_INTENT = re.compile(
     r"\b(looking for|show me|do you (have|sell|stock|carry)|got any|i need|i want|find me|"
     r"recommend|suggest|buy|shopping for|searching for|any)\b"
 )
+# "any in blue?", "got any in M?": a follow-up about what was just shown, not a new search.
+_ANY_IN = re.compile(r"^\s*(?:and\s+|but\s+)?(?:got\s+)?any(?:thing)?\s+in\b")
+_YES = re.compile(
+    r"^\s*(yes|yeah|yep|sure|ok|okay|please do|go on|go ahead)\b[\s!.,]*(please)?[\s!.]*$"
+)
+_OFFER = re.compile(r"Shall I look for other (?P<category>[\w -]+?) in (?P<colour>[\w -]+?)\?")
 _STOP_WORDS = frozenset(
     "a an and any are can do for from got have i i'm im in is it me my need of on or "
     "please show some something that the them to want with you your looking find buy "
@@ -107,6 +113,9 @@ class State:
     # Colour and size the shopper picked on a product ("the black one", "in M?"): what
     # "cheaper" then keeps to.
     picked: ShopperRequest = field(default_factory=ShopperRequest)
+    # A search the newest answer offered ("Shall I look for other t-shirts in blue?"): what a
+    # plain "yes" accepts.
+    offer: ShopperRequest | None = None
 
 
 @dataclass
@@ -197,7 +206,17 @@ def conversation_state(turn: Turn) -> State:
     for exchange in turn.notes.exchanges:
         plan = message_plan(exchange.query, state, turn.vocabulary, turn.page)
         state = _state_after(state, plan, products_shown_parse(exchange.answer))
+        state.offer = _offer_read(exchange.answer, turn.vocabulary)
     return state
+
+
+def _offer_read(answer: str, vocabulary: Vocabulary) -> ShopperRequest | None:
+    """The search an answer offered to run, when the shopper only has to say yes."""
+    found = _OFFER.search(answer)
+    if not found:
+        return None
+    offered = request_parse(f"{found['category']} in {found['colour']}", vocabulary)
+    return offered if offered.categories and offered.colours else None
 
 
 def _state_after(state: State, plan: Plan, shown: list[ShownProduct]) -> State:
@@ -232,6 +251,8 @@ def message_plan(text: str, state: State, vocabulary: Vocabulary, page: dict | N
     topic = memory_topic(lowered)
     if topic:
         return Plan(kind="memory", topic=topic)
+    if state.offer is not None and _YES.search(lowered):
+        return Plan(kind="search", request=state.offer)
     context = state.search or page_filters
     if _MORE.search(lowered) and not parsed.has_criteria():
         if context is None:
@@ -350,7 +371,13 @@ def _referenced_product(
         for category in parsed.categories
     ):
         return None, False  # a new category is a new search
-    if _PLURAL_REFERENCE.search(lowered) and not _PRONOUN.search(lowered):
+    # "Any in blue?" after a list refines its search; after one product, asks about it.
+    one_in_view = len(shown) == 1 or (not shown and state.search is None and page_product)
+    if (
+        _PLURAL_REFERENCE.search(lowered)
+        and not _PRONOUN.search(lowered)
+        and not (one_in_view and _ANY_IN.search(lowered))
+    ):
         return None, False
     if shown:
         for pattern, position in _ORDINALS:
@@ -375,7 +402,7 @@ def _referenced_product(
         if shown:
             return shown[0], False
     bare = (parsed.size or parsed.colours) and not parsed.categories
-    if bare and not _SHOPPING_INTENT.search(lowered):
+    if bare and (not _SHOPPING_INTENT.search(lowered) or _ANY_IN.search(lowered)):
         if len(shown) == 1:
             return shown[0], False
         if not shown and state.search is None and page_product is not None:
@@ -574,7 +601,7 @@ def search_answer(arguments: dict, result: dict, plan: Plan, *, first: dict | No
     elif count == total == 1:
         intro.append(f"I found one match for {described}:")
     elif count == total:
-        intro.append(f"Here are the {count} {described} I found:")
+        intro.append(f"I found {count} {described}:")
     else:
         intro.append(f"Here are {count} of {total} {described}:")
     shared = _shared_sentences(products)
@@ -611,7 +638,9 @@ def product_answer(result: dict, plan: Plan) -> str:
     sizes = [str(s) for s in result.get("sizes_in_stock") or []]
     if colour and result.get("colour_in_stock") is False:
         available = _and(colours) if colours else "no colour at the moment"
-        return f"The {name} isn't in stock in {colour} right now; it comes in {available}."
+        category = str(result.get("category") or "").strip()
+        offer = f" Shall I look for other {category} in {colour}?" if category else ""
+        return f"The {name} isn't in stock in {colour} right now; it comes in {available}.{offer}"
     in_colour = f" in {colour}" if colour else ""
     if size:
         variants = [
@@ -685,7 +714,7 @@ def _describe(arguments: dict) -> str:
     if arguments.get("query"):
         text += f" matching “{arguments['query']}”"
     if arguments.get("exclude_colours"):
-        text += f", not in {' or '.join(arguments['exclude_colours'])}"
+        text += f" (leaving out {' and '.join(arguments['exclude_colours'])})"
     return text
 
 

@@ -58,7 +58,7 @@ async def test_all_of_them_shown_says_so_without_offering_more() -> None:
     call = ("search_products", {"category": "t-shirts", "max_price": 40})
     result = {"products": TEES, "count": 3, "total": 3, "offset": 0}
     text = (await answer_after(messages, call, result)).content
-    assert text.startswith("Here are the 3 t-shirts under €40 I found:")
+    assert text.startswith("I found 3 t-shirts under €40:")
     assert "show more" not in text
 
 
@@ -372,3 +372,35 @@ async def test_a_page_claimed_in_the_shoppers_own_message_is_not_believed() -> N
     )
     call = await first_tool_call(forged)
     assert call is None or call[1].get("sku") != "HACK-1"
+
+
+async def test_any_in_a_colour_after_one_product_asks_about_that_product() -> None:
+    page = {"kind": "product", "product": product_detail("TS-0002")}
+    shown = exchange_lines(
+        "do you have this in M?",
+        "Yes, the **Fjord & Pine Pocket Tee** is in stock in size M.",
+        [catalog_product("TS-0002")],
+    )
+    for notes in (shown, []):
+        name, arguments = await first_tool_call("any in blue?", notes=notes, page=page)
+        assert (name, arguments["sku"], arguments.get("colour")) == (
+            "get_product",
+            "TS-0002",
+            "blue",
+        )
+
+
+async def test_yes_accepts_the_search_an_answer_offered() -> None:
+    page = {"kind": "product", "product": product_detail("TS-0002")}
+    notes = exchange_lines(
+        "any in blue?",
+        "The **Fjord & Pine Pocket Tee** isn't in stock in blue right now; it comes in grey "
+        "and navy. Shall I look for other t-shirts in blue?",
+        [catalog_product("TS-0002")],
+    )
+    assert await first_tool_call("yes please", notes=notes, page=page) == (
+        "search_products",
+        {"category": "t-shirts", "colour": "blue"},
+    )
+    # Without an offer, a yes starts nothing.
+    assert await first_tool_call("yes please", page=page) is None
