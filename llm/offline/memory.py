@@ -214,10 +214,30 @@ def _visits_answer(visits: list[Memory]) -> str:
     return "\n".join(lines)
 
 
+# A visit summary ends with bookkeeping for the assistant (occasion, outcome, follow-ups);
+# the shopper needs only what happened.
+_VISIT_BOOKKEEPING = re.compile(
+    r"\s+(?:Occasion:|Found what they wanted\.|Did not find what they wanted\.|Follow-ups:).*$",
+    re.DOTALL,
+)
+_THIRD_PERSON = (
+    (re.compile(r"\bThe shopper's\b", re.IGNORECASE), "your"),
+    (re.compile(r"\bThe shopper\b", re.IGNORECASE), "you"),
+    (re.compile(r"\bThey\b"), "you"),
+    (re.compile(r"\bthey\b"), "you"),
+    (re.compile(r"\btheir\b", re.IGNORECASE), "your"),
+)
+
+
 def _visit_text(text: str) -> str:
+    """An earlier visit as said to the shopper: in the second person, without bookkeeping."""
     # A remembered product is a lead, never a link (seed 000, rule 4): keep only its words.
     text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)
-    return text.strip()
+    text = _VISIT_BOOKKEEPING.sub("", text.strip())
+    for pattern, replacement in _THIRD_PERSON:
+        text = pattern.sub(replacement, text)
+    # Sentences that now open with "you" start with a capital again.
+    return re.sub(r"(^|[.!?]\s+)you\b", lambda m: m.group(1) + "You", text)
 
 
 def _and(parts: list[str], *, joiner: str = " and ") -> str:

@@ -19,7 +19,11 @@ FACTS = [
     "[fact · stated 2026-02-02] The shopper's budget is up to 60 EUR.",
     "[fact · stated 2026-02-03] The shopper prefers the brand Vela.",
 ]
-VISIT = "[past visit summary · 2026-04-12 · unresolved] The shopper looked for “a wedding dress”."
+VISIT = (
+    "[past visit summary · 2026-04-12 · unresolved] The shopper looked for “a wedding dress”. "
+    "They did not settle on anything. Occasion: wedding. Did not find what they wanted. "
+    "Follow-ups: Offer new options."
+)
 INSPECTOR = "Memory tab of the inspector"
 
 
@@ -54,7 +58,12 @@ async def test_what_do_you_know_about_me_lists_every_current_fact_and_the_last_v
         "you prefer the brand Vela",
     ):
         assert f"- {said}" in text
-    assert "On 12 April 2026: The shopper looked for “a wedding dress”." in text
+    # Told to the shopper, not about them, and without the assistant's bookkeeping.
+    assert (
+        "On 12 April 2026: You looked for “a wedding dress”. You did not settle on anything."
+        in text
+    )
+    assert "Follow-ups" not in text and "The shopper" not in text
     assert text.rstrip().endswith(INSPECTOR + ".")
 
 
