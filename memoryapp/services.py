@@ -49,11 +49,16 @@ EPISODE = {"type": "episode"}
 LIST_PAGE_SIZE = 100
 SESSION_SEARCH_K = 10
 TOOL_SEARCH_K = 8
-# Fact recall asks for more than its budget so that copies of one fact (stored before
-# consolidation existed) and older values of a slot can be collapsed and the budget still
-# filled with distinct facts; it asks again, for more, only when that was not enough.
-FACT_OVERFETCH = 3
+# Fact recall asks for its budget: consolidation keeps one current fact per slot at write
+# time, so copies are left only from data written before it existed. When collapsing those
+# leaves the budget short, it asks again for four times as many (at most FACT_FETCH_MAX).
+# (Asking for three times the budget on every turn made each recall carry 20 more blocks,
+# parsed and collapsed by the app, to guard against what the retry covers.)
 FACT_FETCH_MAX = 400
+FACT_REFETCH_GROWTH = 4
+# Episodes are listed newest first; this many beyond the budget leave room for the one of
+# the visit in progress and a visit told twice, both dropped.
+EPISODE_FETCH_SPARE = 3
 # Minting retries with a fresh read after each conflict. Every conflict means another mint
 # succeeded, so a minter needs at most as many attempts as there are minters racing it
 # (in one process the per-shopper lock leaves one; across processes, one per process);
@@ -387,7 +392,7 @@ async def memories_recall(*, memory: MemorySession, message: str, turn_count: in
 
 async def _facts_current(resource: AsyncSessionResource, *, query: str | None, k: int) -> list[Any]:
     """The fact budget filled with distinct current facts, best ranked first."""
-    fetch = k * FACT_OVERFETCH
+    fetch = k
     while True:
         found = await resource.search_memory(
             query=query,
@@ -398,13 +403,22 @@ async def _facts_current(resource: AsyncSessionResource, *, query: str | None, k
         # A search without a query returns every fact already; so does a short page.
         if len(distinct) >= k or query is None or len(blocks) < fetch or fetch >= FACT_FETCH_MAX:
             return distinct[:k]
-        fetch = min(fetch * 4, FACT_FETCH_MAX)
+        fetch = min(fetch * FACT_REFETCH_GROWTH, FACT_FETCH_MAX)
 
 
 async def _episodes(resource: AsyncSessionResource, *, k: int) -> list[Any]:
-    """Past-visit summaries of other sessions, unresolved first, then newest."""
+    """Past-visit summaries of other sessions, unresolved first, then newest.
+
+    Of the newest visits only: an unresolved visit older than the newest few is no longer
+    what a returning shopper picks up again.
+    """
     found = await resource.search_memory(
-        filters={"session_ids": "all", "annotations": EPISODE, "order_by": "ingested_at"}
+        filters={
+            "session_ids": "all",
+            "annotations": EPISODE,
+            "order_by": "ingested_at",
+            "relevant_k": k + EPISODE_FETCH_SPARE,
+        }
     )
     # The server lists newest first; a stable sort keeps that order within each group.
     blocks = [b for b in found.memory_blocks if b.session_id != resource.session_id]
