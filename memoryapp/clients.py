@@ -10,6 +10,7 @@ import asyncio
 import logging
 import weakref
 
+import httpx
 from agentmemory import AgentMemoryClient, AsyncAgentMemoryClient, AsyncUserResource
 from agentmemory.exceptions import AgentMemoryError
 from django.conf import settings
@@ -20,6 +21,15 @@ logger = logging.getLogger(__name__)
 _async_clients: weakref.WeakKeyDictionary[
     asyncio.AbstractEventLoop, tuple[tuple, AsyncAgentMemoryClient]
 ] = weakref.WeakKeyDictionary()
+
+
+# The turn's pool of connections to memory. httpx checks every idle connection of the pool
+# (a poll of its socket) and counts the idle ones once per idle connection, each time a
+# request is queued or finishes: with the SDK's default pool of up to 20 idle and 100 open
+# connections that bookkeeping cost a recall more of the app's CPU than parsing its answers.
+# A recall sends five requests at once and the embedded server serves eight at a time;
+# requests past MAX_CONNECTIONS wait in the pool, as they would at a busy server.
+POOL_LIMITS = httpx.Limits(max_connections=16, max_keepalive_connections=8)
 
 
 def _transport_timeout() -> float:
@@ -44,8 +54,25 @@ def memory_client_async() -> AsyncAgentMemoryClient:
         timeout=_transport_timeout(),
         max_retries=0,
     )
+    _pool_limit(client)
     _async_clients[loop] = (key, client)
     return client
+
+
+def _pool_limit(client: AsyncAgentMemoryClient) -> None:
+    """Give the SDK's transport POOL_LIMITS: the SDK builds its httpx client without limits.
+
+    The replacement keeps everything the SDK set (base URL, headers, timeout, TLS check);
+    the SDK's own client has made no connection yet, so dropping it leaks nothing.
+    """
+    built = client._http._client
+    client._http._client = httpx.AsyncClient(
+        base_url=built.base_url,
+        headers=built.headers,
+        timeout=built.timeout,
+        verify=client._http.verify,
+        limits=POOL_LIMITS,
+    )
 
 
 def memory_user_async(username: str) -> AsyncUserResource:
