@@ -32,6 +32,27 @@ _async_clients: weakref.WeakKeyDictionary[
 POOL_LIMITS = httpx.Limits(max_connections=16, max_keepalive_connections=8)
 
 
+# Per event loop: when memory last answered a request of this loop's client (loop time).
+_answered_at: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, float] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+async def _answer_noted(response: httpx.Response) -> None:
+    loop = asyncio.get_running_loop()
+    _answered_at[loop] = loop.time()
+
+
+def memory_answered_within(seconds: float) -> bool:
+    """Whether memory answered any request of this loop in the last `seconds` (any status).
+
+    A server that answers others is up and busy; a hung one answers no one.
+    """
+    loop = asyncio.get_running_loop()
+    answered = _answered_at.get(loop)
+    return answered is not None and loop.time() - answered <= seconds
+
+
 def _transport_timeout() -> float:
     # The transport allows the slowest call; each guarded call bounds itself more tightly.
     return max(settings.AGENT_MEMORY_TIMEOUT_SECONDS, settings.AGENT_MEMORY_WRITE_TIMEOUT_SECONDS)
@@ -60,7 +81,8 @@ def memory_client_async() -> AsyncAgentMemoryClient:
 
 
 def _pool_limit(client: AsyncAgentMemoryClient) -> None:
-    """Give the SDK's transport POOL_LIMITS: the SDK builds its httpx client without limits.
+    """Give the SDK's transport POOL_LIMITS (the SDK builds its httpx client without limits)
+    and note each answer for `memory_answered_within`.
 
     The replacement keeps everything the SDK set (base URL, headers, timeout, TLS check);
     the SDK's own client has made no connection yet, so dropping it leaks nothing.
@@ -72,6 +94,7 @@ def _pool_limit(client: AsyncAgentMemoryClient) -> None:
         timeout=built.timeout,
         verify=client._http.verify,
         limits=POOL_LIMITS,
+        event_hooks={"response": [_answer_noted]},
     )
 
 

@@ -19,7 +19,12 @@ from agentmemory import AsyncSessionResource, AsyncUserResource
 from agentmemory.exceptions import ConflictError, NotFoundError, ValidationError
 
 from llm.fact_schema import slot_from_sentence
-from memoryapp.clients import memory_client_async, memory_client_sync, memory_user_async
+from memoryapp.clients import (
+    memory_answered_within,
+    memory_client_async,
+    memory_client_sync,
+    memory_user_async,
+)
 from memoryapp.conf import MemoryConf, memory_conf
 from memoryapp.consolidation import (
     HISTORY_TYPE,
@@ -69,6 +74,11 @@ MINT_ATTEMPTS = 32
 # round trip, a shopper this process has not seen two (three when new). So a hung server
 # costs a turn 1.5 timeouts (a refusing one nothing), while a busy one is given the time
 # each trip needs instead of one fixed bound for all of them.
+# Past that bound the open goes on, half a timeout at a time up to the cap, only while the
+# server has answered other requests in the last half timeout: with the cores saturated by
+# other shoppers' turns the server is up and answers late (the open's own answer may even
+# be waiting for the event loop), while a hung server answers no one and still costs
+# 1.5 timeouts, at most 2 when it hangs just after an answer.
 SESSION_TRIP_SLACK = 0.5
 SESSION_OPEN_CAP = 3.0
 
@@ -125,24 +135,52 @@ def _session_info(resource: AsyncSessionResource, *, created: bool) -> SessionIn
 
 
 class _TripBudget:
-    """The time left to open a session, grown by one timeout for each round trip started."""
+    """The time left to open a session, grown by one timeout for each round trip started.
+
+    The scope ends the open at the cap at the latest; a check at the bound ends it sooner
+    unless the server is still answering others (see SESSION_TRIP_SLACK).
+    """
 
     def __init__(self, scope: asyncio.Timeout, *, timeout: float) -> None:
         self._scope = scope
         self._timeout = timeout
-        self._now = asyncio.get_running_loop().time
-        self._cap = self._now() + timeout * SESSION_OPEN_CAP
+        self._loop = asyncio.get_running_loop()
+        self._cap = self._loop.time() + timeout * SESSION_OPEN_CAP
+        self._due = self._cap
+        self._check: asyncio.TimerHandle | None = None
+        scope.reschedule(self._cap)
         self.restart()
+
+    def _check_at(self, when: float) -> None:
+        self.close()
+        self._due = min(when, self._cap)
+        if self._due < self._cap:
+            self._check = self._loop.call_at(self._due, self._end_unless_answering)
+
+    def _end_unless_answering(self) -> None:
+        self._check = None
+        step = self._timeout * SESSION_TRIP_SLACK
+        if memory_answered_within(step):
+            self._check_at(self._loop.time() + step)
+        else:
+            self._scope.reschedule(self._loop.time())
 
     def restart(self) -> None:
         """Start counting afresh, e.g. after waiting for another tab's mint."""
-        self._scope.reschedule(min(self._now() + self._timeout * SESSION_TRIP_SLACK, self._cap))
+        self._check_at(self._loop.time() + self._timeout * SESSION_TRIP_SLACK)
 
     def wait_up_to_cap(self) -> None:
-        self._scope.reschedule(self._cap)
+        self.close()
+        self._due = self._cap
+
+    def close(self) -> None:
+        """Drop the pending check; the open is over (or waits up to the cap)."""
+        if self._check is not None:
+            self._check.cancel()
+            self._check = None
 
     async def trip[T](self, call: Awaitable[T]) -> T:
-        self._scope.reschedule(min((self._scope.when() or self._now()) + self._timeout, self._cap))
+        self._check_at(self._due + self._timeout)
         return await call
 
 
@@ -281,16 +319,20 @@ async def session_open(
     conf = memory_conf()
     with outage_translated(path="session", lost="this turn's memory"):
         async with asyncio.timeout(None) as scope:
-            return await _session_open(
-                username=username,
-                display_name=display_name,
-                session_id=session_id_clean(session_id),
-                session_date=session_date,
-                retention=retention,
-                metadata=metadata or {},
-                conf=conf,
-                budget=_TripBudget(scope, timeout=timeout or conf.timeout_seconds),
-            )
+            budget = _TripBudget(scope, timeout=timeout or conf.timeout_seconds)
+            try:
+                return await _session_open(
+                    username=username,
+                    display_name=display_name,
+                    session_id=session_id_clean(session_id),
+                    session_date=session_date,
+                    retention=retention,
+                    metadata=metadata or {},
+                    conf=conf,
+                    budget=budget,
+                )
+            finally:
+                budget.close()
 
 
 async def _list_session(resource: AsyncSessionResource, *, cap: int) -> list[Any]:

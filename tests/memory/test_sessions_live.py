@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import threading
 import uuid
@@ -10,6 +11,7 @@ from contextlib import contextmanager
 
 import pytest
 from agentmemory import AsyncAgentMemoryClient, AsyncUserResource
+from agentmemory.exceptions import NotFoundError
 
 from memoryapp import services
 from memoryapp.clients import memory_client_async
@@ -224,6 +226,54 @@ async def test_a_hung_session_open_costs_about_one_timeout(
     # The bound is what ends it; the outer wait only keeps a broken bound from hanging the run.
     with pytest.raises(MemoryUnavailable):
         await asyncio.wait_for(open_session(shopper_name), timeout=5)
+
+
+def _resume_answered_late(monkeypatch, *, seconds: float) -> None:
+    real = AsyncUserResource.get_session
+
+    async def late(self, session_id):
+        await asyncio.sleep(seconds)
+        return await real(self, session_id)
+
+    monkeypatch.setattr(AsyncUserResource, "get_session", late)
+
+
+async def _others_answered(stop: asyncio.Event) -> None:
+    """Other shoppers' requests on this loop, answered all along (a 404 is an answer too)."""
+    while not stop.is_set():
+        with contextlib.suppress(NotFoundError):
+            await memory_client_async().get_user("someone-else-entirely")
+        await asyncio.sleep(0.05)
+
+
+async def test_a_resume_past_its_bound_goes_on_while_the_server_answers_others(
+    live_memory, shopper_name, settings, monkeypatch
+):
+    """Saturated cores, not a hung server: the open is given time up to the cap."""
+    settings.AGENT_MEMORY_TIMEOUT_SECONDS = 1.0
+    first = await open_session(shopper_name)
+    # Past one round trip's bound (1.5 timeouts), within the cap (3).
+    _resume_answered_late(monkeypatch, seconds=2.0)
+    stop = asyncio.Event()
+    others = asyncio.create_task(_others_answered(stop))
+    try:
+        resumed = await asyncio.wait_for(
+            open_session(shopper_name, session_id=first.session_id), timeout=10
+        )
+    finally:
+        stop.set()
+        await others
+    assert not resumed.info.created and resumed.session_id == first.session_id
+
+
+async def test_a_resume_past_its_bound_with_no_answer_from_the_server_is_given_up(
+    live_memory, shopper_name, settings, monkeypatch
+):
+    settings.AGENT_MEMORY_TIMEOUT_SECONDS = 1.0
+    first = await open_session(shopper_name)
+    _resume_answered_late(monkeypatch, seconds=2.0)
+    with pytest.raises(MemoryUnavailable):
+        await asyncio.wait_for(open_session(shopper_name, session_id=first.session_id), timeout=10)
 
 
 async def test_a_busy_server_gets_a_timeout_for_each_round_trip(
