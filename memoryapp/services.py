@@ -190,6 +190,15 @@ def _session_seen(username: str, highest: int) -> None:
     _session_highest[username] = max(highest, _session_highest.get(username, 0))
 
 
+def shopper_sessions_seen(*, username: str, session_ids: Sequence[str]) -> None:
+    """Note the sessions a read elsewhere found stored for the shopper (the panel's greeting).
+
+    Their first turn then mints its session in one request instead of two, though this
+    process had not seen them: the greeting reads the memory user anyway.
+    """
+    _session_seen(username, session_number_highest(list(session_ids)))
+
+
 def _mint_lock(username: str) -> asyncio.Lock:
     locks = _mint_locks.setdefault(asyncio.get_running_loop(), weakref.WeakValueDictionary())
     lock = locks.get(username)

@@ -15,6 +15,7 @@ from agentmemory.exceptions import NotFoundError
 
 from memoryapp import services
 from memoryapp.clients import memory_client_async
+from memoryapp.greeting import greeting_read
 from memoryapp.selectors import records_list
 from memoryapp.services import memories_recall, session_close, session_open, turn_record
 from memoryapp.types import MemoryUnavailable
@@ -145,6 +146,18 @@ async def test_a_shopper_this_process_has_not_seen_costs_two(live_memory, shoppe
         memory = await open_session(shopper_name)
     assert memory.session_id == "session2"
     assert sent == [f"GET /users/{shopper_name}", f"POST /users/{shopper_name}/sessions"]
+
+
+async def test_after_the_greeting_a_returning_shopper_s_first_turn_costs_one(
+    live_memory, shopper_name
+):
+    await open_session(shopper_name)
+    services._session_highest.pop(shopper_name)  # as after a restart
+    assert (await greeting_read(username=shopper_name)).returning
+    with requests_counted() as sent:
+        memory = await open_session(shopper_name)
+    assert memory.session_id == "session2"
+    assert sent == [f"POST /users/{shopper_name}/sessions"]
 
 
 async def test_a_stale_process_cache_reads_afresh_on_a_conflict(live_memory, shopper_name):
