@@ -23,15 +23,6 @@ _async_clients: weakref.WeakKeyDictionary[
 ] = weakref.WeakKeyDictionary()
 
 
-# The turn's pool of connections to memory. httpx checks every idle connection of the pool
-# (a poll of its socket) and counts the idle ones once per idle connection, each time a
-# request is queued or finishes: with the SDK's default pool of up to 20 idle and 100 open
-# connections that bookkeeping cost a recall more of the app's CPU than parsing its answers.
-# A recall sends five requests at once and the embedded server serves eight at a time;
-# requests past MAX_CONNECTIONS wait in the pool, as they would at a busy server.
-POOL_LIMITS = httpx.Limits(max_connections=16, max_keepalive_connections=8)
-
-
 # Per event loop: when memory last answered a request of this loop's client (loop time).
 _answered_at: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, float] = (
     weakref.WeakKeyDictionary()
@@ -75,27 +66,21 @@ def memory_client_async() -> AsyncAgentMemoryClient:
         timeout=_transport_timeout(),
         max_retries=0,
     )
-    _pool_limit(client)
+    _answers_noted(client)
     _async_clients[loop] = (key, client)
     return client
 
 
-def _pool_limit(client: AsyncAgentMemoryClient) -> None:
-    """Give the SDK's transport POOL_LIMITS (the SDK builds its httpx client without limits)
-    and note each answer for `memory_answered_within`.
+def _answers_noted(client: AsyncAgentMemoryClient) -> None:
+    """Note each answer the client gets for `memory_answered_within`.
 
-    The replacement keeps everything the SDK set (base URL, headers, timeout, TLS check);
-    the SDK's own client has made no connection yet, so dropping it leaks nothing.
+    The SDK offers no hook of its own, so it goes on the SDK's httpx client; the client's
+    pool stays as the SDK builds it. (A smaller pool saved a recall some of httpx's
+    bookkeeping, but under 50 shoppers capping it at 16 connections let slow writes after
+    `done` hold every one while session opens queued behind them, and keeping 8 idle
+    instead of 20 ran twice as long: see docs/benchmarks.md.)
     """
-    built = client._http._client
-    client._http._client = httpx.AsyncClient(
-        base_url=built.base_url,
-        headers=built.headers,
-        timeout=built.timeout,
-        verify=client._http.verify,
-        limits=POOL_LIMITS,
-        event_hooks={"response": [_answer_noted]},
-    )
+    client._http._client.event_hooks["response"].append(_answer_noted)
 
 
 def memory_user_async(username: str) -> AsyncUserResource:
