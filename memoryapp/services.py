@@ -81,6 +81,9 @@ MINT_ATTEMPTS = 32
 # 1.5 timeouts, at most 2 when it hangs just after an answer.
 SESSION_TRIP_SLACK = 0.5
 SESSION_OPEN_CAP = 3.0
+# A recall's call past its timeout goes on, up to this many timeouts more, only while the
+# server answers other requests (`guard.while_answering`): a loaded machine, not a hung server.
+RECALL_GRACE = 1.0
 
 # Injectable so tests can place "now" where they need it.
 clock: Callable[[], datetime] = lambda: datetime.now(UTC)  # noqa: E731
@@ -413,7 +416,13 @@ async def memories_recall(*, memory: MemorySession, message: str, turn_count: in
     calls["episode"] = (_episodes(resource, k=conf.cross_session_episode_k), "episode recall")
     results = await asyncio.gather(
         *(
-            guarded(call, path="read", lost=lost, timeout=conf.timeout_seconds)
+            guarded(
+                call,
+                path="read",
+                lost=lost,
+                timeout=conf.timeout_seconds,
+                grace=conf.timeout_seconds * RECALL_GRACE,
+            )
             for call, lost in calls.values()
         )
     )

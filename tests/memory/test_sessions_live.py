@@ -10,7 +10,7 @@ import uuid
 from contextlib import contextmanager
 
 import pytest
-from agentmemory import AsyncAgentMemoryClient, AsyncUserResource
+from agentmemory import AsyncAgentMemoryClient, AsyncSessionResource, AsyncUserResource
 from agentmemory.exceptions import NotFoundError
 
 from memoryapp import services
@@ -287,6 +287,42 @@ async def test_a_resume_past_its_bound_with_no_answer_from_the_server_is_given_u
     _resume_answered_late(monkeypatch, seconds=2.0)
     with pytest.raises(MemoryUnavailable):
         await asyncio.wait_for(open_session(shopper_name, session_id=first.session_id), timeout=10)
+
+
+def _searches_answered_late(monkeypatch, *, seconds: float) -> None:
+    real = AsyncSessionResource.search_memory
+
+    async def late(self, *args, **kwargs):
+        await asyncio.sleep(seconds)
+        return await real(self, *args, **kwargs)
+
+    monkeypatch.setattr(AsyncSessionResource, "search_memory", late)
+
+
+async def test_recall_searches_past_their_timeout_go_on_while_the_server_answers_others(
+    live_memory, shopper_name, settings, monkeypatch
+):
+    settings.AGENT_MEMORY_TIMEOUT_SECONDS = 1.0
+    memory = await open_session(shopper_name)
+    _searches_answered_late(monkeypatch, seconds=1.5)  # past the timeout, within its grace
+    stop = asyncio.Event()
+    others = asyncio.create_task(_others_answered(stop))
+    try:
+        recall = await memories_recall(memory=memory, message="boots", turn_count=0)
+    finally:
+        stop.set()
+        await others
+    assert recall.failed == []
+
+
+async def test_recall_searches_past_their_timeout_with_no_answer_from_the_server_are_lost(
+    live_memory, shopper_name, settings, monkeypatch
+):
+    settings.AGENT_MEMORY_TIMEOUT_SECONDS = 1.0
+    memory = await open_session(shopper_name)
+    _searches_answered_late(monkeypatch, seconds=1.5)
+    recall = await memories_recall(memory=memory, message="boots", turn_count=0)
+    assert sorted(recall.failed) == ["episode", "fact", "turn"]
 
 
 async def test_a_busy_server_gets_a_timeout_for_each_round_trip(
