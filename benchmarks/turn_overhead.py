@@ -14,8 +14,11 @@ timed on its own, in this process with the same embedder, so the figures can be 
 against it (and re-run when the embedder changes).
 Part 2, over loopback: daphne serving the app and the embedded memory server (the first of
 --embedders), each in its own process, and --shoppers signed-in shoppers on websockets
-sending --rounds messages each at once, answered by the offline model: errors, and turn
-p50/p95 (send -> done) and (send -> memory.added).
+sending --rounds messages each at once, answered by the offline model: errors, turns
+answered without memory, turns recalled only in part, how long opening the session took,
+and turn p50/p95 (send -> done) and (send -> memory.added).
+--profile N prints the N costliest functions (CPU time, cProfile) of the app's side of the
+recalls of part 1.
 Everything runs against 127.0.0.1 with temporary databases.
 """
 
