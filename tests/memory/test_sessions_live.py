@@ -145,6 +145,22 @@ async def test_a_shopper_this_process_has_not_seen_costs_two(live_memory, shoppe
     assert sent == [f"GET /users/{shopper_name}", f"POST /users/{shopper_name}/sessions"]
 
 
+async def test_the_next_session_follows_the_highest_stored_with_a_gap_in_the_middle(
+    live_memory, shopper_name
+):
+    for n in (1, 2, 3):
+        assert (await open_session(shopper_name)).session_id == f"session{n}"
+    user = await memory_client_async().get_user(shopper_name)
+    await (await user.get_session("session2")).delete()
+    services._session_highest.pop(shopper_name)  # as in a process that never minted them
+    with requests_counted() as sent:
+        memory = await open_session(shopper_name)
+    assert memory.session_id == "session4"
+    # A count of the two left would try session3 first: its conflict and retry would still
+    # end at session4, so the single create is what tells the two apart.
+    assert sent == [f"GET /users/{shopper_name}", f"POST /users/{shopper_name}/sessions"]
+
+
 async def test_a_stale_process_cache_reads_afresh_on_a_conflict(live_memory, shopper_name):
     await open_session(shopper_name)
     # Another process mints two sessions this one does not know about.
