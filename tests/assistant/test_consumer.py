@@ -432,3 +432,34 @@ async def test_a_signed_out_follow_up_uses_the_conversation_sent_back():
     arguments = json.loads(search["arguments"])
     assert arguments["max_price"] < min(c["price_eur"] for c in shown)
     assert all(c["price_eur"] <= arguments["max_price"] for c in events[-1]["products"])
+
+
+# Python's date.fromisoformat reads the first two (basic and week-date ISO forms); none is
+# written YYYY-MM-DD, which is all a session date may be.
+NOT_YYYY_MM_DD = ["20260501", "2026-W18-5", "2026-5-1"]
+
+
+@pytest.mark.parametrize("session_date", NOT_YYYY_MM_DD)
+async def test_a_date_not_written_yyyy_mm_dd_is_422_and_writes_nothing(
+    fake_openai, live_memory, session_date
+):
+    import uuid
+
+    from agentmemory.exceptions import NotFoundError
+    from asgiref.sync import sync_to_async
+
+    from memoryapp.clients import memory_client_async
+    from shop.services import shopper_get_or_create
+
+    # A name of its own per date: a memory user left by another case would hide nothing.
+    username = f"dated-{uuid.uuid4().hex[:12]}"
+    await sync_to_async(shopper_get_or_create)(username=username, display_name="Dee")
+    cookie = await cookie_for(username)
+    async with Chat(cookie=cookie) as chat:
+        (event,) = await chat.turn("hello", session_date=session_date, until=("done",))
+    assert event["type"] == "error" and event["code"] == 422
+    assert "YYYY-MM-DD" in event["message"]
+    assert fake_openai.requests == []
+    assert not await ChatSession.objects.aexists() and not await ChatTurn.objects.aexists()
+    with pytest.raises(NotFoundError):  # no memory user, so no session and no block either
+        await memory_client_async().get_user(username)
