@@ -16,6 +16,7 @@ from memoryapp.clients import memory_client_async
 from memoryapp.selectors import records_list
 from memoryapp.services import memories_recall, session_close, session_open, turn_record
 from memoryapp.types import MemoryUnavailable
+from tests.assistant.servers import MemoryProxy
 
 
 async def open_session(name: str, session_id=None, **kwargs):
@@ -224,6 +225,37 @@ def test_the_read_and_write_paths_log_recovery_too(live_memory, shopper_name, se
     assert _outage_lines(caplog) == [
         (logging.WARNING, "Agent Memory read failed"),
         (logging.INFO, "Agent Memory read recovered"),
+    ]
+
+
+async def test_the_read_and_write_paths_each_log_their_own_outage_and_recovery(
+    live_memory, shopper_name, settings, caplog
+):
+    proxy = MemoryProxy(live_memory.base_url).start()
+    settings.AGENT_MEMORY_URL = proxy.address
+    try:
+        memory = await open_session(shopper_name)
+        memory = await open_session(shopper_name, session_id=memory.session_id)
+        with caplog.at_level(logging.INFO, logger="memoryapp"):
+            proxy.failing = lambda method, path, body: True  # down for reads and writes alike
+            for _ in range(2):
+                recall = await memories_recall(memory=memory, message="jeans", turn_count=1)
+                assert recall.failed and recall.items == []
+                assert await turn_record(memory=memory, query="jeans?", answer="Here.") == []
+            proxy.failing = lambda method, path, body: False
+            for _ in range(2):
+                assert (
+                    await memories_recall(memory=memory, message="jeans", turn_count=1)
+                ).failed == []
+                assert await turn_record(memory=memory, query="jeans?", answer="Here.")
+    finally:
+        proxy.stop()
+    # One path failing does not silence the other, and each says when it is back.
+    assert _outage_lines(caplog) == [
+        (logging.WARNING, "Agent Memory read failed"),
+        (logging.WARNING, "Agent Memory write failed"),
+        (logging.INFO, "Agent Memory read recovered"),
+        (logging.INFO, "Agent Memory write recovered"),
     ]
 
 
