@@ -38,11 +38,22 @@ _TOPICS: tuple[tuple[str, re.Pattern], ...] = (
             r"searches|sessions?))\b"
         ),
     ),
+    # Before "size": asked for a shoe size, a letter size is no answer.
+    (
+        "shoe size",
+        re.compile(
+            r"\bwhat (shoe|sneaker|boot|sandal)s? size (am i|do i (usually )?(wear|take|have))\b"
+            r"|\bwhat size (shoes?|sneakers?|boots?|sandals?|feet) (am i|do i (usually )?(wear|take|"
+            r"have)|are mine)\b|\b(what'?s|what is|do you (know|remember)|remember|you know) my "
+            r"(shoe|foot) sizes?\b|^\s*my (shoe|foot) sizes?\s*\??\s*$"
+        ),
+    ),
     (
         "size",
         re.compile(
-            r"\bwhat size (am i|do i (usually )?(wear|take))\b|\b(what'?s|what is|do you "
-            r"(know|remember)|remember|you know) my (shoe |clothing |usual )?sizes?\b"
+            r"\bwhat (clothing |clothes |letter |usual )?size (am i|do i (usually )?(wear|take))\b"
+            r"|\b(what'?s|what is|do you (know|remember)|remember|you know) my (clothing |clothes "
+            r"|usual )?sizes?\b"
             r"|^\s*my sizes?\s*\??\s*$"
         ),
     ),
@@ -92,7 +103,8 @@ _NOT_REMEMBERED = {
     ),
     "memory_off": (
         "Memory is switched off in this shop right now, so I don't know anything about you "
-        "from earlier visits, and nothing from this chat will be kept."
+        "from earlier visits, and nothing from this chat will be kept. What was kept before "
+        "is still listed, with a Delete button for each, in the Memory tab of the inspector."
     ),
     "memory_unavailable": (
         "I can't get to what you've told me before right now, so I can't answer that. "
@@ -111,6 +123,7 @@ _NOTHING_TO_FORGET = {
     ),
 }
 _TOPIC_WORDS = {
+    "shoe size": (("shoe size",), "your shoe size"),
     "size": (("size", "shoe size"), "your size"),
     "colour": ("colour:", "colours you like or dislike"),
     "budget": ("budget", "your budget"),
