@@ -224,6 +224,10 @@ def _state_after(state: State, plan: Plan, shown: list[ShownProduct]) -> State:
     if plan.kind == "search":
         if plan.more:
             state.listed += len(shown)
+        elif plan.below is not None and not shown:
+            # Nothing is cheaper: the list on screen is still the one in force, so "show
+            # more" goes on with it instead of repeating a search that found nothing.
+            pass
         else:
             state.search, state.listed = plan.request, len(shown)
             if plan.below is None:
@@ -580,6 +584,13 @@ def search_answer(arguments: dict, result: dict, plan: Plan, *, first: dict | No
     if not products:
         if offset:
             return f"That's all of them: there are no more {described}. Want to try something else?"
+        if plan.below is not None and plan.below.price_eur is not None:
+            # Asked for cheaper, a price limit is no more the shopper's than "a higher budget".
+            unpriced = _describe(_unpriced(arguments))
+            return (
+                f"The {plan.below.name}, at €{plan.below.price_eur:.2f}, is already the "
+                f"cheapest of the {unpriced} in stock. {_relax_suggestion(_unpriced(arguments))}"
+            )
         return f"I couldn't find any {described} in stock right now. {_relax_suggestion(arguments)}"
     intro = []
     if first is not None:
@@ -716,6 +727,10 @@ def _describe(arguments: dict) -> str:
     if arguments.get("exclude_colours"):
         text += f" (leaving out {' and '.join(arguments['exclude_colours'])})"
     return text
+
+
+def _unpriced(arguments: dict) -> dict:
+    return {key: value for key, value in arguments.items() if key != "max_price"}
 
 
 def _relax_suggestion(arguments: dict) -> str:

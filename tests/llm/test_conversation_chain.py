@@ -93,6 +93,29 @@ async def test_signed_out_cheaper_please_follows_the_search_before() -> None:
     assert arguments["max_price"] == round(cheapest - 0.01, 2)
 
 
+async def test_cheaper_than_the_cheapest_says_so_and_show_more_goes_on_with_the_list() -> None:
+    shopper = Shopper()
+    jeans = await shopper.ask("show me black jeans")
+    cheapest = min(jeans.products, key=lambda card: card["price_eur"])
+    cheaper = await shopper.ask("cheaper please")
+    _consistent(cheaper)
+    assert not cheaper.products
+    # Asked for cheaper, the answer is the cheapest's price, not a limit one cent below it,
+    # nor an offer of a higher budget.
+    assert cheaper.text.startswith(
+        f"The {cheapest['name']}, at €{cheapest['price_eur']:.2f}, is already the cheapest "
+        "of the black jeans in stock."
+    )
+    assert "higher budget" not in cheaper.text and "€52.99" not in cheaper.text
+    more = await shopper.ask("show more")
+    assert json.loads(more.tools[-1].arguments) == {
+        "category": "jeans",
+        "colour": "black",
+        "offset": len(jeans.products),
+    }
+    assert more.text.startswith("That's all of them: there are no more black jeans.")
+
+
 async def test_on_a_product_page_this_in_m_is_about_that_product() -> None:
     answer = await Shopper().ask(
         "do you have this in M?", page={"kind": "product", "sku": "TS-0002"}
