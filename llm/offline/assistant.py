@@ -589,7 +589,7 @@ def search_answer(arguments: dict, result: dict, plan: Plan, *, first: dict | No
             unpriced = _describe(_unpriced(arguments))
             return (
                 f"The {plan.below.name}, at €{plan.below.price_eur:.2f}, is already the "
-                f"cheapest of the {unpriced} in stock. {_relax_suggestion(_unpriced(arguments))}"
+                f"cheapest of the {unpriced} in stock. {_cheapest_suggestion(_unpriced(arguments))}"
             )
         return f"I couldn't find any {described} in stock right now. {_relax_suggestion(arguments)}"
     intro = []
@@ -604,8 +604,12 @@ def search_answer(arguments: dict, result: dict, plan: Plan, *, first: dict | No
                 f"Nothing is described as made for “{first['query']}”, so here are the "
                 "closest matches."
             )
-    if plan.below is not None:
-        intro.append(f"Cheaper than the {plan.below.name}:")
+    if plan.below is not None and plan.below.price_eur is not None:
+        # "under €52.99" is a limit the shopper never said: they asked for cheaper than this.
+        described = (
+            f"{_describe(_unpriced(arguments))} cheaper than the {plan.below.name} "
+            f"(€{plan.below.price_eur:.2f})"
+        )
     count = len(products)
     if offset:
         intro.append(f"Here are {count} more of the {total} {described}:")
@@ -731,6 +735,13 @@ def _describe(arguments: dict) -> str:
 
 def _unpriced(arguments: dict) -> dict:
     return {key: value for key, value in arguments.items() if key != "max_price"}
+
+
+def _cheapest_suggestion(arguments: dict) -> str:
+    """After "cheaper" found nothing: loosen what the shopper chose, else offer the product."""
+    if any(arguments.get(name) for name in ("size", "colour", "brand")):
+        return _relax_suggestion(arguments)
+    return "Want me to check a size or colour for it?"
 
 
 def _relax_suggestion(arguments: dict) -> str:

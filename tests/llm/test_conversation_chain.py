@@ -76,6 +76,14 @@ async def test_list_then_more_then_the_black_one_then_in_m_then_cheaper() -> Non
     arguments = json.loads(cheaper.tools[-1].arguments)
     assert arguments == {"category": "t-shirts", "colour": "black", "size": "M", "max_price": 22.99}
     assert cheaper.products
+    # Cheaper than what the shopper looked at, in their words, not a limit a cent below it.
+    assert re.match(
+        r"Here are \d+ of \d+ black t-shirts in size M cheaper than the Vela Crew Tee \(€23\.00\):"
+        r"|I found \d+ black t-shirts in size M cheaper than the Vela Crew Tee \(€23\.00\):"
+        r"|I found one match for black t-shirts in size M cheaper than the Vela Crew Tee \(€23\.00\):",
+        cheaper.text,
+    ), cheaper.text
+    assert "22.99" not in cheaper.text
     for found in cheaper.products:
         assert found["price_eur"] < 23 and found["colours"] == ["black"]
         assert "M" in found["sizes_in_stock"]
