@@ -67,6 +67,12 @@ _THANKS = re.compile(r"\b(thanks|thank you|cheers|perfect|great, thanks|that's a
 _DISCOUNT = re.compile(
     r"\b(discount|% off|percent off|coupon|voucher|promo code|for free|refund)\b"
 )
+# The shopper telling something about themselves rather than asking for something.
+_SELF_STATEMENT = re.compile(
+    r"^\s*(?:(?:hi|hello|hey)\b[,!.\s]*)?(?:i'?m\b|i am\b|i wear\b|i take\b|i usually\b|"
+    r"my (?:usual )?(?:size|shoe size|budget)\b|i (?:really )?(?:hate|dislike|love|like|prefer|"
+    r"avoid|can'?t stand|don'?t like|never wear)\b)"
+)
 _SHOPPING_INTENT = re.compile(
     r"\b(looking for|show me|do you (have|sell|stock|carry)|got any|i need|i want|find me|"
     r"recommend|suggest|buy|shopping for|searching for|any)\b"
@@ -293,6 +299,8 @@ def message_plan(text: str, state: State, vocabulary: Vocabulary, page: dict | N
         and (parsed.has_criteria() or _PLURAL_REFERENCE.search(lowered))
     ):
         return Plan(kind="search", request=_refine(context, parsed))
+    if context is None and _noted(lowered, parsed):
+        return Plan(kind="text", text=_noted_text(parsed))
     if parsed.has_criteria():
         return Plan(kind="search", request=parsed)
     if _DISCOUNT.search(lowered):
@@ -307,6 +315,35 @@ def message_plan(text: str, state: State, vocabulary: Vocabulary, page: dict | N
     if _GREETING.search(lowered) or _SHOPPING_INTENT.search(lowered):
         return Plan(kind="text", text=_GREETING_TEXT)
     return Plan(kind="text", text=_off_topic_text(vocabulary))
+
+
+def _noted(lowered: str, parsed: ShopperRequest) -> bool:
+    """A preference said on its own ("I'm a size M", "I hate yellow"), with nothing on screen
+    to apply it to: it is no request to list the whole catalog in that size."""
+    if not _SELF_STATEMENT.search(lowered) or _SHOPPING_INTENT.search(lowered):
+        return False
+    if parsed.categories or parsed.excluded_categories or parsed.occasions or parsed.brand:
+        return False
+    return bool(
+        parsed.size or parsed.colours or parsed.excluded_colours or parsed.max_price is not None
+    )
+
+
+def _noted_text(parsed: ShopperRequest) -> str:
+    said = []
+    if parsed.size:
+        said.append(f"size {parsed.size}")
+    said += [f"no {colour}" for colour in parsed.excluded_colours]
+    if parsed.colours:
+        said.append(f"you like {_and(parsed.colours)}")
+    if parsed.max_price is not None:
+        price = parsed.max_price
+        amount = f"{price:.0f}" if float(price).is_integer() else f"{price:.2f}"
+        said.append(f"a budget of up to €{amount}")
+    return (
+        f"Noted: {_and(said)}. What are you looking for? Tell me a category (jeans, t-shirts, "
+        "sneakers…) and I'll find options that fit."
+    )
 
 
 def _cheaper_plan(
