@@ -209,6 +209,27 @@ async def test_episode_of_an_unresolved_session() -> None:
     assert all("ok thanks" not in item for item in episode["follow_ups"])
 
 
+async def test_an_episode_says_its_occasion_once_and_claims_nothing_it_cannot_tell() -> None:
+    turns = [
+        (
+            "I'm going to a wedding in June and need a dress",
+            "Lovely! The Loom & Lane Wrap Midi Dress (pink, 69.95 EUR) would work.",
+        ),
+    ]
+    episode = await _json("episode", episode_messages(turns))
+    assert episode["occasion"] == "wedding"
+    assert episode["summary"].startswith(
+        "The shopper looked for “I'm going to a wedding in June and need a dress”. "
+    )
+    assert "no products were shown" not in episode["summary"]
+    nothing = await _json(
+        "episode", episode_messages([("yellow boots", "I couldn't find any yellow boots.")])
+    )
+    assert nothing["summary"].startswith(
+        "The shopper looked for “yellow boots”; nothing matching was in stock."
+    )
+
+
 async def test_episode_of_a_resolved_session() -> None:
     turns = [
         ("navy chinos in L", "Here is one option: - **Tern Chino** — €59.00"),
