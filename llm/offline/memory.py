@@ -206,15 +206,34 @@ def _everything_answer(facts: list[Fact], visits: list[Memory], vocabulary: Voca
             + (f" ({date_words(fact.date)})" if fact.date else "")
             for fact in reversed(kept)
         ]
-    if visits:
-        newest = max(visits, key=lambda visit: visit.date)
-        when = f"On {date_words(newest.date)}" if newest.date else "Earlier"
-        lines.append(f"{when}: {_visit_text(newest.text)}")
+    told = _visit_to_tell(visits)
+    if told is not None:
+        when = f"On {date_words(told.date)}" if told.date else "Earlier"
+        lines.append(f"{when}: {_visit_text(told.text)}")
     lines.append(INSPECTOR)
     return "\n".join(lines)
 
 
+_ASKED = re.compile(r"^\s*Shopper asked:\s*(?P<query>[^;]*)", re.IGNORECASE)
+
+
+def _visit_to_tell(visits: list[Memory]) -> Memory | None:
+    """The newest visit worth telling: a visit's summary says what it was about, where one
+    exchange of it may be no more than an earlier "what size am I?" and its answer."""
+    summaries = [visit for visit in visits if visit.summary]
+    if summaries:
+        return max(summaries, key=lambda visit: visit.date)
+    shopping = [visit for visit in visits if not _about_the_shopper(visit.text)]
+    return max(shopping, key=lambda visit: visit.date) if shopping else None
+
+
+def _about_the_shopper(text: str) -> bool:
+    asked = _ASKED.match(text)
+    return bool(asked) and memory_topic(asked["query"].lower().replace("\u2019", "'")) is not None
+
+
 def _visits_answer(visits: list[Memory]) -> str:
+    visits = [visit for visit in visits if not _about_the_shopper(visit.text)]
     if not visits:
         return "I can't find anything from an earlier visit yet. What are you looking for today?"
     lines = ["Here's what came up from your earlier visits:"]

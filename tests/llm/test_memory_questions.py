@@ -85,6 +85,19 @@ async def test_what_do_you_know_about_me_lists_every_current_fact_and_the_last_v
     assert text.rstrip().endswith(INSPECTOR + ".")
 
 
+async def test_what_do_you_know_about_me_tells_a_visit_not_an_earlier_question_about_me() -> None:
+    # Asked again on a later day, the newest earlier exchange is the same question: telling
+    # it back ("Shopper asked: what size am I? You told me…") tells nothing.
+    asked_before = (
+        "[earlier visit · 2026-06-01] Shopper asked: what size am I?; You told me you wear size M."
+    )
+    text = await _answer("what do you know about me?", notes=[VISIT, asked_before, *FACTS])
+    assert "what size am I" not in text
+    assert "On 12 April 2026: You looked for “a wedding dress”." in text
+    alone = await _answer("what do you know about me?", notes=[asked_before, *FACTS])
+    assert "what size am I" not in alone and "Shopper asked" not in alone
+
+
 async def test_contradicting_facts_the_newest_wins_and_its_date_says_why() -> None:
     notes = [
         "[fact · stated 2026-05-01] The shopper wears size M.",
