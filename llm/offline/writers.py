@@ -121,7 +121,11 @@ def _follow_ups(turns: list[tuple[str, str]], queries: list[str]) -> list[str]:
 def _exchange_split(text: str) -> tuple[str, str]:
     parts = list(_ROLE_LINE.finditer(text))
     if not parts:
-        return text.strip(), ""
+        # The embedded server stores an exchange as the shopper's message, a newline, and
+        # the answer, without role names: read as one long question, the answer's product
+        # names would pose as what the shopper asked for (a brand nobody asked for).
+        query, _, answer = text.strip().partition("\n")
+        return query.strip(), answer.strip()
     query, answer = [], []
     for index, match in enumerate(parts):
         end = parts[index + 1].start() if index + 1 < len(parts) else len(text)

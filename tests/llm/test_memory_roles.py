@@ -183,6 +183,25 @@ async def test_extractor_summarises_in_one_sentence_and_keeps_product_names() ->
     assert all(isinstance(line, str) and len(line) < 300 for line in record["contexts"])
 
 
+async def test_extractor_reads_an_exchange_stored_without_role_names() -> None:
+    # What the embedded server hands its extractor: the message, a newline, the answer.
+    answer = exchange_with_products(
+        "Here are 1 of 12 jeans:\n- **Fjord & Pine High-Rise Wide Jeans** — sharp.",
+        [
+            {"sku": "JN-0041", "name": "Fjord & Pine High-Rise Wide Jeans",
+             "colours": ["black", "yellow"], "sizes_in_stock": ["M"], "price_eur": 53.0},
+        ],
+    )  # fmt: skip
+    record = await _json("extraction", extraction_messages(f"show me jeans\n{answer}"))
+    assert record["contexts"][0] == "Shopper asked: show me jeans"
+    assert any(
+        line.startswith("Shown: Fjord & Pine High-Rise Wide Jeans") for line in record["contexts"]
+    )
+    assert record["summary"].startswith(
+        "The shopper asked “show me jeans”; the assistant suggested"
+    )
+
+
 async def test_extractor_on_a_no_match_exchange_says_nothing_was_in_stock() -> None:
     record = await _json(
         "extraction",
