@@ -624,6 +624,13 @@ def search_answer(arguments: dict, result: dict, plan: Plan, *, first: dict | No
         if plan.below is not None and plan.below.price_eur is not None:
             # Asked for cheaper, a price limit is no more the shopper's than "a higher budget".
             unpriced = _describe(_unpriced(arguments))
+            if not _one_of(plan.below, arguments):
+                # "Cheaper in blue?" of a product that is not blue: it is no blue one itself.
+                return (
+                    f"I couldn't find any {unpriced} cheaper than the {plan.below.name} "
+                    f"(€{plan.below.price_eur:.2f}) in stock right now. "
+                    f"{_cheapest_suggestion(_unpriced(arguments))}"
+                )
             return (
                 f"The {plan.below.name}, at €{plan.below.price_eur:.2f}, is already the "
                 f"cheapest of the {unpriced} in stock. {_cheapest_suggestion(_unpriced(arguments))}"
@@ -768,6 +775,15 @@ def _describe(arguments: dict) -> str:
     if arguments.get("exclude_colours"):
         text += f" (leaving out {' and '.join(arguments['exclude_colours'])})"
     return text
+
+
+def _one_of(product: ShownProduct, arguments: dict) -> bool:
+    """Whether the product is itself one of what was searched, as far as its colour and size
+    tell (a product page's product may carry neither: then it counts)."""
+    colour, size = arguments.get("colour"), arguments.get("size")
+    if colour and product.colours and colour not in product.colours:
+        return False
+    return not (size and product.sizes and size not in product.sizes)
 
 
 def _unpriced(arguments: dict) -> dict:

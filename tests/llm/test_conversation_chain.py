@@ -141,3 +141,17 @@ async def test_on_a_catalog_page_cheaper_ones_keep_its_filters() -> None:
     assert json.loads(answer.tools[-1].arguments) == {"category": "jeans", "colour": "blue"}
     prices = [card["price_eur"] for card in answer.products]
     assert prices == sorted(prices) and all(c["colours"] == ["blue"] for c in answer.products)
+
+
+async def test_cheaper_in_another_colour_never_calls_the_product_the_cheapest_of_that_colour() -> (
+    None
+):
+    # The Mistral Heavyweight Tee comes in black, pink and red: it is no blue t-shirt.
+    answer = await Shopper().ask(
+        "is it cheaper in blue?", page={"kind": "product", "sku": "TS-0007"}
+    )
+    assert answer.tools[-1].outcome.summary == "0 products"
+    assert "already the cheapest" not in answer.text
+    assert answer.text.startswith(
+        "I couldn't find any blue t-shirts cheaper than the Mistral Heavyweight Tee (€18.95)"
+    )
