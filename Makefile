@@ -4,6 +4,10 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PORT ?= 8000
 PYTEST_ARGS ?=
+# make test spreads the tests over one process per core, a test file at a time (a file's
+# shared servers stay in one process); TEST_WORKERS=1 runs them one after another.
+TEST_WORKERS ?= $(shell nproc 2>/dev/null || echo 2)
+XDIST := $(if $(filter 1,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile)
 
 .DEFAULT_GOAL := help
 
@@ -11,7 +15,7 @@ PYTEST_ARGS ?=
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
-	@echo "  Variables: PYTHON=/path/to/python3.12  PORT=8000  PYTEST_ARGS='-k recall'"
+	@echo "  Variables: PYTHON=/path/to/python3.12  PORT=8000  PYTEST_ARGS='-k recall'  TEST_WORKERS=2"
 	@echo "             AGENT_MEMORY_URL=http://host:port (make run keeps it in .env for manage.py)"
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
@@ -40,14 +44,17 @@ test: $(VENV)/.installed $(VENV)/.model ## The whole suite on SQLite, then the d
 	@scripts/ensure-chromium
 	@scripts/ensure-axe
 	@scripts/ensure-services
-	@echo "== The whole suite, on SQLite"
-	$(PY) -m pytest -m "not postgres" $(PYTEST_ARGS)
+	@echo "== The browser tests, on SQLite, in one process (their live servers are forked)"
+	$(PY) -m pytest -m "browser and not postgres" $(PYTEST_ARGS) || [ $$? -eq 5 ]
+	@echo "== The rest of the suite, on SQLite, in $(TEST_WORKERS) processes"
+	$(PY) -m pytest -m "not browser and not postgres" $(XDIST) $(PYTEST_ARGS) || [ $$? -eq 5 ]
 	@$(MAKE) --no-print-directory test-postgres
 
 test-postgres: $(VENV)/.installed ## Only the database tests, on a throwaway PostgreSQL server (make test's second pass)
 	@echo "== The database tests, on PostgreSQL"
 	$(PY) -m tests.support.services postgres -- \
-	  $(PY) -m pytest -p no:cacheprovider -m "(database or postgres) and not browser and not fault" $(PYTEST_ARGS)
+	  $(PY) -m pytest -p no:cacheprovider -m "(database or postgres) and not browser and not fault" \
+	  $(XDIST) $(PYTEST_ARGS) || [ $$? -eq 5 ]
 
 screenshots: $(VENV)/.installed ## The chat panel's key states, desktop and phone, as PNGs in test-artifacts/screenshots/
 	@scripts/ensure-chromium

@@ -14,6 +14,8 @@ def demo(request: HttpRequest) -> dict[str, object]:
     return {
         "demo_note": settings_row.signin_note,
         "demo_default_retention": settings_row.default_retention,
+        # The panel's first words, before the server's mode arrives, must not promise memory.
+        "demo_memory_enabled": settings_row.memory_enabled,
         "demo_retention_presets": [
             (value, labels[value]) for value in settings_row.retention_presets()
         ],

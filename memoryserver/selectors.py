@@ -20,6 +20,7 @@ from memoryserver.clock import clock
 from memoryserver.db import db_alias
 from memoryserver.embedders import get_embedder
 from memoryserver.errors import NotFound
+from memoryserver.index.lexical import search_text
 from memoryserver.index.registry import get_registry
 from memoryserver.index.slot import Hit, IndexRow, Query, UserIndex, capacity_for
 from memoryserver.models import MemoryBlock, MemorySession, MemoryUser, Prompt, PromptVersion
@@ -162,12 +163,7 @@ def searchable_text(
     """
     summary = summary if summary is not None else block.summary
     contexts = contexts if contexts is not None else block.contexts
-    return _search_text(block.text, summary, contexts)
-
-
-def _search_text(text: str, summary: str | None, contexts: Any) -> str:
-    parts = [text, summary or "", *(c for c in contexts or [] if isinstance(c, str))]
-    return "\n".join(p for p in parts if p)
+    return search_text(block.text, summary, contexts)
 
 
 def index_row(block: MemoryBlock, vector: np.ndarray | None = None) -> IndexRow:
@@ -263,7 +259,7 @@ def load_user_index(user_id: str) -> UserIndex:
     pks, block_ids, sessions, _, ingested, created, expires, statuses, annotations = columns[:9]
     facts, asked, answered, summaries, contexts = columns[11:]
     texts = [
-        _search_text(
+        search_text(
             fact if fact is not None else "\n".join(p for p in (user, assistant) if p),
             summary,
             found,

@@ -8,6 +8,7 @@ import pytest
 from django.test import TransactionTestCase
 
 from shop.services import catalog_seed, shoppers_seed
+from tests.support import fault_figures
 from tests.support.services import ServiceUnavailable, redis_start
 
 _DB_FIXTURES = {"db", "transactional_db", "django_db_reset_sequences", "admin_client", "admin_user"}
@@ -136,3 +137,11 @@ def redis_server():
         pytest.skip(str(exc))
     yield server
     server.stop()
+
+
+def pytest_runtest_logreport(report):
+    fault_figures.report_collect(report)
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    fault_figures.summary_write(terminalreporter)

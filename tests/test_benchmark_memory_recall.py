@@ -14,10 +14,15 @@ from benchmarks.memory_recall import (
     KINDS,
     Answered,
     Question,
+    ask_in_process,
     bm25_rank,
     content_stems,
+    conversations_generate,
     dataset_generate,
+    extraction_wait,
     figures_of,
+    history_store,
+    question_kind,
     shares_words,
     shopper_store,
     shoppers_ask,
@@ -28,6 +33,11 @@ from tests.support.agentmemory_server import start_agentmemory_server
 @pytest.fixture(scope="module")
 def shoppers():
     return dataset_generate(shoppers=5, seed=11)
+
+
+@pytest.fixture(scope="module")
+def conversations():
+    return conversations_generate(conversations=3, seed=11)
 
 
 def test_the_same_seed_gives_the_same_set_and_another_seed_another():
@@ -136,3 +146,71 @@ def test_stored_through_the_sdk_every_answer_is_a_block_of_its_shopper(tmp_path,
     for result in answered:
         owner = result.question.key.split("/")[0]
         assert all(key.startswith(f"{owner}/") for key in result.ranked)
+
+
+# --- the conversational set ------------------------------------------------------------------
+
+
+def test_the_same_seed_gives_the_same_conversations_and_another_seed_others():
+    assert conversations_generate(conversations=2, seed=11) == conversations_generate(
+        conversations=2, seed=11
+    )
+    assert conversations_generate(conversations=2, seed=11) != conversations_generate(
+        conversations=2, seed=12
+    )
+
+
+def test_conversations_are_two_speakers_over_many_dated_sessions(conversations):
+    for conversation in conversations:
+        assert 12 <= len(conversation.chats) <= 20
+        days = [chat.day for chat in conversation.chats]
+        assert days == sorted(days) and len(set(days)) == len(days)
+        speakers = {t.speaker for chat in conversation.chats for t in chat.turns}
+        assert speakers == set(conversation.speakers)
+        assert len(conversation.blocks()) >= 250
+        assert len(conversation.questions) >= 20
+
+
+def test_each_question_is_answered_by_one_turn_its_speaker_said_once(conversations):
+    texts = [q.text for c in conversations for q in c.questions]
+    assert len(set(texts)) == len(texts)
+    for conversation in conversations:
+        blocks = conversation.blocks()
+        said = [t.block for chat in conversation.chats for t in chat.turns]
+        for question in conversation.questions:
+            [key] = question.answers
+            assert key.startswith(f"{conversation.user_id}/")
+            speaker, words = blocks[key].split(": ", 1)
+            assert speaker in question.text  # the question names who said it
+            assert said.count(blocks[key]) == 1  # no other turn says the same
+            # The kind is what the words say, the speaker's name aside.
+            shared = shares_words(question.text.replace(speaker, ""), words)
+            assert shared == (question.kind != "paraphrase"), question
+    kinds = {q.kind for c in conversations for q in c.questions}
+    assert kinds == set(KINDS)
+
+
+def test_question_kind_reads_the_rare_word():
+    answer = ["I adopted a puppy and named it Biscuit."]
+    assert question_kind("Who is Biscuit?", "Biscuit", answer) == "exact"
+    assert question_kind("What puppy did I adopt?", "Biscuit", answer) == "topic"
+    assert question_kind("Which pet do I have?", "Biscuit", answer) == "paraphrase"
+
+
+@pytest.mark.live_memory
+def test_ranking_in_process_is_the_servers_ranking(tmp_path, shoppers, conversations):
+    chosen = [*shoppers[:2], conversations[0]]
+    base_url, stop = start_agentmemory_server(tmp_path)  # hashing, extractive, hybrid
+    try:
+        with AgentMemoryClient(base_url=base_url, max_retries=0, timeout=30) as client:
+            ids = {}
+            for history in chosen:
+                ids.update(history_store(client, history))
+            extraction_wait(client, chosen)
+            served = shoppers_ask(client, chosen, ids)
+    finally:
+        stop()
+    [in_process] = ask_in_process(chosen, "hashing", ["hybrid"]).values()
+    assert [a.question for a in served] == [a.question for a in in_process]
+    assert [a.ranked for a in served] == [a.ranked for a in in_process]
+    assert figures_of(served).recall10 > 0.3  # the rankings compared are not empty ones

@@ -6,7 +6,13 @@ import os
 
 # The deterministic embedder keeps the suite fast; MiniLM has its own tests.
 os.environ.setdefault("AGENT_MEMORY_EMBEDDER", "hashing")
-os.environ.setdefault("AISLE_VAR_DIR", os.path.join(os.path.dirname(__file__), "../../var/test"))
+# Each pytest-xdist worker gets a folder of its own: its databases, tokens and clock files.
+os.environ.setdefault(
+    "AISLE_VAR_DIR",
+    os.path.join(
+        os.path.dirname(__file__), "../../var/test", os.environ.get("PYTEST_XDIST_WORKER", "")
+    ),
+)
 # Never reach a real model from a test, whatever the developer's .env says.
 os.environ["OPENAI_API_KEY"] = ""
 

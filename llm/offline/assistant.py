@@ -67,6 +67,12 @@ _THANKS = re.compile(r"\b(thanks|thank you|cheers|perfect|great, thanks|that's a
 _DISCOUNT = re.compile(
     r"\b(discount|% off|percent off|coupon|voucher|promo code|for free|refund)\b"
 )
+# The shopper telling something about themselves rather than asking for something.
+_SELF_STATEMENT = re.compile(
+    r"^\s*(?:(?:hi|hello|hey)\b[,!.\s]*)?(?:i'?m\b|i am\b|i wear\b|i take\b|i usually\b|"
+    r"my (?:usual )?(?:size|shoe size|budget)\b|i (?:really )?(?:hate|dislike|love|like|prefer|"
+    r"avoid|can'?t stand|don'?t like|never wear)\b)"
+)
 _SHOPPING_INTENT = re.compile(
     r"\b(looking for|show me|do you (have|sell|stock|carry)|got any|i need|i want|find me|"
     r"recommend|suggest|buy|shopping for|searching for|any)\b"
@@ -224,6 +230,10 @@ def _state_after(state: State, plan: Plan, shown: list[ShownProduct]) -> State:
     if plan.kind == "search":
         if plan.more:
             state.listed += len(shown)
+        elif plan.below is not None and not shown:
+            # Nothing is cheaper: the list on screen is still the one in force, so "show
+            # more" goes on with it instead of repeating a search that found nothing.
+            pass
         else:
             state.search, state.listed = plan.request, len(shown)
             if plan.below is None:
@@ -289,6 +299,8 @@ def message_plan(text: str, state: State, vocabulary: Vocabulary, page: dict | N
         and (parsed.has_criteria() or _PLURAL_REFERENCE.search(lowered))
     ):
         return Plan(kind="search", request=_refine(context, parsed))
+    if context is None and _noted(lowered, parsed):
+        return Plan(kind="text", text=_noted_text(parsed))
     if parsed.has_criteria():
         return Plan(kind="search", request=parsed)
     if _DISCOUNT.search(lowered):
@@ -303,6 +315,35 @@ def message_plan(text: str, state: State, vocabulary: Vocabulary, page: dict | N
     if _GREETING.search(lowered) or _SHOPPING_INTENT.search(lowered):
         return Plan(kind="text", text=_GREETING_TEXT)
     return Plan(kind="text", text=_off_topic_text(vocabulary))
+
+
+def _noted(lowered: str, parsed: ShopperRequest) -> bool:
+    """A preference said on its own ("I'm a size M", "I hate yellow"), with nothing on screen
+    to apply it to: it is no request to list the whole catalog in that size."""
+    if not _SELF_STATEMENT.search(lowered) or _SHOPPING_INTENT.search(lowered):
+        return False
+    if parsed.categories or parsed.excluded_categories or parsed.occasions or parsed.brand:
+        return False
+    return bool(
+        parsed.size or parsed.colours or parsed.excluded_colours or parsed.max_price is not None
+    )
+
+
+def _noted_text(parsed: ShopperRequest) -> str:
+    said = []
+    if parsed.size:
+        said.append(f"size {parsed.size}")
+    said += [f"no {colour}" for colour in parsed.excluded_colours]
+    if parsed.colours:
+        said.append(f"you like {_and(parsed.colours)}")
+    if parsed.max_price is not None:
+        price = parsed.max_price
+        amount = f"{price:.0f}" if float(price).is_integer() else f"{price:.2f}"
+        said.append(f"a budget of up to €{amount}")
+    return (
+        f"Noted: {_and(said)}. What are you looking for? Tell me a category (jeans, t-shirts, "
+        "sneakers…) and I'll find options that fit."
+    )
 
 
 def _cheaper_plan(
@@ -580,6 +621,20 @@ def search_answer(arguments: dict, result: dict, plan: Plan, *, first: dict | No
     if not products:
         if offset:
             return f"That's all of them: there are no more {described}. Want to try something else?"
+        if plan.below is not None and plan.below.price_eur is not None:
+            # Asked for cheaper, a price limit is no more the shopper's than "a higher budget".
+            unpriced = _describe(_unpriced(arguments))
+            if not _one_of(plan.below, arguments):
+                # "Cheaper in blue?" of a product that is not blue: it is no blue one itself.
+                return (
+                    f"I couldn't find any {unpriced} cheaper than the {plan.below.name} "
+                    f"(€{plan.below.price_eur:.2f}) in stock right now. "
+                    f"{_cheapest_suggestion(_unpriced(arguments))}"
+                )
+            return (
+                f"The {plan.below.name}, at €{plan.below.price_eur:.2f}, is already the "
+                f"cheapest of the {unpriced} in stock. {_cheapest_suggestion(_unpriced(arguments))}"
+            )
         return f"I couldn't find any {described} in stock right now. {_relax_suggestion(arguments)}"
     intro = []
     if first is not None:
@@ -593,8 +648,12 @@ def search_answer(arguments: dict, result: dict, plan: Plan, *, first: dict | No
                 f"Nothing is described as made for “{first['query']}”, so here are the "
                 "closest matches."
             )
-    if plan.below is not None:
-        intro.append(f"Cheaper than the {plan.below.name}:")
+    if plan.below is not None and plan.below.price_eur is not None:
+        # "under €52.99" is a limit the shopper never said: they asked for cheaper than this.
+        described = (
+            f"{_describe(_unpriced(arguments))} cheaper than the {plan.below.name} "
+            f"(€{plan.below.price_eur:.2f})"
+        )
     count = len(products)
     if offset:
         intro.append(f"Here are {count} more of the {total} {described}:")
@@ -716,6 +775,26 @@ def _describe(arguments: dict) -> str:
     if arguments.get("exclude_colours"):
         text += f" (leaving out {' and '.join(arguments['exclude_colours'])})"
     return text
+
+
+def _one_of(product: ShownProduct, arguments: dict) -> bool:
+    """Whether the product is itself one of what was searched, as far as its colour and size
+    tell (a product page's product may carry neither: then it counts)."""
+    colour, size = arguments.get("colour"), arguments.get("size")
+    if colour and product.colours and colour not in product.colours:
+        return False
+    return not (size and product.sizes and size not in product.sizes)
+
+
+def _unpriced(arguments: dict) -> dict:
+    return {key: value for key, value in arguments.items() if key != "max_price"}
+
+
+def _cheapest_suggestion(arguments: dict) -> str:
+    """After "cheaper" found nothing: loosen what the shopper chose, else offer the product."""
+    if any(arguments.get(name) for name in ("size", "colour", "brand")):
+        return _relax_suggestion(arguments)
+    return "Want me to check a size or colour for it?"
 
 
 def _relax_suggestion(arguments: dict) -> str:

@@ -38,11 +38,22 @@ _TOPICS: tuple[tuple[str, re.Pattern], ...] = (
             r"searches|sessions?))\b"
         ),
     ),
+    # Before "size": asked for a shoe size, a letter size is no answer.
+    (
+        "shoe size",
+        re.compile(
+            r"\bwhat (shoe|sneaker|boot|sandal)s? size (am i|do i (usually )?(wear|take|have))\b"
+            r"|\bwhat size (shoes?|sneakers?|boots?|sandals?|feet) (am i|do i (usually )?(wear|take|"
+            r"have)|are mine)\b|\b(what'?s|what is|do you (know|remember)|remember|you know) my "
+            r"(shoe|foot) sizes?\b|^\s*my (shoe|foot) sizes?\s*\??\s*$"
+        ),
+    ),
     (
         "size",
         re.compile(
-            r"\bwhat size (am i|do i (usually )?(wear|take))\b|\b(what'?s|what is|do you "
-            r"(know|remember)|remember|you know) my (shoe |clothing |usual )?sizes?\b"
+            r"\bwhat (clothing |clothes |letter |usual )?size (am i|do i (usually )?(wear|take))\b"
+            r"|\b(what'?s|what is|do you (know|remember)|remember|you know) my (clothing |clothes "
+            r"|usual )?sizes?\b"
             r"|^\s*my sizes?\s*\??\s*$"
         ),
     ),
@@ -92,7 +103,8 @@ _NOT_REMEMBERED = {
     ),
     "memory_off": (
         "Memory is switched off in this shop right now, so I don't know anything about you "
-        "from earlier visits, and nothing from this chat will be kept."
+        "from earlier visits, and nothing from this chat will be kept. What was kept before "
+        "is still listed, with a Delete button for each, in the Memory tab of the inspector."
     ),
     "memory_unavailable": (
         "I can't get to what you've told me before right now, so I can't answer that. "
@@ -111,6 +123,7 @@ _NOTHING_TO_FORGET = {
     ),
 }
 _TOPIC_WORDS = {
+    "shoe size": (("shoe size",), "your shoe size"),
     "size": (("size", "shoe size"), "your size"),
     "colour": ("colour:", "colours you like or dislike"),
     "budget": ("budget", "your budget"),
@@ -193,15 +206,34 @@ def _everything_answer(facts: list[Fact], visits: list[Memory], vocabulary: Voca
             + (f" ({date_words(fact.date)})" if fact.date else "")
             for fact in reversed(kept)
         ]
-    if visits:
-        newest = max(visits, key=lambda visit: visit.date)
-        when = f"On {date_words(newest.date)}" if newest.date else "Earlier"
-        lines.append(f"{when}: {_visit_text(newest.text)}")
+    told = _visit_to_tell(visits)
+    if told is not None:
+        when = f"On {date_words(told.date)}" if told.date else "Earlier"
+        lines.append(f"{when}: {_visit_text(told.text)}")
     lines.append(INSPECTOR)
     return "\n".join(lines)
 
 
+_ASKED = re.compile(r"^\s*Shopper asked:\s*(?P<query>[^;]*)", re.IGNORECASE)
+
+
+def _visit_to_tell(visits: list[Memory]) -> Memory | None:
+    """The newest visit worth telling: a visit's summary says what it was about, where one
+    exchange of it may be no more than an earlier "what size am I?" and its answer."""
+    summaries = [visit for visit in visits if visit.summary]
+    if summaries:
+        return max(summaries, key=lambda visit: visit.date)
+    shopping = [visit for visit in visits if not _about_the_shopper(visit.text)]
+    return max(shopping, key=lambda visit: visit.date) if shopping else None
+
+
+def _about_the_shopper(text: str) -> bool:
+    asked = _ASKED.match(text)
+    return bool(asked) and memory_topic(asked["query"].lower().replace("\u2019", "'")) is not None
+
+
 def _visits_answer(visits: list[Memory]) -> str:
+    visits = [visit for visit in visits if not _about_the_shopper(visit.text)]
     if not visits:
         return "I can't find anything from an earlier visit yet. What are you looking for today?"
     lines = ["Here's what came up from your earlier visits:"]

@@ -48,6 +48,8 @@ class Memory:
 
     date: str
     text: str
+    # A past visit's summary (an episode), rather than one exchange of an earlier visit.
+    summary: bool = False
 
 
 @dataclass
@@ -85,7 +87,9 @@ def notes_parse(text: str) -> Notes:
             elif asked:
                 notes.exchanges.append(Exchange(asked["query"], asked["rest"] or ""))
         elif parts[0] in ("earlier visit", "past visit summary") or _DATE.fullmatch(parts[0]):
-            notes.earlier.append(Memory(date=date, text=body))
+            notes.earlier.append(
+                Memory(date=date, text=body, summary=parts[0] == "past visit summary")
+            )
     return notes
 
 

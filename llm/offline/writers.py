@@ -85,9 +85,17 @@ def episode_write(turns: list[tuple[str, str]]) -> dict:
     found = bool(queries) and any(_FOUND.search(query) for query in queries[-2:])
     looked_for = _compress(queries[0], 100) if queries else "nothing in particular"
     summary = f"The shopper looked for {_quoted(looked_for)}"
-    if occasion:
+    if occasion and occasion not in looked_for.lower():
+        # "looked for “a dress for a wedding” for a wedding" says it twice.
         summary += f" for {_OCCASION_PHRASES.get(occasion, occasion)}"
-    summary += f"; shown {', '.join(names[:3])}." if names else "; no products were shown."
+    if names:
+        summary += f"; shown {', '.join(names[:3])}."
+    elif any(_NOTHING_FOUND.search(answer) for _, answer in turns):
+        summary += "; nothing matching was in stock."
+    else:
+        # Products named in plain words (an imported visit) are no cards, but they were
+        # suggested: saying "no products were shown" would be false.
+        summary += "."
     summary += " They found what they wanted." if found else " They did not settle on anything."
     return {
         "summary": summary,
@@ -113,7 +121,11 @@ def _follow_ups(turns: list[tuple[str, str]], queries: list[str]) -> list[str]:
 def _exchange_split(text: str) -> tuple[str, str]:
     parts = list(_ROLE_LINE.finditer(text))
     if not parts:
-        return text.strip(), ""
+        # The embedded server stores an exchange as the shopper's message, a newline, and
+        # the answer, without role names: read as one long question, the answer's product
+        # names would pose as what the shopper asked for (a brand nobody asked for).
+        query, _, answer = text.strip().partition("\n")
+        return query.strip(), answer.strip()
     query, answer = [], []
     for index, match in enumerate(parts):
         end = parts[index + 1].start() if index + 1 < len(parts) else len(text)

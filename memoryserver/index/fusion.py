@@ -5,32 +5,47 @@ applied once, for every mode alike) and returns the chosen positions, best first
 their `rel_score` in [0, 1]:
 
 - dense: cosine similarity, floored at 0.
-- lexical: BM25 (`index.lexical`); rel_score is the share of the query's total idf the block
-  matches (a block holding every query term once, at average length, scores about 1),
-  capped at 1. Blocks holding no query term are not returned.
+- lexical: BM25 (`index.lexical`); rel_score is the block's coverage, the share of the
+  query's total idf it matches (a block holding every query term once, at average length,
+  scores about 1), capped at 1. Blocks holding no query term are not returned.
 - hybrid: reciprocal rank fusion (RRF) of the two rankings, each cut to its top
-  `FUSION_DEPTH`; rel_score is the fused score over the best possible one (first in both
-  rankings = 1).
+  `FUSION_DEPTH`, a lexical hit's share weighted by its coverage; rel_score is the fused
+  score over the best possible one (first in both rankings, matching the whole query = 1).
 
-Why RRF and these constants (docs/benchmarks.md has the figures): fusing ranks rather than
-scores needs no calibration between cosine (whose scale depends on the embedder) and BM25
-(whose scale depends on the query), and `RRF_K = 60` is the constant of the original RRF
-paper, which rank fusion is known to be robust around. One change to plain RRF: a
-lexical hit's share is weighted by how much of the query it matches (its coverage,
-full weight from `FULL_COVERAGE` up). A query phrased in other words than the memory
-that answers it matches, lexically, only on incidental words ("happy" in "Happy to
-help!"): in plain RRF those chance hits take the top lexical ranks and push the dense
-ranking's good answers out; weighted, they hardly count, while a hit on the query's rare
-words (a brand, a size, a name, a date) counts in full.
+Why this fusion (docs/benchmarks.md, "Retrieval", has the figures, in both regimes: a strong
+embedder, where dense far outranks lexical, and a weak one, where lexical far outranks dense,
+as on long conversations):
+
+- Ranks, not scores: cosine's scale depends on the embedder and BM25's on the query, and a
+  query-by-query normalisation of cosine (min-max, z-score) was measured to help with one
+  embedder and hurt with the other. Coverage is the one score that means the same thing in
+  every search, so it is what weights the lexical side.
+- `LEXICAL_WEIGHT = 3`, linear in coverage: a block that matches the whole query's idf counts
+  three times a dense rank, so it leads even when the embedding ranks it nowhere (a name, a
+  place, a size the embedder does not know); one that matches a third of it counts as much
+  as a dense rank; a chance match on one incidental word ("happy" in "Happy to help!", a
+  coverage of 0.1-0.2) counts 0.3 to 0.6 of one, so it does not push the dense ranking's
+  answers out. A coverage threshold with full weight from 0.5 up (the fusion before this)
+  left a whole-query match level with the dense top and lost 7.9 points of recall@5 to
+  lexical alone where the embedder was weak.
+- `RRF_K = 20`, not the 60 of the original RRF paper, which fused lists of a thousand
+  documents: a user's memory is a few hundred blocks, most of them in both top-100 lists,
+  and with k = 60 rank 1 and rank 40 differ by a factor of 1.6 only, so a block present in
+  both lists at middling ranks could outrank the first of either.
+- The two constants trade the regimes against each other (a larger weight or k favours the
+  lexical one): with k = 20, a weight of 2 loses recall to lexical alone where the embedder
+  is weak, 4 loses recall@10 to dense alone where it is strong; with a weight of 3, k from
+  20 to 30 is within one question of the better ranking on conversations with a weak
+  embedder and above it everywhere else. 3 and 20 are the middle of that range.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-RRF_K = 60
+RRF_K = 20
 FUSION_DEPTH = 100
-FULL_COVERAGE = 0.5
+LEXICAL_WEIGHT = 3.0
 
 
 def _top(scores: np.ndarray, eligible: np.ndarray, count: int, pks: np.ndarray) -> np.ndarray:
@@ -54,7 +69,7 @@ def lexical_rank(
     bm25: np.ndarray, total_idf: float, mask: np.ndarray, k: int, pks: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     chosen = _top(bm25, mask & (bm25 > 0), k, pks)
-    return chosen, _coverage(bm25[chosen], total_idf)
+    return chosen, coverage(bm25[chosen], total_idf)
 
 
 def hybrid_rank(
@@ -70,17 +85,18 @@ def hybrid_rank(
     lexical = _top(bm25, mask & (bm25 > 0), depth, pks)
     fused = np.zeros(cosine.shape[0], dtype=np.float64)
     fused[dense] += 1.0 / (RRF_K + np.arange(1, dense.size + 1))
-    weight = np.minimum(1.0, _coverage(bm25[lexical], total_idf) / FULL_COVERAGE)
+    weight = LEXICAL_WEIGHT * coverage(bm25[lexical], total_idf)
     fused[lexical] += weight / (RRF_K + np.arange(1, lexical.size + 1))
     candidates = np.union1d(dense, lexical)
     # Best fused first; equal fused scores go to the closer vector, then the newest block.
     order = np.lexsort((-pks[candidates], -cosine[candidates], -fused[candidates]))
     chosen = candidates[order][:k]
-    best = 2.0 / (RRF_K + 1)
+    best = (1.0 + LEXICAL_WEIGHT) / (RRF_K + 1)
     return chosen, np.clip(fused[chosen] / best, 0.0, 1.0)
 
 
-def _coverage(bm25: np.ndarray, total_idf: float) -> np.ndarray:
+def coverage(bm25: np.ndarray, total_idf: float) -> np.ndarray:
+    """The share of the query's idf weight each block matches, in [0, 1]."""
     if total_idf <= 0:
-        return np.zeros_like(bm25)
+        return np.zeros_like(bm25, dtype=np.float64)
     return np.clip(bm25 / total_idf, 0.0, 1.0)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from array import array
 from collections import Counter
+from typing import Any
 
 import numpy as np
 
@@ -24,6 +25,12 @@ from memoryserver.terms import text_terms
 # Okapi BM25's usual constants (Lucene's and SQLite FTS5's defaults).
 K1 = 1.2
 B = 0.75
+
+
+def search_text(text: str, summary: str | None, contexts: Any) -> str:
+    """What lexical search matches: the block's text, then its summary and contexts."""
+    parts = [text, summary or "", *(c for c in contexts or [] if isinstance(c, str))]
+    return "\n".join(p for p in parts if p)
 
 
 class LexicalIndex:

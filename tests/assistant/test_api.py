@@ -179,3 +179,29 @@ def test_model_text_that_cannot_be_encoded_is_cleaned(fake_openai):
     events = response.json()["events"]
     assert events[-1]["text"] == "Hi there, welcome."
     assert "".join(e["text"] for e in events if e["type"] == "token") == "Hi there, welcome."
+
+
+@pytest.mark.parametrize("session_date", ["20260501", "2026-W18-5", "2026-5-1"])
+def test_a_date_not_written_yyyy_mm_dd_is_422_and_writes_nothing(
+    fake_openai, live_memory, session_date
+):
+    import uuid
+
+    from agentmemory.exceptions import NotFoundError
+
+    from memoryapp.clients import memory_client_sync
+    from shop.services import shopper_get_or_create
+
+    # A name of its own per date: a memory user left by another case would hide nothing.
+    username = f"dated-{uuid.uuid4().hex[:12]}"
+    shopper_get_or_create(username=username, display_name="Dee")
+    client = signed_in_client(username)
+    response = _post(
+        client,
+        {"text": "hello", "session_date": session_date},
+        HTTP_X_CSRFTOKEN=csrf_token(client),
+    )
+    assert response.status_code == 422 and "YYYY-MM-DD" in response.json()["message"]
+    assert fake_openai.requests == [] and not ChatSession.objects.exists()
+    with memory_client_sync() as memory, pytest.raises(NotFoundError):
+        memory.get_user(username)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from channels.layers import get_channel_layer
@@ -432,3 +433,78 @@ async def test_a_signed_out_follow_up_uses_the_conversation_sent_back():
     arguments = json.loads(search["arguments"])
     assert arguments["max_price"] < min(c["price_eur"] for c in shown)
     assert all(c["price_eur"] <= arguments["max_price"] for c in events[-1]["products"])
+
+
+# Python's date.fromisoformat reads the first two (basic and week-date ISO forms); none is
+# written YYYY-MM-DD, which is all a session date may be.
+NOT_YYYY_MM_DD = ["20260501", "2026-W18-5", "2026-5-1"]
+
+
+@pytest.mark.parametrize("session_date", NOT_YYYY_MM_DD)
+async def test_a_date_not_written_yyyy_mm_dd_is_422_and_writes_nothing(
+    fake_openai, live_memory, session_date
+):
+    import uuid
+
+    from agentmemory.exceptions import NotFoundError
+    from asgiref.sync import sync_to_async
+
+    from memoryapp.clients import memory_client_async
+    from shop.services import shopper_get_or_create
+
+    # A name of its own per date: a memory user left by another case would hide nothing.
+    username = f"dated-{uuid.uuid4().hex[:12]}"
+    await sync_to_async(shopper_get_or_create)(username=username, display_name="Dee")
+    cookie = await cookie_for(username)
+    async with Chat(cookie=cookie) as chat:
+        (event,) = await chat.turn("hello", session_date=session_date, until=("done",))
+    assert event["type"] == "error" and event["code"] == 422
+    assert "YYYY-MM-DD" in event["message"]
+    assert fake_openai.requests == []
+    assert not await ChatSession.objects.aexists() and not await ChatTurn.objects.aexists()
+    with pytest.raises(NotFoundError):  # no memory user, so no session and no block either
+        await memory_client_async().get_user(username)
+
+
+async def test_only_products_a_tool_returned_this_turn_are_links_in_what_the_shopper_gets(
+    fake_openai,
+):
+    from tests.llm.shopping import catalog_product
+
+    remembered = catalog_product("DR-0061")  # a real product page, but no tool returned it
+
+    def answer_linking(body: dict) -> Reply:
+        (result,) = [m for m in body["messages"] if m["role"] == "tool"]
+        returned = json.loads(result["content"])["products"][0]
+        return Reply(
+            text=(
+                f"Try the [{returned['name']}]({returned['url']}). Staff can "
+                "[change prices](/admin/shop/product/), [sign in](/signin/) to save it, "
+                f"or see the [{remembered['name']}]({remembered['url']}) you liked, or "
+                "[every product](/products/)."
+            ),
+            chunks=9,  # links split across chunks, as a real model streams them
+        )
+
+    fake_openai.script(
+        "assistant",
+        Reply(tool_calls=[("search_products", json.dumps({"category": "t-shirts"}))]),
+        answer_linking,
+    )
+    async with Chat() as chat:
+        events = await chat.turn("show me t-shirts", until=("done",))
+    tool = next(e for e in events if e["type"] == "tool")
+    done = events[-1]
+    assert done["type"] == "done", events
+    text = done["text"]
+    returned_urls = {card["url"] for card in done["products"]}
+    links = re.findall(r"\]\(([^)]*)\)", text)
+    assert links and set(links) <= returned_urls, text
+    assert "/admin/" not in text and "/signin/" not in text and remembered["url"] not in text
+    assert "](/products/)" not in text
+    # Their words stay, as plain text.
+    assert "change prices" in text and "sign in" in text and remembered["name"] in text
+    assert remembered["sku"] not in {card["sku"] for card in done["products"]}
+    assert tool["name"] == "search_products"
+    # What streamed is what was kept: no link showed even for a moment.
+    assert "".join(e["text"] for e in events if e["type"] == "token") == text

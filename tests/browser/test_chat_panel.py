@@ -657,3 +657,25 @@ def test_phone_card_tap_shows_the_product_and_keeps_the_conversation(ui) -> None
     assert ui.page.locator("li.chat-msg-user").inner_text() == "black jeans"
     assert ui.by("product-card").count() == 1
     assert json.loads(ui.page.evaluate("sessionStorage.getItem('aisle.chat.open')")) is True
+
+
+def test_a_session_started_without_a_date_shows_today_once_locked(ui) -> None:
+    def reply(frame: dict, n: int) -> list[dict]:
+        if frame["type"] != "message":
+            return []
+        return [{**SESSION, "session_date": None}, done("Hello.")]
+
+    ScriptedSocket(ui.page, reply)
+    ui.sign_in("Ann")
+    ui.open_panel()
+    ui.by("controls-toggle").click()
+    ui.ask("hello")
+    date = ui.by("control-date")
+    assert date.is_disabled()
+    # The browser's own today: the field holds what the session runs on, never nothing.
+    today = ui.page.evaluate(
+        "() => { const d = new Date(); return [d.getFullYear(),"
+        " String(d.getMonth() + 1).padStart(2, '0'), String(d.getDate()).padStart(2, '0')].join('-'); }"
+    )
+    assert date.input_value() == today
+    assert "dated today" in ui.by("controls-note").inner_text()

@@ -7,7 +7,6 @@ seed_shoppers, then scripts/run, which starts the embedded memory server and dap
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -19,37 +18,7 @@ import pytest
 
 from config.devserver import token_file_read
 from tests.support.agentmemory_server import free_port
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def project_copy(tmp_path: Path) -> Path:
-    """The project without its local state, so a run writes only under tmp_path."""
-    target = tmp_path / "aisle"
-    shutil.copytree(
-        ROOT,
-        target,
-        ignore=shutil.ignore_patterns(
-            ".git", ".venv", "var", "test-artifacts", "__pycache__", ".*_cache", ".env"
-        ),
-    )
-    return target
-
-
-def run_env(memory_url: str, shop_port: int) -> dict[str, str]:
-    env = {
-        **os.environ,
-        "PY": sys.executable,
-        "PORT": str(shop_port),
-        "AGENT_MEMORY_URL": memory_url,
-        "AGENT_MEMORY_EMBEDDER": "hashing",
-        "AGENT_MEMORY_EXTRACTOR": "extractive",
-        "AGENT_MEMORY_TOKEN": "",
-        "AGENT_MEMORY_SERVER_TOKEN": "",
-    }
-    for name in ("AISLE_VAR_DIR", "DJANGO_SETTINGS_MODULE", "DATABASE_URL"):
-        env.pop(name, None)
-    return env
+from tests.support.make_run import project_copy, run_env
 
 
 def make_run_prepare(project: Path, env: dict[str, str]) -> None:

@@ -242,12 +242,21 @@ def test_memory_down_is_an_error_and_nothing_is_written(settings, username, tmp_
 
 @pytest.fixture
 def demo_memory_erased(live_memory):
-    """The demo shoppers' memory users live on the shared server: remove them afterwards."""
+    """The demo shoppers' memory users live on the shared server: start and end without them.
+
+    Other tests on the same server chat as the demo shoppers too, in whatever order the
+    run gives, so their visits are removed before as well as after.
+    """
+
+    def erase() -> None:
+        with memory_client_sync() as client:
+            for name in DEMO_SHOPPERS:
+                with contextlib.suppress(NotFoundError):
+                    client.delete_user(name)
+
+    erase()
     yield
-    with memory_client_sync() as client:
-        for name in DEMO_SHOPPERS:
-            with contextlib.suppress(NotFoundError):
-                client.delete_user(name)
+    erase()
 
 
 def test_demo_histories_are_recalled_on_a_later_visit_and_never_doubled(demo_memory_erased):

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import pytest
@@ -26,6 +26,7 @@ from memoryapp.guard import outages
 from shop.services import shopper_get_or_create
 from tests.assistant.conftest import session_cookie_for
 from tests.support.agentmemory_server import MemoryServerProcess, agentmemory_process_start
+from tests.support.fault_figures import Figures
 from tests.support.fault_proxy import FaultProxy
 
 
@@ -221,50 +222,9 @@ def new_shopper(shopper_name):
     return make
 
 
-class Figures:
-    """Per-scenario counts and timings, printed after the run (never asserted on time)."""
-
-    def __init__(self) -> None:
-        self.rows: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
-        self.seconds: dict[str, list[float]] = defaultdict(list)
-
-    def turn(self, scenario: str, outcome: Outcome) -> None:
-        row = self.rows[scenario]
-        row["turns"] += 1
-        row["answered"] += bool(outcome.answer)
-        row["remembering"] += outcome.session["mode"] == "remembering"
-        row["acknowledged"] += len(outcome.written)
-        self.seconds[scenario].append(outcome.seconds)
-
-    def kept(self, scenario: str, *, acknowledged: int, found: int, unacknowledged: int) -> None:
-        self.rows[scenario]["acknowledged blocks checked"] += acknowledged
-        self.rows[scenario]["found after restart"] += found
-        # Written by the server, but the shop never heard so (the answer to the write died).
-        self.rows[scenario]["kept unacknowledged"] += unacknowledged
-
-
-FIGURES = Figures()
-
-
 @pytest.fixture
-def figures() -> Figures:
-    return FIGURES
-
-
-def pytest_terminal_summary(terminalreporter, exitstatus, config):
-    if not FIGURES.rows:
-        return
-    write = terminalreporter.write_line
-    terminalreporter.section("memory-server fault figures")
-    write(
-        f"{'scenario':<34} {'turns':>5} {'answered':>8} {'remembered':>10} "
-        f"{'acked':>5} {'checked':>7} {'kept':>4} {'unacked kept':>12} {'slowest turn':>12}"
-    )
-    for scenario, row in FIGURES.rows.items():
-        slowest = max(FIGURES.seconds[scenario], default=0.0)
-        write(
-            f"{scenario:<34} {row['turns']:>5.0f} {row['answered']:>8.0f} "
-            f"{row['remembering']:>10.0f} {row['acknowledged']:>5.0f} "
-            f"{row['acknowledged blocks checked']:>7.0f} {row['found after restart']:>4.0f} "
-            f"{row['kept unacknowledged']:>12.0f} {slowest:>11.2f}s"
-        )
+def figures(request) -> Iterator[Figures]:
+    """One test's figures, handed to the run's summary on its report (fault_figures.py)."""
+    mine = Figures()
+    yield mine
+    request.node.user_properties.append(mine.as_property())

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.fault.conftest import Figures, MemoryRig, Outcome, Shopper
+from tests.fault.conftest import MemoryRig, Outcome, Shopper
+from tests.support.fault_figures import Figures
 
 pytestmark = [pytest.mark.fault, pytest.mark.django_db(transaction=True)]
 

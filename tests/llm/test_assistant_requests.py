@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.llm.shopping import first_tool_call
+from tests.llm.shopping import first_reply, first_tool_call
 
 SEARCH = "search_products"
 
@@ -89,3 +89,25 @@ async def test_product_request_becomes_search_call(utterance: str, arguments: di
 )
 async def test_small_talk_is_answered_without_tools(utterance: str) -> None:
     assert await first_tool_call(utterance) is None
+
+
+@pytest.mark.parametrize(
+    ("said", "noted"),
+    [
+        ("I'm a size M", "Noted: size M."),
+        ("I hate yellow", "Noted: no yellow."),
+        ("I'm a size M and I hate yellow", "Noted: size M and no yellow."),
+        ("my budget is 60 euros", "Noted: a budget of up to €60."),
+    ],
+)
+async def test_a_preference_said_on_its_own_is_acknowledged_not_searched(said, noted) -> None:
+    # Nothing on screen to apply it to: listing the whole catalog in size M answers nothing.
+    message = await first_reply(said)
+    assert message.tool_calls is None
+    assert message.content.startswith(noted)
+    assert "What are you looking for?" in message.content
+
+
+@pytest.mark.parametrize("said", ["I'm a size M, show me jeans", "I'm looking for jeans in M"])
+async def test_a_preference_with_a_request_still_searches(said) -> None:
+    assert await first_tool_call(said) == ("search_products", {"category": "jeans", "size": "M"})

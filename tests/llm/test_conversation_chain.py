@@ -76,6 +76,14 @@ async def test_list_then_more_then_the_black_one_then_in_m_then_cheaper() -> Non
     arguments = json.loads(cheaper.tools[-1].arguments)
     assert arguments == {"category": "t-shirts", "colour": "black", "size": "M", "max_price": 22.99}
     assert cheaper.products
+    # Cheaper than what the shopper looked at, in their words, not a limit a cent below it.
+    assert re.match(
+        r"Here are \d+ of \d+ black t-shirts in size M cheaper than the Vela Crew Tee \(€23\.00\):"
+        r"|I found \d+ black t-shirts in size M cheaper than the Vela Crew Tee \(€23\.00\):"
+        r"|I found one match for black t-shirts in size M cheaper than the Vela Crew Tee \(€23\.00\):",
+        cheaper.text,
+    ), cheaper.text
+    assert "22.99" not in cheaper.text
     for found in cheaper.products:
         assert found["price_eur"] < 23 and found["colours"] == ["black"]
         assert "M" in found["sizes_in_stock"]
@@ -91,6 +99,29 @@ async def test_signed_out_cheaper_please_follows_the_search_before() -> None:
     arguments = json.loads(cheaper.tools[-1].arguments)
     assert arguments["category"] == "jeans" and arguments["colour"] == "black"
     assert arguments["max_price"] == round(cheapest - 0.01, 2)
+
+
+async def test_cheaper_than_the_cheapest_says_so_and_show_more_goes_on_with_the_list() -> None:
+    shopper = Shopper()
+    jeans = await shopper.ask("show me black jeans")
+    cheapest = min(jeans.products, key=lambda card: card["price_eur"])
+    cheaper = await shopper.ask("cheaper please")
+    _consistent(cheaper)
+    assert not cheaper.products
+    # Asked for cheaper, the answer is the cheapest's price, not a limit one cent below it,
+    # nor an offer of a higher budget.
+    assert cheaper.text.startswith(
+        f"The {cheapest['name']}, at €{cheapest['price_eur']:.2f}, is already the cheapest "
+        "of the black jeans in stock."
+    )
+    assert "higher budget" not in cheaper.text and "€52.99" not in cheaper.text
+    more = await shopper.ask("show more")
+    assert json.loads(more.tools[-1].arguments) == {
+        "category": "jeans",
+        "colour": "black",
+        "offset": len(jeans.products),
+    }
+    assert more.text.startswith("That's all of them: there are no more black jeans.")
 
 
 async def test_on_a_product_page_this_in_m_is_about_that_product() -> None:
@@ -110,3 +141,17 @@ async def test_on_a_catalog_page_cheaper_ones_keep_its_filters() -> None:
     assert json.loads(answer.tools[-1].arguments) == {"category": "jeans", "colour": "blue"}
     prices = [card["price_eur"] for card in answer.products]
     assert prices == sorted(prices) and all(c["colours"] == ["blue"] for c in answer.products)
+
+
+async def test_cheaper_in_another_colour_never_calls_the_product_the_cheapest_of_that_colour() -> (
+    None
+):
+    # The Mistral Heavyweight Tee comes in black, pink and red: it is no blue t-shirt.
+    answer = await Shopper().ask(
+        "is it cheaper in blue?", page={"kind": "product", "sku": "TS-0007"}
+    )
+    assert answer.tools[-1].outcome.summary == "0 products"
+    assert "already the cheapest" not in answer.text
+    assert answer.text.startswith(
+        "I couldn't find any blue t-shirts cheaper than the Mistral Heavyweight Tee (€18.95)"
+    )

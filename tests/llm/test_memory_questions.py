@@ -42,6 +42,24 @@ async def test_size_questions_are_answered_from_the_facts(question: str) -> None
     assert "I can only help with shopping" not in text
 
 
+@pytest.mark.parametrize(
+    "question", ["what shoe size am I?", "what size shoes do I wear?", "do you know my shoe size?"]
+)
+async def test_a_shoe_size_question_is_answered_with_the_shoe_size_alone(question: str) -> None:
+    text = await _answer(question, notes=FACTS)
+    assert text.startswith("You told me you wear shoe size 42.")
+    assert "size M" not in text
+    assert INSPECTOR in text
+
+
+async def test_a_shoe_size_never_told_is_not_answered_with_a_letter_size() -> None:
+    text = await _answer(
+        "what shoe size am I?", notes=["[fact · stated 2026-05-01] The shopper wears size M."]
+    )
+    assert text.startswith("You haven't told me your shoe size yet.")
+    assert "size M" not in text
+
+
 async def test_which_colours_do_i_dislike() -> None:
     text = await _answer("which colours do I dislike?", notes=FACTS)
     assert text.startswith("You told me you dislike yellow.")
@@ -65,6 +83,19 @@ async def test_what_do_you_know_about_me_lists_every_current_fact_and_the_last_v
     )
     assert "Follow-ups" not in text and "The shopper" not in text
     assert text.rstrip().endswith(INSPECTOR + ".")
+
+
+async def test_what_do_you_know_about_me_tells_a_visit_not_an_earlier_question_about_me() -> None:
+    # Asked again on a later day, the newest earlier exchange is the same question: telling
+    # it back ("Shopper asked: what size am I? You told me…") tells nothing.
+    asked_before = (
+        "[earlier visit · 2026-06-01] Shopper asked: what size am I?; You told me you wear size M."
+    )
+    text = await _answer("what do you know about me?", notes=[VISIT, asked_before, *FACTS])
+    assert "what size am I" not in text
+    assert "On 12 April 2026: You looked for “a wedding dress”." in text
+    alone = await _answer("what do you know about me?", notes=[asked_before, *FACTS])
+    assert "what size am I" not in alone and "Shopper asked" not in alone
 
 
 async def test_contradicting_facts_the_newest_wins_and_its_date_says_why() -> None:
@@ -109,6 +140,8 @@ async def test_when_nothing_is_remembered_the_answer_says_so_and_why(mode: str, 
     )
     assert text.startswith(words)
     assert "size M" not in text
+    # Switched off, what was kept before is still listed (and deletable) in the inspector.
+    assert (INSPECTOR in text) is (mode == "memory_off")
 
 
 async def test_asking_to_forget_points_at_the_inspector() -> None:

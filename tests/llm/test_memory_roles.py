@@ -183,6 +183,25 @@ async def test_extractor_summarises_in_one_sentence_and_keeps_product_names() ->
     assert all(isinstance(line, str) and len(line) < 300 for line in record["contexts"])
 
 
+async def test_extractor_reads_an_exchange_stored_without_role_names() -> None:
+    # What the embedded server hands its extractor: the message, a newline, the answer.
+    answer = exchange_with_products(
+        "Here are 1 of 12 jeans:\n- **Fjord & Pine High-Rise Wide Jeans** — sharp.",
+        [
+            {"sku": "JN-0041", "name": "Fjord & Pine High-Rise Wide Jeans",
+             "colours": ["black", "yellow"], "sizes_in_stock": ["M"], "price_eur": 53.0},
+        ],
+    )  # fmt: skip
+    record = await _json("extraction", extraction_messages(f"show me jeans\n{answer}"))
+    assert record["contexts"][0] == "Shopper asked: show me jeans"
+    assert any(
+        line.startswith("Shown: Fjord & Pine High-Rise Wide Jeans") for line in record["contexts"]
+    )
+    assert record["summary"].startswith(
+        "The shopper asked “show me jeans”; the assistant suggested"
+    )
+
+
 async def test_extractor_on_a_no_match_exchange_says_nothing_was_in_stock() -> None:
     record = await _json(
         "extraction",
@@ -207,6 +226,27 @@ async def test_episode_of_an_unresolved_session() -> None:
     assert "Mistral Wrap Dress" in episode["summary"]
     assert any("back in stock in size M" in item for item in episode["follow_ups"])
     assert all("ok thanks" not in item for item in episode["follow_ups"])
+
+
+async def test_an_episode_says_its_occasion_once_and_claims_nothing_it_cannot_tell() -> None:
+    turns = [
+        (
+            "I'm going to a wedding in June and need a dress",
+            "Lovely! The Loom & Lane Wrap Midi Dress (pink, 69.95 EUR) would work.",
+        ),
+    ]
+    episode = await _json("episode", episode_messages(turns))
+    assert episode["occasion"] == "wedding"
+    assert episode["summary"].startswith(
+        "The shopper looked for “I'm going to a wedding in June and need a dress”. "
+    )
+    assert "no products were shown" not in episode["summary"]
+    nothing = await _json(
+        "episode", episode_messages([("yellow boots", "I couldn't find any yellow boots.")])
+    )
+    assert nothing["summary"].startswith(
+        "The shopper looked for “yellow boots”; nothing matching was in stock."
+    )
 
 
 async def test_episode_of_a_resolved_session() -> None:

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
+import threading
+from contextlib import contextmanager
 from datetime import date
 
 import pytest
 
 from memoryapp.clients import memory_client_async
+from memoryapp.conf import memory_conf
 from memoryapp.render import notes_message
 from memoryapp.services import (
     exchange_remember,
@@ -20,6 +24,7 @@ from memoryapp.services import (
     turn_record,
 )
 from memoryapp.types import MemoryUnavailable
+from tests.assistant.servers import MemoryProxy
 
 pytestmark = pytest.mark.asyncio
 
@@ -376,3 +381,126 @@ async def test_a_failed_window_still_lets_the_in_session_search_answer(
     recall = await memories_recall(memory=memory, message="wedding sandals", turn_count=12)
     assert recall.failed == ["session"]
     assert any("Strappy Sandals" in i.line for i in recall.items if i.scope == "session")
+
+
+@contextmanager
+def bodies_sent():
+    """(method, path, JSON body) of every request this loop's SDK client sends in the block."""
+    http = memory_client_async()._http._client
+    sent: list[tuple[str, str, dict]] = []
+
+    async def hook(request):
+        body = json.loads(request.content) if request.content else {}
+        sent.append((request.method, request.url.path, body))
+
+    http.event_hooks["request"].append(hook)
+    try:
+        yield sent
+    finally:
+        http.event_hooks["request"].remove(hook)
+
+
+async def _block_settled(memory, block_id: str, *, deadline: float = 30.0):
+    """The block once the server's extraction worker is done with it (a bound, not a timing)."""
+    loop = asyncio.get_running_loop()
+    give_up = loop.time() + deadline
+    while True:
+        page = await memory.resource.list_memories(limit=50)
+        block = next(b for b in page.memory_blocks if b.block_id == block_id)
+        if block.status != "processing" or loop.time() > give_up:
+            return block
+        await asyncio.sleep(0.05)
+
+
+async def test_turns_ask_the_server_for_summary_and_contexts_facts_do_not(
+    live_memory, shopper_name
+):
+    memory = await resumed_session(shopper_name)
+    with bodies_sent() as sent:
+        turn_ids = await turn_record(
+            memory=memory,
+            query="do you have the Vela Strappy Sandals in 38?",
+            answer="Yes, the Vela Strappy Sandals come in 38 for 59 EUR.",
+        )
+        await facts_record(memory=memory, facts=["The shopper wears shoe size 38."])
+    writes = [body for method, path, body in sent if method == "POST" and path.endswith("/memory")]
+    turn_writes = [body for body in writes if body.get("messages")]
+    fact_writes = [body for body in writes if body.get("facts")]
+    assert len(turn_writes) == 1 and len(fact_writes) == 1
+    assert turn_writes[0].get("context_required") is True
+    assert fact_writes[0].get("context_required") is False
+
+    # What the server made of it: the turn was extracted, so compressed recall has its own
+    # words for it, not the raw exchange.
+    turn = await _block_settled(memory, turn_ids[0])
+    assert turn.status == "ready" and (turn.summary or turn.contexts)
+    await exchanges(memory, [(f"question {i}", f"answer {i}") for i in range(3)])
+    recall = await memories_recall(memory=memory, message="sandals", turn_count=4)
+    (compressed,) = [
+        i.line for i in recall.items if i.scope == "session" and "Vela Strappy" in i.line
+    ]
+    assert not compressed.startswith("[this visit] Shopper:")
+
+
+@pytest.mark.parametrize(("turn_count", "searched"), [(9, False), (10, True)])
+async def test_the_session_is_searched_from_the_threshold_turn_on_and_listed_before(
+    live_memory, shopper_name, monkeypatch, turn_count, searched
+):
+    assert memory_conf().search_threshold_turns == 10
+    memory = await resumed_session(shopper_name)
+    await exchanges(memory, [(f"question {i}", f"answer {i}") for i in range(30)])
+    in_session_searches: list[str | None] = []
+    real_search = memory.resource.search_memory
+
+    async def searching(query=None, filters=None):
+        if "session_ids" not in (filters or {}):
+            in_session_searches.append(query)
+        return await real_search(query=query, filters=filters)
+
+    monkeypatch.setattr(memory.resource, "search_memory", searching)
+    recall = await memories_recall(memory=memory, message="question 3", turn_count=turn_count)
+    session_lines = [i.line for i in recall.items if i.scope == "session"]
+    assert session_lines[-3:] == [
+        f"[this visit] Shopper: question {i} ‖ Assistant: answer {i}" for i in (27, 28, 29)
+    ]
+    if searched:
+        # The newest window (12 blocks) and up to 10 search hits: never the whole session.
+        assert in_session_searches == ["question 3"]
+        assert len(session_lines) < 30
+    else:
+        assert in_session_searches == []
+        assert len(session_lines) == 30
+
+
+@pytest.mark.parametrize(("turn_count", "calls"), [(1, 4), (12, 5)])
+async def test_recall_has_all_its_searches_in_flight_at_once(
+    live_memory, shopper_name, settings, turn_count, calls
+):
+    """A proxy holds each recall request until `calls` of them are in flight together.
+
+    Issued together, they all get through; issued one after another, the first waits for
+    company that never comes, the barrier breaks and every request is refused.
+    """
+    # The guard's bound is set past the barrier's, so only the barrier decides.
+    settings.AGENT_MEMORY_TIMEOUT_SECONDS = 10
+    proxy = MemoryProxy(live_memory.base_url).start()
+    settings.AGENT_MEMORY_URL = proxy.address
+    try:
+        memory = await resumed_session(shopper_name)
+        await exchanges(memory, [("show me sandals", "Here are the Vela Strappy Sandals.")])
+        await facts_record(memory=memory, facts=["The shopper wears shoe size 38."])
+        together = threading.Barrier(calls, timeout=5)
+
+        def held_until_all_in_flight(method: str, path: str, body: dict) -> bool:
+            try:
+                together.wait()
+            except threading.BrokenBarrierError:
+                return True  # answered 503: this request came alone
+            return False
+
+        proxy.failing = held_until_all_in_flight
+        recall = await memories_recall(memory=memory, message="sandals", turn_count=turn_count)
+    finally:
+        proxy.stop()
+    assert proxy.failed == [] and recall.failed == []
+    assert {i.scope for i in recall.items} == {"session", "fact"}

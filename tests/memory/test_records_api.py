@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import uuid
 from datetime import datetime, timedelta
+from urllib.parse import urlencode
 
 import pytest
 from agentmemory import AgentMemoryClient
@@ -310,3 +312,48 @@ def test_delete_is_post_only(memory):
     response = signed_in(shopper).get(delete_url(ids["fact"]))
     assert response.status_code == 405
     assert ids["fact"] in remaining(memory, shopper.username)
+
+
+# Every way a client could name a shopper: none of them may choose whose records are read.
+OTHER_SHOPPER_PARAMS = ["shopper", "username", "user", "user_id"]
+OTHER_SHOPPER_HEADERS = ["HTTP_X_SHOPPER", "HTTP_X_USER", "HTTP_X_USERNAME", "HTTP_REMOTE_USER"]
+
+
+def _naming(owner: str) -> list[tuple[dict, dict]]:
+    """(query parameters, headers) pairs, each naming `owner` one way."""
+    return [({param: owner}, {}) for param in OTHER_SHOPPER_PARAMS] + [
+        ({}, {header: owner}) for header in OTHER_SHOPPER_HEADERS
+    ]
+
+
+def test_records_are_the_signed_in_shoppers_whoever_the_request_names(memory):
+    owner, intruder = new_shopper(), new_shopper()
+    owner_ids = seed_memories(memory, owner.username)
+    intruder_ids = seed_memories(memory, intruder.username)
+    client = signed_in(intruder)
+    for params, headers in _naming(owner.username):
+        response = client.get(RECORDS, params, **headers)
+        assert response.status_code == 200, (params, headers)
+        listed = {record["block_id"] for record in response.json()["records"]}
+        assert listed == set(intruder_ids.values()), (params, headers)
+        assert not listed & set(owner_ids.values())
+    for params, headers in _naming(owner.username):
+        assert Client().get(RECORDS, params, **headers).status_code == 403
+
+
+def test_delete_never_reaches_another_shoppers_record_whoever_the_request_names(memory):
+    owner, intruder = new_shopper(), new_shopper()
+    owner_ids = seed_memories(memory, owner.username)
+    intruder_ids = seed_memories(memory, intruder.username)
+    client = signed_in(intruder)
+    url = delete_url(owner_ids["fact"])
+    for params, headers in _naming(owner.username):
+        # The name in the query string, a form field, a JSON body or a header.
+        attempts = [
+            client.post(f"{url}?{urlencode(params)}", **headers),
+            client.post(url, params, **headers),
+            client.post(url, json.dumps(params), content_type="application/json", **headers),
+        ]
+        assert [r.status_code for r in attempts] == [404, 404, 404], (params, headers)
+    assert remaining(memory, owner.username) == set(owner_ids.values())
+    assert remaining(memory, intruder.username) == set(intruder_ids.values())

@@ -19,6 +19,7 @@ from memoryapp.greeting import greeting_read
 from memoryapp.selectors import records_list
 from memoryapp.services import memories_recall, session_close, session_open, turn_record
 from memoryapp.types import MemoryUnavailable
+from tests.assistant.servers import MemoryProxy
 
 
 async def open_session(name: str, session_id=None, **kwargs):
@@ -160,6 +161,22 @@ async def test_after_the_greeting_a_returning_shopper_s_first_turn_costs_one(
     assert sent == [f"POST /users/{shopper_name}/sessions"]
 
 
+async def test_the_next_session_follows_the_highest_stored_with_a_gap_in_the_middle(
+    live_memory, shopper_name
+):
+    for n in (1, 2, 3):
+        assert (await open_session(shopper_name)).session_id == f"session{n}"
+    user = await memory_client_async().get_user(shopper_name)
+    await (await user.get_session("session2")).delete()
+    services._session_highest.pop(shopper_name)  # as in a process that never minted them
+    with requests_counted() as sent:
+        memory = await open_session(shopper_name)
+    assert memory.session_id == "session4"
+    # A count of the two left would try session3 first: its conflict and retry would still
+    # end at session4, so the single create is what tells the two apart.
+    assert sent == [f"GET /users/{shopper_name}", f"POST /users/{shopper_name}/sessions"]
+
+
 async def test_a_stale_process_cache_reads_afresh_on_a_conflict(live_memory, shopper_name):
     await open_session(shopper_name)
     # Another process mints two sessions this one does not know about.
@@ -223,6 +240,37 @@ def test_the_read_and_write_paths_log_recovery_too(live_memory, shopper_name, se
     assert _outage_lines(caplog) == [
         (logging.WARNING, "Agent Memory read failed"),
         (logging.INFO, "Agent Memory read recovered"),
+    ]
+
+
+async def test_the_read_and_write_paths_each_log_their_own_outage_and_recovery(
+    live_memory, shopper_name, settings, caplog
+):
+    proxy = MemoryProxy(live_memory.base_url).start()
+    settings.AGENT_MEMORY_URL = proxy.address
+    try:
+        memory = await open_session(shopper_name)
+        memory = await open_session(shopper_name, session_id=memory.session_id)
+        with caplog.at_level(logging.INFO, logger="memoryapp"):
+            proxy.failing = lambda method, path, body: True  # down for reads and writes alike
+            for _ in range(2):
+                recall = await memories_recall(memory=memory, message="jeans", turn_count=1)
+                assert recall.failed and recall.items == []
+                assert await turn_record(memory=memory, query="jeans?", answer="Here.") == []
+            proxy.failing = lambda method, path, body: False
+            for _ in range(2):
+                assert (
+                    await memories_recall(memory=memory, message="jeans", turn_count=1)
+                ).failed == []
+                assert await turn_record(memory=memory, query="jeans?", answer="Here.")
+    finally:
+        proxy.stop()
+    # One path failing does not silence the other, and each says when it is back.
+    assert _outage_lines(caplog) == [
+        (logging.WARNING, "Agent Memory read failed"),
+        (logging.WARNING, "Agent Memory write failed"),
+        (logging.INFO, "Agent Memory read recovered"),
+        (logging.INFO, "Agent Memory write recovered"),
     ]
 
 

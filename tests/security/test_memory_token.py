@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import runpy
-import shutil
 import signal
 import stat
 import subprocess
@@ -19,6 +18,7 @@ from django.core.management import CommandError, call_command
 
 from config.devserver import token_accepted, token_file_ensure, token_file_read, url_remember
 from tests.support.agentmemory_server import free_port, start_agentmemory_server
+from tests.support.make_run import project_copy, run_env
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -156,26 +156,6 @@ def test_doctor_says_when_the_server_has_no_door(settings, live_memory):
     assert "✔ auth: no token; the server accepts requests without one" in text
 
 
-def project_copy(tmp_path: Path) -> Path:
-    """The project without its local state, so the run writes only under tmp_path."""
-    target = tmp_path / "aisle"
-    shutil.copytree(
-        ROOT,
-        target,
-        ignore=shutil.ignore_patterns(
-            ".git",
-            ".venv",
-            "var",
-            "test-artifacts",
-            "__pycache__",
-            ".*_cache",
-            ".env",
-            "node_modules",
-        ),
-    )
-    return target
-
-
 def wait_for(url: str, process: subprocess.Popen, *, timeout: float = 60) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -192,18 +172,7 @@ def test_make_run_hands_one_token_to_both_processes(tmp_path):
     project = project_copy(tmp_path)
     memory_url = f"http://127.0.0.1:{free_port()}"
     shop_port = free_port()
-    env = {
-        **os.environ,
-        "PY": sys.executable,
-        "PORT": str(shop_port),
-        "AGENT_MEMORY_URL": memory_url,
-        "AGENT_MEMORY_EMBEDDER": "hashing",
-        "AGENT_MEMORY_EXTRACTOR": "extractive",
-        "AGENT_MEMORY_TOKEN": "",
-        "AGENT_MEMORY_SERVER_TOKEN": "",
-    }
-    env.pop("AISLE_VAR_DIR", None)
-    env.pop("DJANGO_SETTINGS_MODULE", None)
+    env = run_env(memory_url, shop_port)
     log = (tmp_path / "run.log").open("w")
     run = subprocess.Popen(
         ["scripts/run"],

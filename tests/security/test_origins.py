@@ -23,6 +23,7 @@ FOREIGN = [
     "http://127.0.0.1",  # the default port is another port
     "http://localhost:1",
     "https://127.0.0.1:8000",  # another scheme
+    "https://127.0.0.1",  # another scheme and port
     "http://evil.example",
     "http://127.0.0.1:8000.evil.example",
     "null",  # sandboxed frames and file:// pages

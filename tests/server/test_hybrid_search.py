@@ -306,3 +306,50 @@ def test_rewritten_blocks_rank_as_if_written_once():
     for query in (["teal"], ["boot", "44"], ["note", "29"], ["28"]):
         assert np.allclose(churned.scores(query, 50)[0], fresh.scores(query, 50)[0])
         assert churned.scores(query, 50)[1] == pytest.approx(fresh.scores(query, 50)[1])
+
+
+# --- the fusion itself, on rankings built to order -------------------------------------------
+
+
+def _fused(cosine: list[float], bm25: dict[int, float], total_idf: float, k: int = 10):
+    from memoryserver.index import fusion
+
+    n = len(cosine)
+    lexical = np.zeros(n, dtype=np.float32)
+    for position, score in bm25.items():
+        lexical[position] = score
+    return fusion.hybrid_rank(
+        np.array(cosine, dtype=np.float32),
+        lexical,
+        total_idf,
+        np.ones(n, dtype=bool),
+        k,
+        np.arange(n, dtype=np.int64),
+    )
+
+
+def test_a_block_matching_the_whole_query_leads_where_the_embedding_ranks_it_nowhere():
+    # 150 blocks, the dense ranking in position order; the one block holding every query term
+    # is 141st by cosine, outside the dense top 100 (a weak embedder, a name it never saw).
+    cosine = [0.9 - n / 300 for n in range(150)]
+    chosen, scores = _fused(cosine, {140: 6.0}, total_idf=6.0)
+    assert chosen[0] == 140
+    assert scores[0] == pytest.approx(3 / 4)  # first lexically, matching it all; no dense rank
+    assert list(chosen[1:]) == list(range(9))  # then the dense ranking, in order
+
+
+def test_the_dense_top_holds_against_a_block_middling_in_both_rankings():
+    # Block 39 is 40th by cosine and 5th lexically, matching a fifth of the query (one
+    # incidental word); the lexical hits above it sit far down the dense ranking too.
+    cosine = [0.9 - n / 300 for n in range(150)]
+    lexical = {39: 1.2, 120: 5.0, 121: 4.0, 122: 3.0, 123: 2.0}
+    chosen, scores = _fused(cosine, lexical, total_idf=6.0)
+    assert list(chosen).index(0) < list(chosen).index(39)
+    assert all(0.0 <= s <= 1.0 for s in scores)
+
+
+def test_first_in_both_rankings_matching_the_whole_query_scores_one():
+    cosine = [0.9 - n / 300 for n in range(20)]
+    chosen, scores = _fused(cosine, {0: 6.0, 5: 1.0}, total_idf=6.0)
+    assert chosen[0] == 0 and scores[0] == pytest.approx(1.0)
+    assert np.all(np.diff(scores) <= 1e-12)  # best first

@@ -95,3 +95,15 @@ def test_the_panel_offers_the_retention_presets_staff_chose(client):
     assert '<option value="5m" selected>5 minutes</option>' in body
     assert '<option value="1h">1 hour</option>' in body
     assert 'value="never"' not in body
+
+
+def test_with_memory_switched_off_the_panel_never_promises_to_remember(client):
+    from assistant.models import DemoSettings
+
+    DemoSettings.objects.update_or_create(pk=1, defaults={"memory_enabled": False})
+    client.post("/signin/", {"username": "ann"})
+    body = client.get("/").content.decode()
+    assert 'data-signed-in="true"' in body
+    assert "Remembering you as" not in body
+    assert "Memory is switched off — this chat is not remembered" in body
+    assert 'data-memory-enabled="false"' in body

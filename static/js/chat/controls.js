@@ -12,6 +12,16 @@ export function retentionLabels() {
 }
 const LOCKED_REASON = "Fixed when the session started; close the panel to start a new one.";
 const OPEN_NOTE = "Both apply to this conversation and lock once it starts.";
+// A session started without a chosen date runs on the real clock: each message is dated
+// the day it is sent. An empty locked field ("mm/dd/yyyy") would read as "no date at all".
+const LIVE_DATE_NOTE = "No date was chosen: this conversation is dated today, as it happens.";
+
+/** Today in the shopper's own calendar, YYYY-MM-DD (what a date input holds). */
+function today() {
+  const now = new Date();
+  const pad = (n) => String(n).padStart(2, "0");
+  return `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}`;
+}
 
 export function createControls(root, store) {
   const date = root.querySelector('[data-testid="control-date"]');
@@ -45,7 +55,8 @@ export function createControls(root, store) {
     },
     /** Show the session's own values (from a `session` event) and lock. */
     lock(session) {
-      if (session && session.session_date !== undefined) date.value = session.session_date || "";
+      const live = Boolean(session) && !session.session_date;
+      if (session && session.session_date !== undefined) date.value = session.session_date || today();
       if (session && session.retention) {
         // A session may run with a preset no longer offered: show it anyway.
         if (!offered().includes(session.retention)) {
@@ -54,7 +65,7 @@ export function createControls(root, store) {
         retention.value = session.retention;
       }
       setDisabled(true, LOCKED_REASON);
-      note.textContent = LOCKED_REASON;
+      note.textContent = live ? `${LIVE_DATE_NOTE} ${LOCKED_REASON}` : LOCKED_REASON;
     },
     unlock() {
       const saved = store.controls;

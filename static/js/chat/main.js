@@ -53,6 +53,7 @@ function init() {
   const inspectorToggle = $("inspector-toggle");
 
   const signedIn = panel.dataset.signedIn === "true";
+  const memoryEnabled = panel.dataset.memoryEnabled !== "false";
   const shopper = panel.dataset.shopper || null;
   const page = pageContext(panel);
   const store = createStore(signedIn ? panel.dataset.username : "");
@@ -68,8 +69,9 @@ function init() {
 
   // --- mode line and controls --------------------------------------------------------
   function showMode(mode, { failed = [] } = {}) {
-    // Until the server reports a mode, assume what signing in promises.
-    const shown = mode || (signedIn ? "remembering" : "stateless");
+    // Until the server reports a mode, assume what signing in promises, unless staff have
+    // switched memory off (the page knows that much).
+    const shown = mode || (!signedIn ? "stateless" : memoryEnabled ? "remembering" : "memory_off");
     const partly = shown === "remembering" && failed.length > 0;
     modeLine.textContent = modeText(shown, shopper)
       + (partly ? " — part of your memory could not be read this turn" : "");
