@@ -1,7 +1,7 @@
 """Benchmark the app's share of a chat turn, and many shoppers chatting at once.
 
     .venv/bin/python benchmarks/turn_overhead.py [--sizes 0,100,1000] [--turns 60]
-        [--shoppers 50] [--rounds 3] [--embedders hashing,minilm] [--parts 1,2]
+        [--shoppers 50] [--rounds 3] [--embedders hashing,minilm] [--parts 1,2] [--profile N]
 
 Part 1, in process, once per embedder (each with its own memory server): the time before
 the first token that the app spends (open the session, three-plus-one recall searches issued
@@ -14,8 +14,11 @@ timed on its own, in this process with the same embedder, so the figures can be 
 against it (and re-run when the embedder changes).
 Part 2, over loopback: daphne serving the app and the embedded memory server (the first of
 --embedders), each in its own process, and --shoppers signed-in shoppers on websockets
-sending --rounds messages each at once, answered by the offline model: errors, and turn
-p50/p95 (send -> done) and (send -> memory.added).
+sending --rounds messages each at once, answered by the offline model: errors, turns
+answered without memory, turns recalled only in part, how long opening the session took,
+and turn p50/p95 (send -> done) and (send -> memory.added).
+--profile N prints the N costliest functions (CPU time, cProfile) of the app's side of the
+recalls of part 1.
 Everything runs against 127.0.0.1 with temporary databases.
 """
 
@@ -23,8 +26,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import cProfile
 import json
 import os
+import pstats
 import statistics
 import subprocess
 import sys
@@ -132,7 +137,9 @@ def server_pid_for(base_url: str) -> int:
     raise RuntimeError(f"no memory server process on port {port}")
 
 
-async def overhead(size: int, turns: int, server_pid: int) -> dict[str, list]:
+async def overhead(
+    size: int, turns: int, server_pid: int, profiler: cProfile.Profile | None = None
+) -> dict[str, list]:
     from assistant.prompting import turn_messages
     from assistant.tools import tool_schemas, vocabulary_load
     from memoryapp.render import notes_message
@@ -152,7 +159,11 @@ async def overhead(size: int, turns: int, server_pid: int) -> dict[str, list]:
         started = time.perf_counter()
         memory = await session_open(username=username, display_name=username, session_id=session_id)
         cpu = cpu_now(server_pid)
+        if profiler is not None:
+            profiler.enable()
         recall = await memories_recall(memory=memory, message=text, turn_count=5)
+        if profiler is not None:
+            profiler.disable()
         figures["recall_cpu"].append(cpu_since(cpu, server_pid))
         vocabulary = await vocabulary_load()
         turn_messages(signed_in=True, notes=notes_message(recall.lines), text=text)
@@ -208,7 +219,16 @@ def part_one(args: argparse.Namespace) -> None:
         settings.AGENT_MEMORY_URL = base_url
         try:
             for size in args.sizes:
-                figures = asyncio.run(overhead(size, args.turns, server_pid_for(base_url)))
+                # CPU time, not wall time: a send that lets the server run is not the app's cost.
+                profiler = cProfile.Profile(time.process_time) if args.profile else None
+                figures = asyncio.run(
+                    overhead(size, args.turns, server_pid_for(base_url), profiler)
+                )
+                if profiler is not None:
+                    print(f"  the app's recall, {size} blocks, by own time (cProfile):")
+                    pstats.Stats(profiler, stream=sys.stdout).sort_stats("tottime").print_stats(
+                        args.profile
+                    )
                 recall = statistics.median(figures["recall"])
                 recalls[embedder, size] = recall
                 ratio = recall / statistics.median(figures["one_search"])
@@ -294,6 +314,8 @@ async def one_shopper(port: int, cookie: str, rounds: int, results: dict) -> Non
                         remembering = event["mode"] == "remembering"
                         if not remembering:
                             results["degraded"].append((turn, event["mode"]))
+                    elif event["type"] == "memory.searched" and event["failed"]:
+                        results["recall_failed"].append(event["failed"])
                     elif event["type"] == "done":
                         results["done"].append((time.perf_counter() - started) * 1000)
                         # How long opening the session took, against its bound.
@@ -350,6 +372,7 @@ def part_two(args: argparse.Namespace) -> None:
             "added": [],
             "errors": [],
             "degraded": [],
+            "recall_failed": [],
             "session_open": {False: [], True: []},
         }
 
@@ -371,6 +394,11 @@ def part_two(args: argparse.Namespace) -> None:
         print(
             f"  answered without memory (the session bound ran out under load): "
             f"{len(results['degraded'])} of {turns} turns ({first_degraded} of them first turns)"
+        )
+        failed_calls = sorted({name for failed in results["recall_failed"] for name in failed})
+        print(
+            f"  recalled only in part (a search past its bound): "
+            f"{len(results['recall_failed'])} of {turns} turns {failed_calls}"
         )
         from memoryapp.services import SESSION_OPEN_CAP, SESSION_TRIP_SLACK
 
@@ -409,6 +437,13 @@ def main() -> None:
         help="part 1 runs once per embedder; part 2 uses the first",
     )
     parser.add_argument("--parts", default="1,2", help="which parts to run, e.g. 2")
+    parser.add_argument(
+        "--profile",
+        type=int,
+        default=0,
+        metavar="N",
+        help="part 1: profile the app's side of each recall and print its N costliest functions",
+    )
     args = parser.parse_args()
     print(f"Machine: {os.cpu_count()} cores; Python {sys.version.split()[0]}; temp dir {TMP}")
     parts = set(args.parts.split(","))

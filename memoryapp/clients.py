@@ -10,6 +10,7 @@ import asyncio
 import logging
 import weakref
 
+import httpx
 from agentmemory import AgentMemoryClient, AsyncAgentMemoryClient, AsyncUserResource
 from agentmemory.exceptions import AgentMemoryError
 from django.conf import settings
@@ -20,6 +21,27 @@ logger = logging.getLogger(__name__)
 _async_clients: weakref.WeakKeyDictionary[
     asyncio.AbstractEventLoop, tuple[tuple, AsyncAgentMemoryClient]
 ] = weakref.WeakKeyDictionary()
+
+
+# Per event loop: when memory last answered a request of this loop's client (loop time).
+_answered_at: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, float] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+async def _answer_noted(response: httpx.Response) -> None:
+    loop = asyncio.get_running_loop()
+    _answered_at[loop] = loop.time()
+
+
+def memory_answered_within(seconds: float) -> bool:
+    """Whether memory answered any request of this loop in the last `seconds` (any status).
+
+    A server that answers others is up and busy; a hung one answers no one.
+    """
+    loop = asyncio.get_running_loop()
+    answered = _answered_at.get(loop)
+    return answered is not None and loop.time() - answered <= seconds
 
 
 def _transport_timeout() -> float:
@@ -44,8 +66,21 @@ def memory_client_async() -> AsyncAgentMemoryClient:
         timeout=_transport_timeout(),
         max_retries=0,
     )
+    _answers_noted(client)
     _async_clients[loop] = (key, client)
     return client
+
+
+def _answers_noted(client: AsyncAgentMemoryClient) -> None:
+    """Note each answer the client gets for `memory_answered_within`.
+
+    The SDK offers no hook of its own, so it goes on the SDK's httpx client; the client's
+    pool stays as the SDK builds it. (A smaller pool saved a recall some of httpx's
+    bookkeeping, but under 50 shoppers capping it at 16 connections let slow writes after
+    `done` hold every one while session opens queued behind them, and keeping 8 idle
+    instead of 20 ran twice as long: see docs/benchmarks.md.)
+    """
+    client._http._client.event_hooks["response"].append(_answer_noted)
 
 
 def memory_user_async(username: str) -> AsyncUserResource:

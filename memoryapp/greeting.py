@@ -14,7 +14,7 @@ from memoryapp.clients import memory_client_async
 from memoryapp.conf import memory_conf
 from memoryapp.guard import guarded
 from memoryapp.render import block_time
-from memoryapp.services import FACT
+from memoryapp.services import FACT, shopper_sessions_seen
 
 GREETING_FACT_K = 10
 
@@ -33,6 +33,7 @@ async def _greeting_memory(username: str) -> GreetingMemory:
         user = await client.get_user(username)
     except NotFoundError:
         return GreetingMemory(returning=False)
+    shopper_sessions_seen(username=username, session_ids=user.sessions or [])
     if not user.sessions:
         return GreetingMemory(returning=False)
     # Facts of every visit; any of the shopper's sessions can search them all.

@@ -4,7 +4,8 @@ Every memory failure is caught in one place, `outage_translated`: it logs once p
 and path ("session", "read", "write") with what was lost, logs again when that path next
 succeeds, and turns the failure into MemoryUnavailable. `guarded` builds on it for the
 turn's own calls, which carry on without memory instead of raising; each is bounded by the
-memory timeout (the SDK's own read-timeout probe of /health could otherwise add seconds).
+memory timeout (the SDK's own read-timeout probe of /health could otherwise add seconds),
+the recall's given some grace past it while the server is answering others.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import httpx
 import pydantic
 from agentmemory.exceptions import AgentMemoryError
 
+from memoryapp.clients import memory_answered_within
 from memoryapp.types import MemoryUnavailable
 
 logger = logging.getLogger("memoryapp")
@@ -80,12 +82,53 @@ def outage_translated(*, path: str, lost: str) -> Iterator[None]:
 
 
 async def guarded[T](
-    call: Awaitable[T], *, path: str, lost: str, timeout: float
+    call: Awaitable[T], *, path: str, lost: str, timeout: float, grace: float = 0.0
 ) -> tuple[bool, T | None]:
-    """Await call within timeout; on a memory failure return (False, None) after logging."""
+    """Await call within timeout; on a memory failure return (False, None) after logging.
+
+    With `grace`, a call past its timeout goes on, up to `grace` seconds more, while memory
+    answers other requests (`while_answering`).
+    """
     try:
         with outage_translated(path=path, lost=lost):
-            result = await asyncio.wait_for(call, timeout=timeout)
+            if grace > 0:
+                result = await while_answering(call, timeout=timeout, grace=grace)
+            else:
+                result = await asyncio.wait_for(call, timeout=timeout)
     except MemoryUnavailable:
         return False, None
     return True, result
+
+
+# How often a call past its timeout looks again, and how recent an answer must be, as a
+# share of the timeout.
+ANSWERING_STEP = 0.5
+
+
+async def while_answering[T](call: Awaitable[T], *, timeout: float, grace: float) -> T:
+    """Await call for timeout, then on up to grace more while memory answers others.
+
+    With the cores saturated by other shoppers' turns the server is up and answers late
+    (the call's own answer may be waiting for the event loop); a hung server answers no one,
+    so it still costs one timeout, and at most one step more when it hung just after an
+    answer. Raises TimeoutError.
+    """
+    loop = asyncio.get_running_loop()
+    step = timeout * ANSWERING_STEP
+    cap = loop.time() + timeout + grace
+    async with asyncio.timeout(cap) as scope:
+        check: asyncio.TimerHandle | None = None
+
+        def end_unless_answering() -> None:
+            nonlocal check
+            now = loop.time()
+            if not memory_answered_within(step):
+                scope.reschedule(now)
+            elif now + step < cap:
+                check = loop.call_at(now + step, end_unless_answering)
+
+        check = loop.call_at(loop.time() + timeout, end_unless_answering)
+        try:
+            return await call
+        finally:
+            check.cancel()

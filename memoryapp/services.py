@@ -19,7 +19,12 @@ from agentmemory import AsyncSessionResource, AsyncUserResource
 from agentmemory.exceptions import ConflictError, NotFoundError, ValidationError
 
 from llm.fact_schema import slot_from_sentence
-from memoryapp.clients import memory_client_async, memory_client_sync, memory_user_async
+from memoryapp.clients import (
+    memory_answered_within,
+    memory_client_async,
+    memory_client_sync,
+    memory_user_async,
+)
 from memoryapp.conf import MemoryConf, memory_conf
 from memoryapp.consolidation import (
     HISTORY_TYPE,
@@ -49,11 +54,16 @@ EPISODE = {"type": "episode"}
 LIST_PAGE_SIZE = 100
 SESSION_SEARCH_K = 10
 TOOL_SEARCH_K = 8
-# Fact recall asks for more than its budget so that copies of one fact (stored before
-# consolidation existed) and older values of a slot can be collapsed and the budget still
-# filled with distinct facts; it asks again, for more, only when that was not enough.
-FACT_OVERFETCH = 3
+# Fact recall asks for its budget: consolidation keeps one current fact per slot at write
+# time, so copies are left only from data written before it existed. When collapsing those
+# leaves the budget short, it asks again for four times as many (at most FACT_FETCH_MAX).
+# (Asking for three times the budget on every turn made each recall carry 20 more blocks,
+# parsed and collapsed by the app, to guard against what the retry covers.)
 FACT_FETCH_MAX = 400
+FACT_REFETCH_GROWTH = 4
+# Episodes are listed newest first; this many beyond the budget leave room for the one of
+# the visit in progress and a visit told twice, both dropped.
+EPISODE_FETCH_SPARE = 3
 # Minting retries with a fresh read after each conflict. Every conflict means another mint
 # succeeded, so a minter needs at most as many attempts as there are minters racing it
 # (in one process the per-shopper lock leaves one; across processes, one per process);
@@ -64,8 +74,16 @@ MINT_ATTEMPTS = 32
 # round trip, a shopper this process has not seen two (three when new). So a hung server
 # costs a turn 1.5 timeouts (a refusing one nothing), while a busy one is given the time
 # each trip needs instead of one fixed bound for all of them.
+# Past that bound the open goes on, half a timeout at a time up to the cap, only while the
+# server has answered other requests in the last half timeout: with the cores saturated by
+# other shoppers' turns the server is up and answers late (the open's own answer may even
+# be waiting for the event loop), while a hung server answers no one and still costs
+# 1.5 timeouts, at most 2 when it hangs just after an answer.
 SESSION_TRIP_SLACK = 0.5
 SESSION_OPEN_CAP = 3.0
+# A recall's call past its timeout goes on, up to this many timeouts more, only while the
+# server answers other requests (`guard.while_answering`): a loaded machine, not a hung server.
+RECALL_GRACE = 1.0
 
 # Injectable so tests can place "now" where they need it.
 clock: Callable[[], datetime] = lambda: datetime.now(UTC)  # noqa: E731
@@ -120,24 +138,52 @@ def _session_info(resource: AsyncSessionResource, *, created: bool) -> SessionIn
 
 
 class _TripBudget:
-    """The time left to open a session, grown by one timeout for each round trip started."""
+    """The time left to open a session, grown by one timeout for each round trip started.
+
+    The scope ends the open at the cap at the latest; a check at the bound ends it sooner
+    unless the server is still answering others (see SESSION_TRIP_SLACK).
+    """
 
     def __init__(self, scope: asyncio.Timeout, *, timeout: float) -> None:
         self._scope = scope
         self._timeout = timeout
-        self._now = asyncio.get_running_loop().time
-        self._cap = self._now() + timeout * SESSION_OPEN_CAP
+        self._loop = asyncio.get_running_loop()
+        self._cap = self._loop.time() + timeout * SESSION_OPEN_CAP
+        self._due = self._cap
+        self._check: asyncio.TimerHandle | None = None
+        scope.reschedule(self._cap)
         self.restart()
+
+    def _check_at(self, when: float) -> None:
+        self.close()
+        self._due = min(when, self._cap)
+        if self._due < self._cap:
+            self._check = self._loop.call_at(self._due, self._end_unless_answering)
+
+    def _end_unless_answering(self) -> None:
+        self._check = None
+        step = self._timeout * SESSION_TRIP_SLACK
+        if memory_answered_within(step):
+            self._check_at(self._loop.time() + step)
+        else:
+            self._scope.reschedule(self._loop.time())
 
     def restart(self) -> None:
         """Start counting afresh, e.g. after waiting for another tab's mint."""
-        self._scope.reschedule(min(self._now() + self._timeout * SESSION_TRIP_SLACK, self._cap))
+        self._check_at(self._loop.time() + self._timeout * SESSION_TRIP_SLACK)
 
     def wait_up_to_cap(self) -> None:
-        self._scope.reschedule(self._cap)
+        self.close()
+        self._due = self._cap
+
+    def close(self) -> None:
+        """Drop the pending check; the open is over (or waits up to the cap)."""
+        if self._check is not None:
+            self._check.cancel()
+            self._check = None
 
     async def trip[T](self, call: Awaitable[T]) -> T:
-        self._scope.reschedule(min((self._scope.when() or self._now()) + self._timeout, self._cap))
+        self._check_at(self._due + self._timeout)
         return await call
 
 
@@ -145,6 +191,15 @@ def _session_seen(username: str, highest: int) -> None:
     if username not in _session_highest and len(_session_highest) >= KNOWN_SHOPPERS_MAX:
         _session_highest.pop(next(iter(_session_highest)), None)
     _session_highest[username] = max(highest, _session_highest.get(username, 0))
+
+
+def shopper_sessions_seen(*, username: str, session_ids: Sequence[str]) -> None:
+    """Note the sessions a read elsewhere found stored for the shopper (the panel's greeting).
+
+    Their first turn then mints its session in one request instead of two, though this
+    process had not seen them: the greeting reads the memory user anyway.
+    """
+    _session_seen(username, session_number_highest(list(session_ids)))
 
 
 def _mint_lock(username: str) -> asyncio.Lock:
@@ -276,16 +331,20 @@ async def session_open(
     conf = memory_conf()
     with outage_translated(path="session", lost="this turn's memory"):
         async with asyncio.timeout(None) as scope:
-            return await _session_open(
-                username=username,
-                display_name=display_name,
-                session_id=session_id_clean(session_id),
-                session_date=session_date,
-                retention=retention,
-                metadata=metadata or {},
-                conf=conf,
-                budget=_TripBudget(scope, timeout=timeout or conf.timeout_seconds),
-            )
+            budget = _TripBudget(scope, timeout=timeout or conf.timeout_seconds)
+            try:
+                return await _session_open(
+                    username=username,
+                    display_name=display_name,
+                    session_id=session_id_clean(session_id),
+                    session_date=session_date,
+                    retention=retention,
+                    metadata=metadata or {},
+                    conf=conf,
+                    budget=budget,
+                )
+            finally:
+                budget.close()
 
 
 async def _list_session(resource: AsyncSessionResource, *, cap: int) -> list[Any]:
@@ -357,7 +416,13 @@ async def memories_recall(*, memory: MemorySession, message: str, turn_count: in
     calls["episode"] = (_episodes(resource, k=conf.cross_session_episode_k), "episode recall")
     results = await asyncio.gather(
         *(
-            guarded(call, path="read", lost=lost, timeout=conf.timeout_seconds)
+            guarded(
+                call,
+                path="read",
+                lost=lost,
+                timeout=conf.timeout_seconds,
+                grace=conf.timeout_seconds * RECALL_GRACE,
+            )
             for call, lost in calls.values()
         )
     )
@@ -387,7 +452,7 @@ async def memories_recall(*, memory: MemorySession, message: str, turn_count: in
 
 async def _facts_current(resource: AsyncSessionResource, *, query: str | None, k: int) -> list[Any]:
     """The fact budget filled with distinct current facts, best ranked first."""
-    fetch = k * FACT_OVERFETCH
+    fetch = k
     while True:
         found = await resource.search_memory(
             query=query,
@@ -398,13 +463,22 @@ async def _facts_current(resource: AsyncSessionResource, *, query: str | None, k
         # A search without a query returns every fact already; so does a short page.
         if len(distinct) >= k or query is None or len(blocks) < fetch or fetch >= FACT_FETCH_MAX:
             return distinct[:k]
-        fetch = min(fetch * 4, FACT_FETCH_MAX)
+        fetch = min(fetch * FACT_REFETCH_GROWTH, FACT_FETCH_MAX)
 
 
 async def _episodes(resource: AsyncSessionResource, *, k: int) -> list[Any]:
-    """Past-visit summaries of other sessions, unresolved first, then newest."""
+    """Past-visit summaries of other sessions, unresolved first, then newest.
+
+    Of the newest visits only: an unresolved visit older than the newest few is no longer
+    what a returning shopper picks up again.
+    """
     found = await resource.search_memory(
-        filters={"session_ids": "all", "annotations": EPISODE, "order_by": "ingested_at"}
+        filters={
+            "session_ids": "all",
+            "annotations": EPISODE,
+            "order_by": "ingested_at",
+            "relevant_k": k + EPISODE_FETCH_SPARE,
+        }
     )
     # The server lists newest first; a stable sort keeps that order within each group.
     blocks = [b for b in found.memory_blocks if b.session_id != resource.session_id]

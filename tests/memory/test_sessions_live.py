@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import threading
 import uuid
 from contextlib import contextmanager
 
 import pytest
-from agentmemory import AsyncAgentMemoryClient, AsyncUserResource
+from agentmemory import AsyncAgentMemoryClient, AsyncSessionResource, AsyncUserResource
+from agentmemory.exceptions import NotFoundError
 
 from memoryapp import services
 from memoryapp.clients import memory_client_async
+from memoryapp.greeting import greeting_read
 from memoryapp.selectors import records_list
 from memoryapp.services import memories_recall, session_close, session_open, turn_record
 from memoryapp.types import MemoryUnavailable
@@ -146,6 +149,18 @@ async def test_a_shopper_this_process_has_not_seen_costs_two(live_memory, shoppe
     assert sent == [f"GET /users/{shopper_name}", f"POST /users/{shopper_name}/sessions"]
 
 
+async def test_after_the_greeting_a_returning_shopper_s_first_turn_costs_one(
+    live_memory, shopper_name
+):
+    await open_session(shopper_name)
+    services._session_highest.pop(shopper_name)  # as after a restart
+    assert (await greeting_read(username=shopper_name)).returning
+    with requests_counted() as sent:
+        memory = await open_session(shopper_name)
+    assert memory.session_id == "session2"
+    assert sent == [f"POST /users/{shopper_name}/sessions"]
+
+
 async def test_the_next_session_follows_the_highest_stored_with_a_gap_in_the_middle(
     live_memory, shopper_name
 ):
@@ -272,6 +287,90 @@ async def test_a_hung_session_open_costs_about_one_timeout(
     # The bound is what ends it; the outer wait only keeps a broken bound from hanging the run.
     with pytest.raises(MemoryUnavailable):
         await asyncio.wait_for(open_session(shopper_name), timeout=5)
+
+
+def _resume_answered_late(monkeypatch, *, seconds: float) -> None:
+    real = AsyncUserResource.get_session
+
+    async def late(self, session_id):
+        await asyncio.sleep(seconds)
+        return await real(self, session_id)
+
+    monkeypatch.setattr(AsyncUserResource, "get_session", late)
+
+
+async def _others_answered(stop: asyncio.Event) -> None:
+    """Other shoppers' requests on this loop, answered all along (a 404 is an answer too)."""
+    while not stop.is_set():
+        with contextlib.suppress(NotFoundError):
+            await memory_client_async().get_user("someone-else-entirely")
+        await asyncio.sleep(0.05)
+
+
+async def test_a_resume_past_its_bound_goes_on_while_the_server_answers_others(
+    live_memory, shopper_name, settings, monkeypatch
+):
+    """Saturated cores, not a hung server: the open is given time up to the cap."""
+    settings.AGENT_MEMORY_TIMEOUT_SECONDS = 1.0
+    first = await open_session(shopper_name)
+    # Past one round trip's bound (1.5 timeouts), within the cap (3).
+    _resume_answered_late(monkeypatch, seconds=2.0)
+    stop = asyncio.Event()
+    others = asyncio.create_task(_others_answered(stop))
+    try:
+        resumed = await asyncio.wait_for(
+            open_session(shopper_name, session_id=first.session_id), timeout=10
+        )
+    finally:
+        stop.set()
+        await others
+    assert not resumed.info.created and resumed.session_id == first.session_id
+
+
+async def test_a_resume_past_its_bound_with_no_answer_from_the_server_is_given_up(
+    live_memory, shopper_name, settings, monkeypatch
+):
+    settings.AGENT_MEMORY_TIMEOUT_SECONDS = 1.0
+    first = await open_session(shopper_name)
+    _resume_answered_late(monkeypatch, seconds=2.0)
+    with pytest.raises(MemoryUnavailable):
+        await asyncio.wait_for(open_session(shopper_name, session_id=first.session_id), timeout=10)
+
+
+def _searches_answered_late(monkeypatch, *, seconds: float) -> None:
+    real = AsyncSessionResource.search_memory
+
+    async def late(self, *args, **kwargs):
+        await asyncio.sleep(seconds)
+        return await real(self, *args, **kwargs)
+
+    monkeypatch.setattr(AsyncSessionResource, "search_memory", late)
+
+
+async def test_recall_searches_past_their_timeout_go_on_while_the_server_answers_others(
+    live_memory, shopper_name, settings, monkeypatch
+):
+    settings.AGENT_MEMORY_TIMEOUT_SECONDS = 1.0
+    memory = await open_session(shopper_name)
+    _searches_answered_late(monkeypatch, seconds=1.5)  # past the timeout, within its grace
+    stop = asyncio.Event()
+    others = asyncio.create_task(_others_answered(stop))
+    try:
+        recall = await memories_recall(memory=memory, message="boots", turn_count=0)
+    finally:
+        stop.set()
+        await others
+    assert recall.failed == []
+
+
+async def test_recall_searches_past_their_timeout_with_no_answer_from_the_server_are_lost(
+    live_memory, shopper_name, settings, monkeypatch
+):
+    settings.AGENT_MEMORY_TIMEOUT_SECONDS = 1.0
+    memory = await open_session(shopper_name)
+    _searches_answered_late(monkeypatch, seconds=1.5)
+    recall = await memories_recall(memory=memory, message="boots", turn_count=0)
+    assert sorted(recall.failed) == ["episode", "fact", "turn"]
 
 
 async def test_a_busy_server_gets_a_timeout_for_each_round_trip(
