@@ -189,9 +189,12 @@ def _epoch_us(column: str) -> str:
     """SQL for a datetime column (naive UTC text) as whole microseconds since the epoch.
 
     Computed by SQLite, exactly: divided by 1e6 it is the same float as datetime.timestamp().
+    The whole seconds come from the text without its fraction: strftime('%%s') of a time
+    with one rounds it to the millisecond first, so 12:30:15.9996 would count as :16 and
+    the block would sort ahead of blocks written after it.
     """
     return (
-        f"CAST(strftime('%%s', {column}) AS INTEGER) * 1000000"
+        f"CAST(strftime('%%s', substr({column}, 1, 19)) AS INTEGER) * 1000000"
         f" + CAST(substr({column} || '.000000', 21, 6) AS INTEGER)"
     )
 

@@ -217,6 +217,44 @@ def test_loading_an_index_from_sqlite_builds_what_upserting_each_block_would():
             ), (name, block_id)
 
 
+@pytest.mark.django_db(databases=DB)
+def test_times_in_the_last_millisecond_of_a_second_load_as_written():
+    from memoryserver.models import MemoryBlock
+    from memoryserver.services.blocks import NewBlock, blocks_add
+
+    user_create(user_id="late-ms", name="L", metadata=None)
+    session_create(
+        user_id="late-ms", session_id="s", annotations=None, metadata=None, blocks_ttl=None
+    )
+    second = datetime(2025, 3, 1, 12, 30, 15, tzinfo=UTC)
+    for micros in (0, 500, 999_499, 999_500, 999_999):
+        blocks_add(
+            user_id="late-ms",
+            session_id="s",
+            items=[NewBlock(fact=f"fact {micros}")],
+            annotations=None,
+            block_ttl=0,
+            context_required=False,
+            created_at=second.replace(microsecond=micros),
+            async_processing=True,
+            prompt_id=None,
+            prompt_vid=None,
+        )
+    # Each block stamped as written at the time it speaks for, so listing follows the times.
+    blocks = list(MemoryBlock.objects.filter(user_key="late-ms").order_by("id"))
+    for block in blocks:
+        MemoryBlock.objects.filter(pk=block.pk).update(ingested_at=block.created_at)
+    loaded = selectors.load_user_index("late-ms")
+    for block in MemoryBlock.objects.filter(user_key="late-ms"):
+        at = loaded.positions[block.block_id]
+        assert loaded.created[at] == block.created_at.timestamp(), block.created_at
+        assert loaded.ingested[at] == block.ingested_at.timestamp(), block.ingested_at
+    listed = [
+        hit.block_id for hit in loaded.search(selectors.search_criteria(session_id="s", filters={}))
+    ]
+    assert listed == [b.block_id for b in reversed(blocks)]  # newest first
+
+
 def upserted_index(blocks, now):
     from memoryserver.index.slot import UserIndex
 
