@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from llm.offline.notes import notes_parse
+from memoryapp import render as render_module
 from memoryapp.render import (
     NOTES_CLOSE,
     NOTES_OPEN,
@@ -10,6 +11,7 @@ from memoryapp.render import (
     notes_message,
     recall_items,
     session_items,
+    tool_items,
 )
 from tests.memory.factories import episode, fact, turn
 
@@ -196,3 +198,175 @@ def test_the_offline_model_reads_the_notes_through_the_same_fence():
     notes = notes_parse(notes_message([i.line for i in items]))
     assert [f.text for f in notes.facts] == ["The shopper wears size M."]
     assert [(e.query, e.answer) for e in notes.exchanges] == [("black jeans?", "Here are two.")]
+
+
+# --- each line as the model reads it --------------------------------------------------------
+
+
+def test_a_note_is_one_line_with_its_line_breaks_shown_and_its_spaces_collapsed():
+    assert note_clean("  size M\r\nand\nblack   \t jeans  ", max_chars=500) == (
+        "size M / and / black jeans"
+    )
+    # A cut line says it was cut and stays within the limit; a line at the limit is whole.
+    assert note_clean("abc defgh", max_chars=8) == "abc def…"
+    assert note_clean("abc     defgh", max_chars=5) == "abc…"
+    assert note_clean("x" * 8, max_chars=8) == "x" * 8
+    assert note_clean("x" * 9, max_chars=8) == "x" * 7 + "…"
+
+
+def test_a_verbatim_exchange_breaks_between_words_and_a_long_word_where_it_must():
+    block = turn("q", "one two three four five six", at=_at(1))
+    (item,) = session_items([block], window_turns=3, max_chars=40)
+    assert item.line.split("\n") == [
+        "[this visit] Shopper: q ‖ Assistant: one",
+        "[this visit · continued] two three four",
+        "[this visit · continued] five six",
+    ]
+    word = turn("q", "y" * 40, at=_at(1))
+    (item,) = session_items([word], window_turns=3, max_chars=40)
+    assert item.line.split("\n") == [
+        "[this visit] Shopper: q ‖ Assistant:",
+        "[this visit · continued] " + "y" * 15,
+        "[this visit · continued] " + "y" * 15,
+        "[this visit · continued] " + "y" * 10,
+    ]
+
+
+def test_a_verbatim_exchange_stops_after_its_last_allowed_line():
+    block = turn("q", " ".join(["word"] * 400), at=_at(1))
+    (item,) = session_items([block], window_turns=3, max_chars=100)
+    lines = item.line.split("\n")
+    text = " ".join(line.split("] ", 1)[1] for line in lines)
+    assert len(text) <= 100 * render_module.VERBATIM_MAX_LINES
+    assert lines[-1].endswith("…") and all(len(line) <= 100 for line in lines)
+
+
+def test_dates_come_from_created_at_else_ingested_at_and_a_bad_stamp_sorts_first():
+    late = fact("The shopper wears size M.", at="2026-05-01T09:00:00Z", session="session2")
+    naive = fact("The shopper wears size L.", at="2026-04-01T09:00:00", session="session2")
+    broken = fact("The shopper wears size S.", at="yesterday", session="session2")
+    lines = [i.line for i in render(fact_blocks=[late, naive, broken])]
+    assert lines == [
+        "[fact · stated yesterday] The shopper wears size S.",
+        "[fact · stated 2026-04-01] The shopper wears size L.",
+        "[fact · stated 2026-05-01] The shopper wears size M.",
+    ]
+    assert render_module.block_time(naive).tzinfo is not None
+    assert render_module.block_time(late) > render_module.block_time(naive)
+
+
+def test_a_replaced_fact_is_never_recalled_in_the_session_or_by_the_tool():
+    current = fact("The shopper wears size L.", at=_at(2))
+    history = fact("The shopper wears size M.", at=_at(1))
+    history.annotations = {"type": "superseded_fact"}
+    session = [i.line for i in session_items([history, current], window_turns=3, max_chars=500)]
+    assert session == ["[fact · stated 2026-05-01] The shopper wears size L."]
+    assert [i.line for i in tool_items([history, current], max_chars=500)] == session
+
+
+def test_blocks_without_a_type_are_told_apart_by_what_they_hold():
+    exchange = turn("q1", "a1", at=_at(1))
+    exchange.annotations = None
+    stated = fact("The shopper dislikes yellow.", at=_at(2))
+    stated.annotations = None
+    lines = [i.line for i in session_items([exchange, stated], window_turns=3, max_chars=500)]
+    assert lines == [
+        "[this visit] Shopper: q1 ‖ Assistant: a1",
+        "[fact · stated 2026-05-01] The shopper dislikes yellow.",
+    ]
+
+
+def test_a_session_window_counts_only_exchanges_and_episodes_render_as_visits():
+    summary = episode("Looked for boots.", at=_at(1), session="session1", resolved=True)
+    blocks = [
+        turn("q1", "a1", at=_at(2), summary="s1"),
+        summary,
+        turn("q2", "a2", at=_at(3), summary="s2"),
+    ]
+    items = session_items(blocks, window_turns=1, max_chars=500)
+    assert [(i.scope, i.line) for i in items] == [
+        ("episode", "[past visit summary · 2026-05-01 · resolved] Looked for boots."),
+        ("session", "[this visit · earlier] s1"),
+        ("session", "[this visit] Shopper: q2 ‖ Assistant: a2"),
+    ]
+
+
+def test_compressed_lines_skip_blank_contexts_and_strip_what_they_keep():
+    block = turn("q", "a", at=_at(1), summary="  the summary  ", contexts=["", "  ", " ctx "])
+    assert render_module.exchange_compressed(block) == "ctx"
+    blank = turn("q", "a", at=_at(1), summary="   ", contexts=["  "])
+    assert render_module.exchange_compressed(blank) == "Shopper: q ‖ Assistant: a"
+    summary_only = turn("q", "a", at=_at(1), summary="  the summary  ", contexts=[" "])
+    assert render_module.exchange_compressed(summary_only) == "the summary"
+    bare = fact("  The shopper likes linen.  ", at=_at(1))
+    assert render_module.exchange_compressed(bare) == "The shopper likes linen."
+
+
+def test_each_item_keeps_its_block_id_score_and_session_for_the_inspector():
+    hit = turn("boots?", "Here.", at="2026-04-01T10:00:00+00:00", session="session1", score=0.42)
+    (item,) = render(turn_blocks=[hit], current_session_id="session2")
+    assert (item.block_id, item.scope, item.score, item.session_id) == (
+        hit.block_id,
+        "turn",
+        0.42,
+        "session1",
+    )
+
+
+def test_earlier_visits_oldest_first_each_block_once_whichever_searches_found_it():
+    april = turn("jeans?", "a", at="2026-04-01T10:00:00+00:00", session="session1", summary="J.")
+    march = turn("boots?", "b", at="2026-03-01T10:00:00+00:00", session="session1", summary="B.")
+    size = fact("The shopper wears size M.", at="2026-03-05T10:00:00+00:00")
+    visit = episode("Bought boots.", at="2026-03-01T11:00:00+00:00", session="s1", resolved=True)
+    items = render(
+        fact_blocks=[size, size],
+        turn_blocks=[april, march, april, size],
+        episode_blocks=[visit, visit],
+        current_session_id=None,
+    )
+    assert [i.line for i in items] == [
+        "[past visit summary · 2026-03-01 · resolved] Bought boots.",
+        "[earlier visit · 2026-03-01] B.",
+        "[earlier visit · 2026-04-01] J.",
+        "[fact · stated 2026-03-05] The shopper wears size M.",
+    ]
+
+
+def test_unresolved_visits_first_then_the_newest_of_each():
+    def visit(day: str, resolved: bool):
+        return episode(f"Visit {day}.", at=f"{day}T10:00:00+00:00", session=day, resolved=resolved)
+
+    blocks = [
+        visit("2026-01-01", True),
+        visit("2026-02-01", False),
+        visit("2026-03-01", True),
+        visit("2026-04-01", False),
+    ]
+    lines = [i.line.split("] ")[1] for i in render(episode_blocks=blocks)]
+    assert lines == [
+        "Visit 2026-04-01.",
+        "Visit 2026-02-01.",
+        "Visit 2026-03-01.",
+        "Visit 2026-01-01.",
+    ]
+
+
+def test_the_notes_message_is_the_warning_then_the_fenced_lines():
+    assert notes_message(["one", "two"]) == (
+        f"{render_module.NOTES_WARNING}\n{NOTES_OPEN}\none\ntwo\n{NOTES_CLOSE}"
+    )
+
+
+def test_the_recall_tool_dates_every_line_and_compresses_every_exchange():
+    exchange = turn("jeans?", "Here are jeans.", at="2026-04-01T10:00:00+00:00", summary="J.")
+    raw = turn("boots?", "Here are boots.", at="2026-04-02T10:00:00+00:00")
+    size = fact("The shopper wears size M.", at="2026-03-05T10:00:00+00:00")
+    visit = episode("Bought boots.", at="2026-03-01T11:00:00+00:00", session="s1", resolved=False)
+    items = tool_items([exchange, raw, size, visit], max_chars=500)
+    assert [(i.scope, i.line) for i in items] == [
+        ("tool", "[2026-04-01] J."),
+        ("tool", "[2026-04-02] Shopper: boots? ‖ Assistant: Here are boots."),
+        ("tool", "[fact · stated 2026-03-05] The shopper wears size M."),
+        ("tool", "[past visit summary · 2026-03-01 · unresolved] Bought boots."),
+    ]
+    assert all(len(i.line) <= 40 for i in tool_items([exchange, size], max_chars=40))
