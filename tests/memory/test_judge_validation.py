@@ -241,7 +241,7 @@ async def test_the_judge_asks_its_own_model_for_deterministic_json(model_endpoin
 
     settings.MEMORY_MAX_FACTS_PER_TURN = 5
     model_endpoint.script("judge", Reply(text='{"facts": ["The shopper wears size M."]}'))
-    found = await facts_judge(query="I'm a size M", answer="Noted.")
+    found = await facts_judge(query="I'm a size M", answer="Noted, size M it is.")
     assert [(f.text, f.slot) for f in found] == [
         ("The shopper wears size M.", FactSlot("size", "size/tops", "M"))
     ]
@@ -249,7 +249,8 @@ async def test_the_judge_asks_its_own_model_for_deterministic_json(model_endpoin
     assert request["model"] == "gpt-test-judge"
     assert request["response_format"] == {"type": "json_object"}
     assert request["temperature"] == 0
-    assert "I'm a size M" in json.dumps(request["messages"])
+    sent = json.dumps(request["messages"])
+    assert "I'm a size M" in sent and "Noted, size M it is." in sent
 
 
 async def test_a_closed_visit_is_summarised_by_the_episode_model(model_endpoint):
@@ -268,13 +269,32 @@ async def test_a_closed_visit_is_summarised_by_the_episode_model(model_endpoint)
 async def test_a_failing_episode_model_costs_only_the_summary_and_logs_once(model_endpoint, caplog):
     from tests.support.fake_openai import Reply
 
-    model_endpoint.script("episode", Reply(status=500), Reply(status=500))
-    with caplog.at_level(logging.DEBUG, logger="memoryapp"):
+    summary = Reply(text='{"summary": "Looked for boots", "found": false}')
+    model_endpoint.script("episode", Reply(status=500), Reply(status=500), summary)
+    with caplog.at_level(logging.INFO, logger="memoryapp"):
         assert await judge.episode_compose(turns=[("boots?", "Here.")]) is None
-        assert await judge.episode_compose(turns=[("boots?", "Here.")]) is None
-    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
-    assert len(warnings) == 1
-    assert "episode model failed" in warnings[0] and "closed visits get no summary" in warnings[0]
+        assert (await judge.episode_compose(turns=[("boots?", "Here.")])).summary == (
+            "Looked for boots"
+        )
+    messages = [(r.levelname, r.getMessage()) for r in caplog.records if r.name == "memoryapp"]
+    assert [level for level, _ in messages] == ["WARNING", "INFO"]
+    assert messages[0][1].startswith(
+        "The episode model failed; closed visits get no summary meanwhile (logged once until "
+        "it recovers): InternalServerError: Error code: 500"
+    )
+    assert messages[1][1] == "The episode model answers again"
+
+
+async def test_a_model_answering_with_no_choice_gives_no_facts(monkeypatch, settings):
+    from types import SimpleNamespace
+
+    async def create(**kwargs):
+        return SimpleNamespace(choices=[])
+
+    client = SimpleNamespace(chat=SimpleNamespace(completions=SimpleNamespace(create=create)))
+    monkeypatch.setattr(judge, "chat_client", lambda: client)
+    assert await facts_judge(query="I'm a size M", answer="Noted.") == []
+    assert await judge.episode_compose(turns=[("boots?", "Here.")]) is None
 
 
 async def test_the_operator_is_told_which_model_failed_what_is_lost_and_why(monkeypatch, caplog):
@@ -328,6 +348,8 @@ def test_the_cap_given_wins_over_the_setting(settings):
 def test_sentences_without_a_slot_said_twice_are_kept_once():
     raw = '["The shopper enjoys fondue.", "the shopper enjoys fondue", "The shopper enjoys tea."]'
     assert texts(raw, cap=5) == ["The shopper enjoys fondue.", "The shopper enjoys tea."]
+    raw = '["the shopper enjoys fondue", "The shopper enjoys fondue."]'
+    assert texts(raw, cap=5) == ["the shopper enjoys fondue"]
 
 
 def test_a_fact_may_use_the_whole_length_allowed_and_not_one_character_more():

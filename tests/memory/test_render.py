@@ -370,3 +370,89 @@ def test_the_recall_tool_dates_every_line_and_compresses_every_exchange():
         ("tool", "[past visit summary · 2026-03-01 · unresolved] Bought boots."),
     ]
     assert all(len(i.line) <= 40 for i in tool_items([exchange, size], max_chars=40))
+
+
+def test_a_fact_speaks_for_the_day_the_shopper_stated_it_not_the_day_it_was_stored():
+    # A dated session: stated on the shopper's timeline in January, stored in May.
+    january = fact("The shopper wears size S.", at="2026-05-02T09:00:00+00:00")
+    january.created_at = "2026-01-10T09:00:00+00:00"
+    march = fact("The shopper wears size M.", at="2026-03-01T09:00:00+00:00")
+    lines = [i.line for i in render(fact_blocks=[march, january])]
+    assert lines == [
+        "[fact · stated 2026-01-10] The shopper wears size S.",
+        "[fact · stated 2026-03-01] The shopper wears size M.",
+    ]
+
+
+def test_stamps_in_another_offset_are_ordered_by_the_moment_they_name():
+    # 10:00 at +02:00 is 08:00 UTC: before 09:00 UTC.
+    later = fact("The shopper wears size L.", at="2026-05-01T09:00:00+00:00")
+    earlier = fact("The shopper wears size M.", at="2026-05-01T10:00:00+02:00")
+    lines = [i.line for i in render(fact_blocks=[later, earlier])]
+    assert lines[-1].endswith("size L.")
+
+
+def test_a_block_holding_a_fact_renders_as_one_whatever_its_type_says():
+    odd = fact("The shopper dislikes yellow.", at=_at(1))
+    odd.annotations = {"type": "note"}
+    (item,) = session_items([odd], window_turns=3, max_chars=500)
+    assert (item.scope, item.line) == (
+        "fact",
+        "[fact · stated 2026-05-01] The shopper dislikes yellow.",
+    )
+
+
+def test_every_kind_of_line_keeps_to_the_line_limit():
+    long = "word " * 40
+    blocks = dict(
+        episode_blocks=[episode(long, at="2026-03-01T10:00:00+00:00", session="s1", resolved=True)],
+        turn_blocks=[turn("q", "a", at="2026-04-01T10:00:00+00:00", session="s1", summary=long)],
+        fact_blocks=[fact("The shopper likes " + long, at="2026-04-02T10:00:00+00:00")],
+        session_blocks=[
+            turn("q", "a", at=_at(1), session="session1", summary=long),
+            turn("q2", long, at=_at(2), session="session1"),
+        ],
+    )
+    items = render(window_turns=1, max_chars=60, **blocks)
+    assert [i.scope for i in items] == ["episode", "turn", "fact", "session", "session"]
+    assert all(len(line) <= 60 for i in items for line in i.line.split("\n"))
+    assert all(i.line.endswith("…") for i in items[:4])
+    tool = tool_items([blocks["turn_blocks"][0], blocks["episode_blocks"][0]], max_chars=60)
+    assert [len(i.line) for i in tool] == [60, 60]
+
+
+def test_every_item_says_which_search_it_came_from_for_the_inspector():
+    items = render(
+        session_blocks=[fact("The shopper wears size M.", at=_at(1)), turn("q", "a", at=_at(2))],
+        fact_blocks=[fact("The shopper dislikes yellow.", at=_at(3), session="session0")],
+        episode_blocks=[episode("Bought boots.", at=_at(0), session="session0", resolved=True)],
+    )
+    assert [i.scope for i in items] == ["episode", "fact", "fact", "session"]
+
+
+def test_a_repeated_earlier_turn_does_not_hide_the_ones_after_it():
+    here = turn("q", "a", at=_at(5), session="session2")
+    earlier = turn("jeans?", "a", at="2026-04-01T10:00:00+00:00", session="session1", summary="J.")
+    items = render(
+        session_blocks=[here], turn_blocks=[here, earlier], current_session_id="session2"
+    )
+    assert [i.line for i in items] == [
+        "[earlier visit · 2026-04-01] J.",
+        "[this visit] Shopper: q ‖ Assistant: a",
+    ]
+
+
+def test_an_exchange_that_exactly_fills_its_line_stays_on_one():
+    prefix_and_raw = "[this visit] Shopper: q ‖ Assistant: "
+    answer = "a b " + "c" * (60 - len(prefix_and_raw) - 4)
+    (item,) = session_items([turn("q", answer, at=_at(1))], window_turns=3, max_chars=60)
+    assert item.line == prefix_and_raw + answer and len(item.line) == 60
+
+
+def test_a_line_is_not_broken_at_a_space_early_in_it():
+    # The only space is in the first half of the room: the long word is cut instead, so
+    # the line is not left half empty.
+    text = "abcdefghijklmnopq " + "d" * 60
+    first, second = render_module.verbatim_lines(text, max_chars=60)
+    assert first == "[this visit] abcdefghijklmnopq " + "d" * 29
+    assert second == "[this visit · continued] " + "d" * 31
