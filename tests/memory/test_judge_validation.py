@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+from types import SimpleNamespace
 
 import httpx
 import openai
@@ -12,6 +13,7 @@ import pytest
 from llm.fact_schema import FactSlot
 from memoryapp import judge
 from memoryapp.judge import fact_allowed, facts_judge, validate_episode, validate_facts
+from tests.support.fake_openai import FakeOpenAI, Reply
 
 
 def texts(raw, **kwargs) -> list[str]:
@@ -224,8 +226,6 @@ async def test_a_bug_in_the_judge_is_not_swallowed(monkeypatch):
 @pytest.fixture
 def model_endpoint(settings, monkeypatch):
     """A scripted OpenAI-compatible endpoint on loopback, standing in for a real model."""
-    from tests.support.fake_openai import FakeOpenAI
-
     fake = FakeOpenAI().start()
     settings.OPENAI_API_KEY = "sk-test"
     settings.OPENAI_BASE_URL = fake.base_url
@@ -237,8 +237,6 @@ def model_endpoint(settings, monkeypatch):
 
 
 async def test_the_judge_asks_its_own_model_for_deterministic_json(model_endpoint, settings):
-    from tests.support.fake_openai import Reply
-
     settings.MEMORY_MAX_FACTS_PER_TURN = 5
     model_endpoint.script("judge", Reply(text='{"facts": ["The shopper wears size M."]}'))
     found = await facts_judge(query="I'm a size M", answer="Noted, size M it is.")
@@ -254,8 +252,6 @@ async def test_the_judge_asks_its_own_model_for_deterministic_json(model_endpoin
 
 
 async def test_a_closed_visit_is_summarised_by_the_episode_model(model_endpoint):
-    from tests.support.fake_openai import Reply
-
     reply = {"summary": "Looked for boots", "occasion": "hiking", "found": True, "follow_ups": []}
     model_endpoint.script("episode", Reply(text=json.dumps(reply)))
     episode = await judge.episode_compose(turns=[("boots for hiking?", "Here are two.")])
@@ -267,8 +263,6 @@ async def test_a_closed_visit_is_summarised_by_the_episode_model(model_endpoint)
 
 
 async def test_a_failing_episode_model_costs_only_the_summary_and_logs_once(model_endpoint, caplog):
-    from tests.support.fake_openai import Reply
-
     summary = Reply(text='{"summary": "Looked for boots", "found": false}')
     model_endpoint.script("episode", Reply(status=500), Reply(status=500), summary)
     with caplog.at_level(logging.INFO, logger="memoryapp"):
@@ -286,8 +280,6 @@ async def test_a_failing_episode_model_costs_only_the_summary_and_logs_once(mode
 
 
 async def test_a_model_answering_with_no_choice_gives_no_facts(monkeypatch, settings):
-    from types import SimpleNamespace
-
     async def create(**kwargs):
         return SimpleNamespace(choices=[])
 
@@ -329,8 +321,6 @@ async def test_the_operator_is_told_which_model_failed_what_is_lost_and_why(monk
 
 
 async def test_a_failing_judge_endpoint_says_no_facts_are_kept(model_endpoint, caplog):
-    from tests.support.fake_openai import Reply
-
     model_endpoint.script("judge", Reply(status=500), Reply(status=500))
     with caplog.at_level(logging.WARNING, logger="memoryapp"):
         assert await facts_judge(query="I'm a size M", answer="Noted.") == []
