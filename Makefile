@@ -11,7 +11,7 @@ XDIST := $(if $(filter 1,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile)
 
 .DEFAULT_GOAL := help
 
-.PHONY: help run test test-postgres screenshots lint fmt clean install agentmemory bench
+.PHONY: help run test test-postgres screenshots lint fmt clean install agentmemory bench mutation
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
@@ -73,6 +73,11 @@ agentmemory: $(VENV)/.installed ## Serve only the embedded Agent Memory server o
 
 bench: $(VENV)/.installed $(VENV)/.model ## Run the benchmarks (prints figures; see docs/benchmarks.md)
 	@for b in benchmarks/*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
+
+mutation: $(VENV)/.installed ## Mutation testing of the memory-rule modules, score per module (slow: not in make test; docs/testing.md)
+	$(VENV)/bin/mutmut run --max-children 2
+	@echo
+	@$(PY) scripts/mutation-report --survivors
 
 clean: ## Remove the virtualenv, local databases and caches
 	rm -rf $(VENV) .pytest_cache .ruff_cache var/ test-artifacts/ node_modules/

@@ -187,3 +187,109 @@ def test_a_frame_type_must_be_a_string(frame):
     with pytest.raises(FrameError) as caught:
         frame_type(frame)
     assert caught.value.code == 400
+
+
+# The message of each refusal is what the panel (or an API client) shows: exact wording.
+@pytest.mark.parametrize(
+    ("fields", "code", "message"),
+    [
+        ({"text": None}, 400, "text is required and must be a string."),
+        ({"text": "  \x00 "}, 400, "Type a message first."),
+        ({"text": "x" * 4001}, 400, "Messages are limited to 4000 characters."),
+        ({"session_id": 42}, 400, "session_id must be a string or null."),
+        ({"turn_count": -1}, 400, "turn_count must be a whole number, 0 or more."),
+        ({"session_date": 1}, 400, "session_date must be a string (YYYY-MM-DD) or null."),
+        ({"session_date": "1 May"}, 422, "session_date must be a date written YYYY-MM-DD."),
+        (
+            {"retention": "forever"},
+            400,
+            "retention must be null or one of: default, 1m, 5m, 1h, never.",
+        ),
+        ({"page": "product"}, 400, "page must be an object or null."),
+        ({"page": {"kind": "basket"}}, 400, "page.kind must be one of: product, catalog, other."),
+        ({"page": {"kind": "product", "sku": 42}}, 400, "page.sku must be a string."),
+        ({"page": {"kind": "catalog", "filters": []}}, 400, "page.filters must be an object."),
+        (
+            {"page": {"kind": "catalog", "filters": {"sort": "price", "gender": "f"}}},
+            400,
+            "Unknown page filter gender, sort; use q, category, colour, size, brand, max_price.",
+        ),
+        (
+            {"page": {"kind": "catalog", "filters": {"max_price": "60"}}},
+            400,
+            "page.filters.max_price must be a number, 0 or more.",
+        ),
+        ({"history": "hi"}, 400, "history must be a list or null."),
+        ({"history": ["hi"]}, 400, "Each history exchange must be an object."),
+        (
+            {"history": [{"user": "u", "assistant": "a", "skus": "S"}]},
+            400,
+            "history skus must be a list.",
+        ),
+        (
+            {"history": [{"user": "u", "assistant": "a", "skus": [""]}]},
+            400,
+            "history skus must be 1 to 40 characters.",
+        ),
+    ],
+)
+def test_each_refusal_says_exactly_what_is_wrong(fields, code, message):
+    with pytest.raises(FrameError) as caught:
+        parse(**fields)
+    assert (caught.value.code, caught.value.message, str(caught.value)) == (code, message, message)
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        (None, "Frames must be JSON text."),
+        ("not json", "That frame is not valid JSON."),
+        ("[1]", "A frame must be a JSON object with a type."),
+    ],
+)
+def test_an_undecodable_frame_says_why(raw, message):
+    with pytest.raises(FrameError) as caught:
+        frame_decode(raw)
+    assert caught.value.message == message
+
+
+def test_a_frame_names_its_type_or_is_told_which_types_there_are():
+    assert frame_type({"type": "close"}) == "close"
+    with pytest.raises(FrameError) as caught:
+        frame_type({"TYPE": "close"})
+    assert caught.value.message == "A frame needs a type: message, stop, hello or close."
+
+
+def test_every_limit_lets_through_a_value_exactly_at_it():
+    request = parse(
+        text="x" * 4000,
+        page={"kind": "catalog", "filters": {"q": "q" * 100, "max_price": 0}},
+        history=[{"user": "u" * 4000, "assistant": "a", "skus": ["S" * 40] * 10}] * 3,
+    )
+    assert len(request.text) == 4000 and request.page.filters == {"q": "q" * 100, "max_price": 0.0}
+    assert len(request.history) == 3 and len(request.history[0].skus) == 10
+    assert parse(page={"kind": "product", "sku": "S" * 40}).page.sku == "S" * 40
+    frame = json.dumps({"type": "message", "text": "x"})
+    frame = frame[:-1] + " " * (MAX_FRAME_CHARS - len(frame)) + "}"
+    assert len(frame) == MAX_FRAME_CHARS and frame_decode(frame)["text"] == "x"
+    assert parse(page={"kind": "catalog", "filters": {"max_price": 0.5}}).page.filters == {
+        "max_price": 0.5
+    }
+
+
+def test_filters_after_an_empty_one_or_a_price_are_still_read():
+    filters = {"colour": None, "max_price": 60, "size": "M", "brand": "Kestrel"}
+    request = parse(page={"kind": "catalog", "filters": filters})
+    assert request.page.filters == {"max_price": 60.0, "size": "M", "brand": "Kestrel"}
+
+
+def test_pages_and_session_ids_reach_every_kind_of_frame():
+    assert parse().turn_count == 0
+    assert parse(page={"kind": "catalog"}).page == PageRequest(kind="catalog")
+    assert parse(page={"kind": "other", "sku": "TS-0001"}).page == PageRequest(kind="other")
+    assert close_request_parse({"type": "close", "session_id": "session4"}).session_id == (
+        "session4"
+    )
+    assert hello_request_parse({"type": "hello", "page": {"kind": "other"}}).page == PageRequest(
+        kind="other"
+    )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+from types import SimpleNamespace
 
 import httpx
 import openai
@@ -12,6 +13,7 @@ import pytest
 from llm.fact_schema import FactSlot
 from memoryapp import judge
 from memoryapp.judge import fact_allowed, facts_judge, validate_episode, validate_facts
+from tests.support.fake_openai import FakeOpenAI, Reply
 
 
 def texts(raw, **kwargs) -> list[str]:
@@ -216,3 +218,203 @@ async def test_a_bug_in_the_judge_is_not_swallowed(monkeypatch):
     monkeypatch.setattr(judge, "_complete_json", broken)
     with pytest.raises(KeyError):
         await facts_judge(query="I wear M", answer="")
+
+
+# --- the judge and the episode writer as a real model endpoint sees them ------------------
+
+
+@pytest.fixture
+def model_endpoint(settings, monkeypatch):
+    """A scripted OpenAI-compatible endpoint on loopback, standing in for a real model."""
+    fake = FakeOpenAI().start()
+    settings.OPENAI_API_KEY = "sk-test"
+    settings.OPENAI_BASE_URL = fake.base_url
+    settings.JUDGE_MODEL = "gpt-test-judge"
+    settings.EPISODE_MODEL = "gpt-test-episode"
+    monkeypatch.setattr(judge, "model_outages", judge._ModelOutage())
+    yield fake
+    fake.stop()
+
+
+async def test_the_judge_asks_its_own_model_for_deterministic_json(model_endpoint, settings):
+    settings.MEMORY_MAX_FACTS_PER_TURN = 5
+    model_endpoint.script("judge", Reply(text='{"facts": ["The shopper wears size M."]}'))
+    found = await facts_judge(query="I'm a size M", answer="Noted, size M it is.")
+    assert [(f.text, f.slot) for f in found] == [
+        ("The shopper wears size M.", FactSlot("size", "size/tops", "M"))
+    ]
+    (request,) = model_endpoint.requests
+    assert request["model"] == "gpt-test-judge"
+    assert request["response_format"] == {"type": "json_object"}
+    assert request["temperature"] == 0
+    sent = json.dumps(request["messages"])
+    assert "I'm a size M" in sent and "Noted, size M it is." in sent
+
+
+async def test_a_closed_visit_is_summarised_by_the_episode_model(model_endpoint):
+    reply = {"summary": "Looked for boots", "occasion": "hiking", "found": True, "follow_ups": []}
+    model_endpoint.script("episode", Reply(text=json.dumps(reply)))
+    episode = await judge.episode_compose(turns=[("boots for hiking?", "Here are two.")])
+    assert episode == judge.Episode("Looked for boots", "hiking", True, [])
+    assert episode.text == "Looked for boots. Occasion: hiking. Found what they wanted."
+    (request,) = model_endpoint.requests
+    assert request["model"] == "gpt-test-episode" and request["temperature"] == 0
+    assert "boots for hiking?" in json.dumps(request["messages"])
+
+
+async def test_a_failing_episode_model_costs_only_the_summary_and_logs_once(model_endpoint, caplog):
+    summary = Reply(text='{"summary": "Looked for boots", "found": false}')
+    model_endpoint.script("episode", Reply(status=500), Reply(status=500), summary)
+    with caplog.at_level(logging.INFO, logger="memoryapp"):
+        assert await judge.episode_compose(turns=[("boots?", "Here.")]) is None
+        assert (await judge.episode_compose(turns=[("boots?", "Here.")])).summary == (
+            "Looked for boots"
+        )
+    messages = [(r.levelname, r.getMessage()) for r in caplog.records if r.name == "memoryapp"]
+    assert [level for level, _ in messages] == ["WARNING", "INFO"]
+    assert messages[0][1].startswith(
+        "The episode model failed; closed visits get no summary meanwhile (logged once until "
+        "it recovers): InternalServerError: Error code: 500"
+    )
+    assert messages[1][1] == "The episode model answers again"
+
+
+async def test_a_model_answering_with_no_choice_gives_no_facts(monkeypatch, settings):
+    async def create(**kwargs):
+        return SimpleNamespace(choices=[])
+
+    client = SimpleNamespace(chat=SimpleNamespace(completions=SimpleNamespace(create=create)))
+    monkeypatch.setattr(judge, "chat_client", lambda: client)
+    assert await facts_judge(query="I'm a size M", answer="Noted.") == []
+    assert await judge.episode_compose(turns=[("boots?", "Here.")]) is None
+
+
+async def test_the_operator_is_told_which_model_failed_what_is_lost_and_why(monkeypatch, caplog):
+    outages = judge._ModelOutage()
+    request = httpx.Request("POST", "http://judge.invalid/v1/chat/completions")
+    with caplog.at_level(logging.DEBUG, logger="memoryapp"):
+        outages.failed("judge", "no facts are kept meanwhile", openai.APITimeoutError(request))
+        outages.failed("judge", "no facts are kept meanwhile", openai.APITimeoutError(request))
+        outages.succeeded("judge")
+        outages.succeeded("judge")
+        outages.failed("judge", "no facts are kept meanwhile", KeyError("x"))
+    messages = [(r.levelname, r.getMessage()) for r in caplog.records]
+    assert messages == [
+        (
+            "WARNING",
+            "The judge model failed; no facts are kept meanwhile (logged once until it "
+            "recovers): APITimeoutError: Request timed out.",
+        ),
+        (
+            "DEBUG",
+            "The judge model still fails (no facts are kept meanwhile): "
+            "APITimeoutError('Request timed out.')",
+        ),
+        ("INFO", "The judge model answers again"),
+        # Recovered, so the next failure is news again.
+        (
+            "WARNING",
+            "The judge model failed; no facts are kept meanwhile (logged once until it "
+            "recovers): KeyError: 'x'",
+        ),
+    ]
+
+
+async def test_a_failing_judge_endpoint_says_no_facts_are_kept(model_endpoint, caplog):
+    model_endpoint.script("judge", Reply(status=500), Reply(status=500))
+    with caplog.at_level(logging.WARNING, logger="memoryapp"):
+        assert await facts_judge(query="I'm a size M", answer="Noted.") == []
+    (warning,) = [r.getMessage() for r in caplog.records]
+    assert warning.startswith("The judge model failed; no facts are kept meanwhile")
+    assert "InternalServerError" in warning
+
+
+def test_the_cap_given_wins_over_the_setting(settings):
+    settings.MEMORY_MAX_FACTS_PER_TURN = 5
+    raw = json.dumps(["The shopper dislikes yellow.", "The shopper wears size M."])
+    assert texts(raw, cap=1) == ["The shopper dislikes yellow."]
+
+
+def test_sentences_without_a_slot_said_twice_are_kept_once():
+    raw = '["The shopper enjoys fondue.", "the shopper enjoys fondue", "The shopper enjoys tea."]'
+    assert texts(raw, cap=5) == ["The shopper enjoys fondue.", "The shopper enjoys tea."]
+    raw = '["the shopper enjoys fondue", "The shopper enjoys fondue."]'
+    assert texts(raw, cap=5) == ["the shopper enjoys fondue"]
+
+
+def test_a_fact_may_use_the_whole_length_allowed_and_not_one_character_more():
+    longest = "The shopper likes " + "a" * (judge.MAX_FACT_CHARS - len("The shopper likes ."))
+    longest += "."
+    assert len(longest) == judge.MAX_FACT_CHARS
+    assert texts(json.dumps([longest]), cap=5) == [longest]
+    assert texts(json.dumps([longest[:-1] + "a."]), cap=5) == []
+
+
+@pytest.mark.parametrize(
+    ("item", "value"),
+    [
+        (fact("The shopper went up a size.", "size", "size/tops", "+1"), "+1"),
+        (fact("The shopper wears a size medium.", "size", "size/tops", "medium"), "M"),
+        (fact("The shopper wears shoe size EU 42.", "size", "size/shoes", "Eu42"), "EU 42"),
+        (fact("The shopper wears shoe size EU 42.5.", "size", "size/shoes", "EU 42,5"), "EU 42.5"),
+        (fact("The shopper is on a tight budget.", "budget", "budget", "Tight"), "tight"),
+        (
+            fact(
+                "The shopper is shopping for a wedding.", "occasion", "occasion/wedding", "Wedding"
+            ),
+            "wedding",
+        ),
+    ],
+)
+def test_each_value_is_stored_in_the_spelling_consolidation_compares(item, value):
+    (found,) = validate_facts(json.dumps([item]), cap=5)
+    assert found.slot.value == value
+
+
+@pytest.mark.parametrize(
+    "item",
+    [
+        fact("The shopper is on a budget.", "budget", "budget", "cheap"),
+        fact("The shopper is shopping for a wedding.", "occasion", "occasion/wedding", "party"),
+        fact("The shopper wears size M.", "size", "size/tops", True),
+    ],
+)
+def test_values_that_name_nothing_are_dropped(item):
+    assert validate_facts(json.dumps([item]), cap=5) == []
+
+
+def test_a_fact_lists_its_slot_for_the_judge_facts_command():
+    sized, bare = validate_facts(
+        '["The shopper wears size M.", "The shopper enjoys fondue."]', cap=5
+    )
+    assert sized.as_dict() == {
+        "fact": "The shopper wears size M.",
+        "category": "size",
+        "slot": "size/tops",
+        "value": "M",
+    }
+    assert bare.as_dict() == {
+        "fact": "The shopper enjoys fondue.",
+        "category": None,
+        "slot": None,
+        "value": None,
+    }
+
+
+def test_an_episode_is_kept_short_whatever_the_model_writes():
+    episode = validate_episode(
+        json.dumps(
+            {
+                "summary": "s" * 400,
+                "occasion": "a   long\n" + "o" * 100,
+                "found": True,
+                "follow_ups": ["f" * 200, "  ", 7, "two", "three", "four"],
+            }
+        )
+    )
+    assert episode.summary == "s" * 300
+    assert episode.occasion == ("a long " + "o" * 100)[:60]
+    assert episode.found is True
+    assert episode.follow_ups == ["f" * 120, "two", "three"]
+    assert validate_episode('{"summary": "ok", "follow_ups": "call back"}').follow_ups == []
+    assert validate_episode('{"summary": "ok", "occasion": "  "}').occasion is None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from llm.offline.notes import notes_parse
+from memoryapp import render as render_module
 from memoryapp.render import (
     NOTES_CLOSE,
     NOTES_OPEN,
@@ -10,6 +11,7 @@ from memoryapp.render import (
     notes_message,
     recall_items,
     session_items,
+    tool_items,
 )
 from tests.memory.factories import episode, fact, turn
 
@@ -196,3 +198,261 @@ def test_the_offline_model_reads_the_notes_through_the_same_fence():
     notes = notes_parse(notes_message([i.line for i in items]))
     assert [f.text for f in notes.facts] == ["The shopper wears size M."]
     assert [(e.query, e.answer) for e in notes.exchanges] == [("black jeans?", "Here are two.")]
+
+
+# --- each line as the model reads it --------------------------------------------------------
+
+
+def test_a_note_is_one_line_with_its_line_breaks_shown_and_its_spaces_collapsed():
+    assert note_clean("  size M\r\nand\nblack   \t jeans  ", max_chars=500) == (
+        "size M / and / black jeans"
+    )
+    # A cut line says it was cut and stays within the limit; a line at the limit is whole.
+    assert note_clean("abc defgh", max_chars=8) == "abc def…"
+    assert note_clean("abc     defgh", max_chars=5) == "abc…"
+    assert note_clean("x" * 8, max_chars=8) == "x" * 8
+    assert note_clean("x" * 9, max_chars=8) == "x" * 7 + "…"
+
+
+def test_a_verbatim_exchange_breaks_between_words_and_a_long_word_where_it_must():
+    block = turn("q", "one two three four five six", at=_at(1))
+    (item,) = session_items([block], window_turns=3, max_chars=40)
+    assert item.line.split("\n") == [
+        "[this visit] Shopper: q ‖ Assistant: one",
+        "[this visit · continued] two three four",
+        "[this visit · continued] five six",
+    ]
+    word = turn("q", "y" * 40, at=_at(1))
+    (item,) = session_items([word], window_turns=3, max_chars=40)
+    assert item.line.split("\n") == [
+        "[this visit] Shopper: q ‖ Assistant:",
+        "[this visit · continued] " + "y" * 15,
+        "[this visit · continued] " + "y" * 15,
+        "[this visit · continued] " + "y" * 10,
+    ]
+
+
+def test_a_verbatim_exchange_stops_after_its_last_allowed_line():
+    block = turn("q", " ".join(["word"] * 400), at=_at(1))
+    (item,) = session_items([block], window_turns=3, max_chars=100)
+    lines = item.line.split("\n")
+    text = " ".join(line.split("] ", 1)[1] for line in lines)
+    assert len(text) <= 100 * render_module.VERBATIM_MAX_LINES
+    assert lines[-1].endswith("…") and all(len(line) <= 100 for line in lines)
+
+
+def test_dates_come_from_created_at_else_ingested_at_and_a_bad_stamp_sorts_first():
+    late = fact("The shopper wears size M.", at="2026-05-01T09:00:00Z", session="session2")
+    naive = fact("The shopper wears size L.", at="2026-04-01T09:00:00", session="session2")
+    broken = fact("The shopper wears size S.", at="yesterday", session="session2")
+    lines = [i.line for i in render(fact_blocks=[late, naive, broken])]
+    assert lines == [
+        "[fact · stated yesterday] The shopper wears size S.",
+        "[fact · stated 2026-04-01] The shopper wears size L.",
+        "[fact · stated 2026-05-01] The shopper wears size M.",
+    ]
+    assert render_module.block_time(naive).tzinfo is not None
+    assert render_module.block_time(late) > render_module.block_time(naive)
+
+
+def test_a_replaced_fact_is_never_recalled_in_the_session_or_by_the_tool():
+    current = fact("The shopper wears size L.", at=_at(2))
+    history = fact("The shopper wears size M.", at=_at(1))
+    history.annotations = {"type": "superseded_fact"}
+    session = [i.line for i in session_items([history, current], window_turns=3, max_chars=500)]
+    assert session == ["[fact · stated 2026-05-01] The shopper wears size L."]
+    assert [i.line for i in tool_items([history, current], max_chars=500)] == session
+
+
+def test_blocks_without_a_type_are_told_apart_by_what_they_hold():
+    exchange = turn("q1", "a1", at=_at(1))
+    exchange.annotations = None
+    stated = fact("The shopper dislikes yellow.", at=_at(2))
+    stated.annotations = None
+    lines = [i.line for i in session_items([exchange, stated], window_turns=3, max_chars=500)]
+    assert lines == [
+        "[this visit] Shopper: q1 ‖ Assistant: a1",
+        "[fact · stated 2026-05-01] The shopper dislikes yellow.",
+    ]
+
+
+def test_a_session_window_counts_only_exchanges_and_episodes_render_as_visits():
+    summary = episode("Looked for boots.", at=_at(1), session="session1", resolved=True)
+    blocks = [
+        turn("q1", "a1", at=_at(2), summary="s1"),
+        summary,
+        turn("q2", "a2", at=_at(3), summary="s2"),
+    ]
+    items = session_items(blocks, window_turns=1, max_chars=500)
+    assert [(i.scope, i.line) for i in items] == [
+        ("episode", "[past visit summary · 2026-05-01 · resolved] Looked for boots."),
+        ("session", "[this visit · earlier] s1"),
+        ("session", "[this visit] Shopper: q2 ‖ Assistant: a2"),
+    ]
+
+
+def test_compressed_lines_skip_blank_contexts_and_strip_what_they_keep():
+    block = turn("q", "a", at=_at(1), summary="  the summary  ", contexts=["", "  ", " ctx "])
+    assert render_module.exchange_compressed(block) == "ctx"
+    blank = turn("q", "a", at=_at(1), summary="   ", contexts=["  "])
+    assert render_module.exchange_compressed(blank) == "Shopper: q ‖ Assistant: a"
+    summary_only = turn("q", "a", at=_at(1), summary="  the summary  ", contexts=[" "])
+    assert render_module.exchange_compressed(summary_only) == "the summary"
+    bare = fact("  The shopper likes linen.  ", at=_at(1))
+    assert render_module.exchange_compressed(bare) == "The shopper likes linen."
+
+
+def test_each_item_keeps_its_block_id_score_and_session_for_the_inspector():
+    hit = turn("boots?", "Here.", at="2026-04-01T10:00:00+00:00", session="session1", score=0.42)
+    (item,) = render(turn_blocks=[hit], current_session_id="session2")
+    assert (item.block_id, item.scope, item.score, item.session_id) == (
+        hit.block_id,
+        "turn",
+        0.42,
+        "session1",
+    )
+
+
+def test_earlier_visits_oldest_first_each_block_once_whichever_searches_found_it():
+    april = turn("jeans?", "a", at="2026-04-01T10:00:00+00:00", session="session1", summary="J.")
+    march = turn("boots?", "b", at="2026-03-01T10:00:00+00:00", session="session1", summary="B.")
+    size = fact("The shopper wears size M.", at="2026-03-05T10:00:00+00:00")
+    visit = episode("Bought boots.", at="2026-03-01T11:00:00+00:00", session="s1", resolved=True)
+    items = render(
+        fact_blocks=[size, size],
+        turn_blocks=[april, march, april, size],
+        episode_blocks=[visit, visit],
+        current_session_id=None,
+    )
+    assert [i.line for i in items] == [
+        "[past visit summary · 2026-03-01 · resolved] Bought boots.",
+        "[earlier visit · 2026-03-01] B.",
+        "[earlier visit · 2026-04-01] J.",
+        "[fact · stated 2026-03-05] The shopper wears size M.",
+    ]
+
+
+def test_unresolved_visits_first_then_the_newest_of_each():
+    def visit(day: str, resolved: bool):
+        return episode(f"Visit {day}.", at=f"{day}T10:00:00+00:00", session=day, resolved=resolved)
+
+    blocks = [
+        visit("2026-01-01", True),
+        visit("2026-02-01", False),
+        visit("2026-03-01", True),
+        visit("2026-04-01", False),
+    ]
+    lines = [i.line.split("] ")[1] for i in render(episode_blocks=blocks)]
+    assert lines == [
+        "Visit 2026-04-01.",
+        "Visit 2026-02-01.",
+        "Visit 2026-03-01.",
+        "Visit 2026-01-01.",
+    ]
+
+
+def test_the_notes_message_is_the_warning_then_the_fenced_lines():
+    assert notes_message(["one", "two"]) == (
+        f"{render_module.NOTES_WARNING}\n{NOTES_OPEN}\none\ntwo\n{NOTES_CLOSE}"
+    )
+
+
+def test_the_recall_tool_dates_every_line_and_compresses_every_exchange():
+    exchange = turn("jeans?", "Here are jeans.", at="2026-04-01T10:00:00+00:00", summary="J.")
+    raw = turn("boots?", "Here are boots.", at="2026-04-02T10:00:00+00:00")
+    size = fact("The shopper wears size M.", at="2026-03-05T10:00:00+00:00")
+    visit = episode("Bought boots.", at="2026-03-01T11:00:00+00:00", session="s1", resolved=False)
+    items = tool_items([exchange, raw, size, visit], max_chars=500)
+    assert [(i.scope, i.line) for i in items] == [
+        ("tool", "[2026-04-01] J."),
+        ("tool", "[2026-04-02] Shopper: boots? ‖ Assistant: Here are boots."),
+        ("tool", "[fact · stated 2026-03-05] The shopper wears size M."),
+        ("tool", "[past visit summary · 2026-03-01 · unresolved] Bought boots."),
+    ]
+    assert all(len(i.line) <= 40 for i in tool_items([exchange, size], max_chars=40))
+
+
+def test_a_fact_speaks_for_the_day_the_shopper_stated_it_not_the_day_it_was_stored():
+    # A dated session: stated on the shopper's timeline in January, stored in May.
+    january = fact("The shopper wears size S.", at="2026-05-02T09:00:00+00:00")
+    january.created_at = "2026-01-10T09:00:00+00:00"
+    march = fact("The shopper wears size M.", at="2026-03-01T09:00:00+00:00")
+    lines = [i.line for i in render(fact_blocks=[march, january])]
+    assert lines == [
+        "[fact · stated 2026-01-10] The shopper wears size S.",
+        "[fact · stated 2026-03-01] The shopper wears size M.",
+    ]
+
+
+def test_stamps_in_another_offset_are_ordered_by_the_moment_they_name():
+    # 10:00 at +02:00 is 08:00 UTC: before 09:00 UTC.
+    later = fact("The shopper wears size L.", at="2026-05-01T09:00:00+00:00")
+    earlier = fact("The shopper wears size M.", at="2026-05-01T10:00:00+02:00")
+    lines = [i.line for i in render(fact_blocks=[later, earlier])]
+    assert lines[-1].endswith("size L.")
+
+
+def test_a_block_holding_a_fact_renders_as_one_whatever_its_type_says():
+    odd = fact("The shopper dislikes yellow.", at=_at(1))
+    odd.annotations = {"type": "note"}
+    (item,) = session_items([odd], window_turns=3, max_chars=500)
+    assert (item.scope, item.line) == (
+        "fact",
+        "[fact · stated 2026-05-01] The shopper dislikes yellow.",
+    )
+
+
+def test_every_kind_of_line_keeps_to_the_line_limit():
+    long = "word " * 40
+    blocks = dict(
+        episode_blocks=[episode(long, at="2026-03-01T10:00:00+00:00", session="s1", resolved=True)],
+        turn_blocks=[turn("q", "a", at="2026-04-01T10:00:00+00:00", session="s1", summary=long)],
+        fact_blocks=[fact("The shopper likes " + long, at="2026-04-02T10:00:00+00:00")],
+        session_blocks=[
+            turn("q", "a", at=_at(1), session="session1", summary=long),
+            turn("q2", long, at=_at(2), session="session1"),
+        ],
+    )
+    items = render(window_turns=1, max_chars=60, **blocks)
+    assert [i.scope for i in items] == ["episode", "turn", "fact", "session", "session"]
+    assert all(len(line) <= 60 for i in items for line in i.line.split("\n"))
+    assert all(i.line.endswith("…") for i in items[:4])
+    tool = tool_items([blocks["turn_blocks"][0], blocks["episode_blocks"][0]], max_chars=60)
+    assert [len(i.line) for i in tool] == [60, 60]
+
+
+def test_every_item_says_which_search_it_came_from_for_the_inspector():
+    items = render(
+        session_blocks=[fact("The shopper wears size M.", at=_at(1)), turn("q", "a", at=_at(2))],
+        fact_blocks=[fact("The shopper dislikes yellow.", at=_at(3), session="session0")],
+        episode_blocks=[episode("Bought boots.", at=_at(0), session="session0", resolved=True)],
+    )
+    assert [i.scope for i in items] == ["episode", "fact", "fact", "session"]
+
+
+def test_a_repeated_earlier_turn_does_not_hide_the_ones_after_it():
+    here = turn("q", "a", at=_at(5), session="session2")
+    earlier = turn("jeans?", "a", at="2026-04-01T10:00:00+00:00", session="session1", summary="J.")
+    items = render(
+        session_blocks=[here], turn_blocks=[here, earlier], current_session_id="session2"
+    )
+    assert [i.line for i in items] == [
+        "[earlier visit · 2026-04-01] J.",
+        "[this visit] Shopper: q ‖ Assistant: a",
+    ]
+
+
+def test_an_exchange_that_exactly_fills_its_line_stays_on_one():
+    prefix_and_raw = "[this visit] Shopper: q ‖ Assistant: "
+    answer = "a b " + "c" * (60 - len(prefix_and_raw) - 4)
+    (item,) = session_items([turn("q", answer, at=_at(1))], window_turns=3, max_chars=60)
+    assert item.line == prefix_and_raw + answer and len(item.line) == 60
+
+
+def test_a_line_is_not_broken_at_a_space_early_in_it():
+    # The only space is in the first half of the room: the long word is cut instead, so
+    # the line is not left half empty.
+    text = "abcdefghijklmnopq " + "d" * 60
+    first, second = render_module.verbatim_lines(text, max_chars=60)
+    assert first == "[this visit] abcdefghijklmnopq " + "d" * 29
+    assert second == "[this visit · continued] " + "d" * 31

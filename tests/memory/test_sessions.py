@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memoryapp.sessions import session_id_clean, session_number_highest, text_clean
+from memoryapp.sessions import session_id_clean, session_number, session_number_highest, text_clean
 
 
 @pytest.mark.parametrize(
@@ -54,3 +54,16 @@ def test_lone_surrogates_and_nul_are_removed_everything_else_kept():
     assert text_clean("smile \ud83d\ude00") == "smile 😀"
     assert text_clean("\udfff\ud800") == ""
     text_clean("x\ud800").encode("utf-8")  # would raise UnicodeEncodeError if one survived
+
+
+def test_plain_ascii_text_loses_only_its_nul():
+    assert text_clean("jeans\x00 in M") == "jeans in M"
+    assert text_clean("size M, black") == "size M, black"
+
+
+def test_only_minted_ids_have_a_number():
+    assert session_number("session12") == 12
+    assert session_number("session007") == 7
+    assert session_number("session") is None
+    assert session_number("conv-2026-05-01") is None
+    assert session_number("session12a") is None
