@@ -80,5 +80,5 @@ mutation: $(VENV)/.installed ## Mutation testing of the memory-rule modules, sco
 	@$(PY) scripts/mutation-report --survivors
 
 clean: ## Remove the virtualenv, local databases and caches
-	rm -rf $(VENV) .pytest_cache .ruff_cache var/ test-artifacts/ node_modules/
+	rm -rf $(VENV) .pytest_cache .ruff_cache var/ test-artifacts/ node_modules/ mutants/
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
