@@ -89,6 +89,17 @@ def test_facts_render_whole_with_date_created_else_ingested_newest_last():
     ]
 
 
+def test_a_fact_renders_whole_even_when_the_server_summarised_it():
+    # A fact stored with extraction on (before facts skipped it) carries a paraphrase.
+    text = "The shopper wears size EU 42 in running shoes and size 43 in boots."
+    block = fact(text, at=_at(1), session="session2").model_copy(
+        update={"summary": "Shoe sizes.", "contexts": ["shoes"]}
+    )
+    for blocks in (dict(fact_blocks=[block]), dict(session_blocks=[block])):
+        lines = [i.line for i in render(**blocks, current_session_id="session2")]
+        assert lines == [f"[fact · stated 2026-05-01] {text}"]
+
+
 def test_earlier_visits_first_and_compressed_this_session_last():
     earlier = turn(
         "jeans?",
