@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 from io import StringIO
 
 import pytest
+from django.contrib.auth.models import Permission
 from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
@@ -229,6 +230,42 @@ def test_non_staff_cannot_see_or_change_memory(shopper_client, remembered_shoppe
             assert response["Location"].startswith(reverse("admin:login"))
     assert memory_user_exists(remembered_shopper.user.username)
     assert block.block_id in {b.block_id for b in memory_blocks(remembered_shopper.user.username)}
+
+
+def test_staff_who_may_only_view_shoppers_cannot_delete_their_memory(
+    django_user_model, remembered_shopper
+):
+    viewer = django_user_model.objects.create_user(username="viewer", is_staff=True)
+    viewer.user_permissions.add(Permission.objects.get(codename="view_demoshopper"))
+    client = Client()
+    client.force_login(viewer)
+    username = remembered_shopper.user.username
+    block = memory_blocks(username)[0]
+    assert client.get(memory_url(remembered_shopper)).status_code == 200
+    for url in (
+        memory_url(remembered_shopper, "erase"),
+        delete_url(remembered_shopper, block.block_id),
+    ):
+        assert client.post(url).status_code == 403
+    assert memory_user_exists(username)
+    assert block.block_id in {b.block_id for b in memory_blocks(username)}
+
+
+def test_a_staff_account_has_no_shopper_memory_page(admin_client, remembered_shopper):
+    """A shopper account later made staff: its memory is neither shown nor erasable here."""
+    user = remembered_shopper.user
+    user.is_staff = True
+    user.save(update_fields=["is_staff"])
+    block = memory_blocks(user.username)[0]
+    for url in (
+        memory_url(remembered_shopper),
+        memory_url(remembered_shopper, "erase"),
+        delete_url(remembered_shopper, block.block_id),
+    ):
+        assert admin_client.get(url).status_code == 404
+        assert admin_client.post(url).status_code == 404
+    assert memory_user_exists(user.username)
+    assert block.block_id in {b.block_id for b in memory_blocks(user.username)}
 
 
 def test_deletes_need_post_and_a_csrf_token(admin_user, remembered_shopper):

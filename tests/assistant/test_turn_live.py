@@ -94,6 +94,10 @@ async def test_a_return_visit_applies_remembered_facts(live_memory, shopper):
     done = next(e for e in again if e["type"] == "done")
     assert done["products"] and all("yellow" not in c["colours"] for c in done["products"])
     assert "remember" not in done["text"].lower()
+    # What was recalled is kept in the chat record by id and score, never as memory text.
+    turn = await ChatTurn.objects.aget(pk=done["turn_id"])
+    assert {r["block_id"] for r in turn.recalled} == {i["block_id"] for i in searched["items"]}
+    assert "yellow" not in json.dumps(turn.recalled)
 
 
 async def test_the_black_one_in_m_is_resolved_from_the_verbatim_window(live_memory, shopper):

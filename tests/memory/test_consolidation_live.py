@@ -175,6 +175,15 @@ async def test_twelve_old_copies_of_a_fact_render_once(live_memory, shopper_name
     ]
 
 
+async def test_of_two_old_sizes_stored_before_consolidation_the_later_is_recalled(
+    live_memory, shopper_name
+):
+    await legacy_facts(shopper_name, ["The shopper wears size M.", "The shopper wears size L."])
+    assert [line.split("] ", 1)[1] for line in await fact_lines(shopper_name, "size")] == [
+        "The shopper wears size L."
+    ]
+
+
 async def test_restating_a_fact_stored_before_consolidation_tidies_its_copies(
     live_memory, shopper_name
 ):

@@ -97,6 +97,9 @@ def test_a_bare_sentence_gets_its_slot_when_worded_as_the_judge_words_facts():
         fact("The shopper wears size M.", "size", "size/tops", ["M"]),
         fact("The shopper wears size M.", "size", None, "M"),
         fact("", "size", "size/tops", "M"),
+        fact(["The shopper wears size M."], "size", "size/tops", "M"),
+        # A blank sentence whose value needs no wording in it (a tight budget).
+        fact("  ", "budget", "budget", "tight"),
         fact("The shopper gets 20% off everything.", "budget", "budget", "tight"),
     ],
 )

@@ -7,7 +7,7 @@ import json
 import logging
 import threading
 from contextlib import contextmanager
-from datetime import date
+from datetime import UTC, date, datetime
 
 import pytest
 
@@ -504,3 +504,119 @@ async def test_recall_has_all_its_searches_in_flight_at_once(
         proxy.stop()
     assert proxy.failed == [] and recall.failed == []
     assert {i.scope for i in recall.items} == {"session", "fact"}
+
+
+NINETY_ONE_DAYS = 91 * 24 * 3600
+
+
+async def test_a_fact_outlives_the_default_retention_its_turn_does_not(live_memory, shopper_name):
+    memory = await open_session(shopper_name)
+    await turn_record(memory=memory, query="I'm a size M, show me jeans", answer="Here.")
+    await facts_record(memory=memory, facts=["The shopper wears size M."])
+    live_memory.advance(NINETY_ONE_DAYS)
+    try:
+        later = await open_session(shopper_name)
+        recall = await memories_recall(memory=later, message="jeans", turn_count=0)
+    finally:
+        live_memory.advance(-NINETY_ONE_DAYS)
+    assert [i.line for i in recall.items] == [
+        f"[fact · stated {datetime.now(UTC).date().isoformat()}] The shopper wears size M."
+    ]
+
+
+async def test_facts_and_earlier_visits_each_keep_their_own_budget(
+    live_memory, shopper_name, settings
+):
+    settings.MEMORY_CROSS_SESSION_FACT_K = 2
+    settings.MEMORY_CROSS_SESSION_TURN_K = 3
+    earlier = await open_session(shopper_name, session_date=date(2026, 4, 1))
+    await facts_record(
+        memory=earlier,
+        facts=[
+            "The shopper wears size M.",
+            "The shopper dislikes yellow.",
+            "The shopper prefers Kestrel.",
+            "The shopper wears shoe size 42.",
+        ],
+    )
+    await exchanges(earlier, [(f"show me jackets number {i}", f"Jacket {i}.") for i in range(6)])
+    now = await open_session(shopper_name)
+    recall = await memories_recall(memory=now, message="jackets", turn_count=0)
+    scopes = [i.scope for i in recall.items]
+    assert scopes.count("fact") == 2 and scopes.count("turn") == 3
+
+
+async def test_listing_the_session_stops_at_the_block_cap(live_memory, shopper_name, settings):
+    settings.MEMORY_MAX_SESSION_BLOCKS = 5
+    # The search of every session also finds this one's turns: let it add at most one.
+    settings.MEMORY_CROSS_SESSION_TURN_K = 1
+    memory = await resumed_session(shopper_name)
+    await exchanges(memory, [(f"question {i}", f"answer {i}") for i in range(8)])
+    recall = await memories_recall(memory=memory, message="next", turn_count=8)
+    lines = [i.line for i in recall.items if i.scope == "session"]
+    assert len(lines) <= 6
+    # The cap keeps the newest blocks: what the shopper is replying to.
+    assert lines[-3:] == [
+        f"[this visit] Shopper: question {i} ‖ Assistant: answer {i}" for i in (5, 6, 7)
+    ]
+    assert sum("question 3" in line or "question 4" in line for line in lines) == 2
+
+
+async def _episode(memory, text: str, *, resolved: bool) -> None:
+    """A past-visit summary as session_close stores it."""
+    await memory.resource.add_memory(
+        facts=[text],
+        annotations={"type": "episode", "resolved": "true" if resolved else "false"},
+        context_required=False,
+    )
+
+
+async def test_an_unresolved_visit_is_recalled_past_newer_resolved_ones(
+    live_memory, shopper_name, settings
+):
+    settings.MEMORY_CROSS_SESSION_EPISODE_K = 2
+    oldest = await open_session(shopper_name)
+    await _episode(oldest, "The shopper looked for wedding sandals and found none.", resolved=False)
+    for i in range(3):
+        visit = await open_session(shopper_name)
+        await _episode(visit, f"The shopper bought socks number {i}.", resolved=True)
+    now = await open_session(shopper_name)
+    recall = await memories_recall(memory=now, message="hello", turn_count=0)
+    lines = [i.line for i in recall.items if i.scope == "episode"]
+    assert len(lines) == 2
+    assert "· unresolved] The shopper looked for wedding sandals" in lines[0]
+
+
+async def test_the_visit_in_progress_is_never_recalled_as_a_past_visit(live_memory, shopper_name):
+    earlier = await open_session(shopper_name)
+    await _episode(earlier, "The shopper looked for rain jackets.", resolved=True)
+    # Minted this turn, so nothing of it is listed: only the episode search could bring it.
+    now = await open_session(shopper_name)
+    await _episode(now, "The shopper looked for wedding sandals.", resolved=False)
+    recall = await memories_recall(memory=now, message="hello", turn_count=0)
+    lines = [i.line for i in recall.items if i.scope == "episode"]
+    assert len(lines) == 1 and lines[0].endswith("The shopper looked for rain jackets.")
+
+
+async def test_a_failing_memory_look_up_gives_the_agent_nothing_not_an_error(
+    live_memory, shopper_name, monkeypatch
+):
+    memory = await open_session(shopper_name)
+    await facts_record(memory=memory, facts=["The shopper wears size M."])
+
+    async def broken_search(*args, **kwargs):
+        raise OSError("connection reset")
+
+    monkeypatch.setattr(memory.resource, "search_memory", broken_search)
+    assert await memory_tool_recall(memory=memory, query="size") == []
+
+
+async def test_listing_pages_past_a_hundred_blocks(live_memory, shopper_name, settings):
+    # The search of every session also finds this one's turns: let it add at most one.
+    settings.MEMORY_CROSS_SESSION_TURN_K = 1
+    memory = await resumed_session(shopper_name)
+    await exchanges(memory, [(f"question {i}", f"answer {i}") for i in range(105)])
+    recall = await memories_recall(memory=memory, message="next", turn_count=9)
+    lines = [i.line for i in recall.items if i.scope == "session"]
+    assert len(lines) == 105
+    assert lines[-1] == "[this visit] Shopper: question 104 ‖ Assistant: answer 104"

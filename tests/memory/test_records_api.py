@@ -88,6 +88,16 @@ def test_records_need_a_signed_in_shopper(memory):
     assert response.status_code == 403
 
 
+def test_a_signed_out_visitor_cannot_delete_a_record(memory):
+    shopper = new_shopper()
+    ids = seed_memories(memory, shopper.username)
+
+    response = Client().post(delete_url(ids["fact"]), HTTP_ORIGIN="http://testserver")
+
+    assert response.status_code == 403
+    assert ids["fact"] in remaining(memory, shopper.username)
+
+
 def test_records_list_newest_first_with_every_field(memory):
     shopper = new_shopper()
     ids = seed_memories(memory, shopper.username)

@@ -91,6 +91,17 @@ def test_facts_render_whole_with_date_created_else_ingested_newest_last():
     ]
 
 
+def test_a_fact_renders_whole_even_when_the_server_summarised_it():
+    # A fact stored with extraction on (before facts skipped it) carries a paraphrase.
+    text = "The shopper wears size EU 42 in running shoes and size 43 in boots."
+    block = fact(text, at=_at(1), session="session2").model_copy(
+        update={"summary": "Shoe sizes.", "contexts": ["shoes"]}
+    )
+    for blocks in (dict(fact_blocks=[block]), dict(session_blocks=[block])):
+        lines = [i.line for i in render(**blocks, current_session_id="session2")]
+        assert lines == [f"[fact · stated 2026-05-01] {text}"]
+
+
 def test_earlier_visits_first_and_compressed_this_session_last():
     earlier = turn(
         "jeans?",
@@ -151,6 +162,19 @@ def test_note_lines_lose_control_characters_and_angle_brackets_and_are_capped():
     line = note_clean(text, max_chars=500)
     assert "<" not in line and ">" not in line and "\n" not in line and "\x07" not in line
     assert len(line) == 500
+
+
+def test_every_kind_of_line_keeps_to_the_line_limit():
+    long = "The shopper " + "really " * 120 + "likes red."
+    blocks = dict(
+        fact_blocks=[fact(long, at=_at(1), session="session2")],
+        turn_blocks=[turn(long, long, at=_at(2), session="session2")],
+        episode_blocks=[episode(long, at=_at(3), session="session2", resolved=False)],
+        session_blocks=[turn(long, long, at=_at(4), summary=long), turn("q", "a", at=_at(5))],
+    )
+    items = render(**blocks, window_turns=1)
+    assert {i.scope for i in items} == {"fact", "turn", "episode", "session"}
+    assert all(len(i.line) <= 500 for i in items)
 
 
 def test_an_injected_instruction_stays_inside_the_fence():
