@@ -426,7 +426,7 @@ def test_a_block_holding_a_fact_renders_as_one_whatever_its_type_says():
     )
 
 
-def test_every_kind_of_line_keeps_to_the_line_limit():
+def test_every_kind_of_line_keeps_to_a_smaller_limit_and_ends_cut_lines_with_an_ellipsis():
     long = "word " * 40
     blocks = dict(
         episode_blocks=[episode(long, at="2026-03-01T10:00:00+00:00", session="s1", resolved=True)],
