@@ -13,7 +13,8 @@ vectors, so a repeated text would hide the embedding. The embedding of one query
 timed on its own, in this process with the same embedder, so the figures can be read
 against it (and re-run when the embedder changes).
 Part 2, over loopback: daphne serving the app and the embedded memory server (the first of
---embedders), each in its own process, and --shoppers signed-in shoppers on websockets
+--embedders), each in its own process, and --shoppers signed-in shoppers on websockets, each
+opening the panel (a hello, answered by the greeting) and then
 sending --rounds messages each at once, answered by the offline model: errors, turns
 answered without memory, turns recalled only in part, how long opening the session took,
 and turn p50/p95 (send -> done) and (send -> memory.added).
@@ -294,6 +295,10 @@ async def one_shopper(port: int, cookie: str, rounds: int, results: dict) -> Non
             },
             open_timeout=30,
         ) as socket:
+            # As the panel does when it opens: a hello first, answered by the greeting.
+            await socket.send(json.dumps({"type": "hello", "page": {"kind": "other"}}))
+            while json.loads(await asyncio.wait_for(socket.recv(), 60))["type"] != "welcome":
+                pass
             for turn in range(rounds):
                 frame = {
                     "type": "message",

@@ -14,7 +14,7 @@ from memoryapp.clients import memory_client_async
 from memoryapp.conf import memory_conf
 from memoryapp.guard import guarded
 from memoryapp.render import block_time
-from memoryapp.services import FACT, shopper_sessions_seen
+from memoryapp.services import FACT, shopper_absent_noted, shopper_sessions_seen
 
 GREETING_FACT_K = 10
 
@@ -32,6 +32,7 @@ async def _greeting_memory(username: str) -> GreetingMemory:
     try:
         user = await client.get_user(username)
     except NotFoundError:
+        shopper_absent_noted(username=username)
         return GreetingMemory(returning=False)
     shopper_sessions_seen(username=username, session_ids=user.sessions or [])
     if not user.sessions:

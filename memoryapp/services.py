@@ -95,6 +95,9 @@ clock: Callable[[], datetime] = lambda: datetime.now(UTC)  # noqa: E731
 # entries make way past KNOWN_SHOPPERS_MAX.
 KNOWN_SHOPPERS_MAX = 100_000
 _session_highest: dict[str, int] = {}
+# Shoppers a read elsewhere found without a memory user (the panel's greeting of a new
+# shopper): their first turn creates the user without looking it up again.
+_users_absent: dict[str, None] = {}
 # Per event loop and shopper: one mint at a time, so this process's tabs never race.
 _mint_locks: weakref.WeakKeyDictionary[
     asyncio.AbstractEventLoop, weakref.WeakValueDictionary[str, asyncio.Lock]
@@ -202,6 +205,17 @@ def shopper_sessions_seen(*, username: str, session_ids: Sequence[str]) -> None:
     _session_seen(username, session_number_highest(list(session_ids)))
 
 
+def shopper_absent_noted(*, username: str) -> None:
+    """Note that a read elsewhere found no memory user for the shopper (the greeting).
+
+    Their first turn then creates the user straight away: two requests to open the session
+    instead of three. Should another process have created it meanwhile, the 409 reads it.
+    """
+    if username not in _users_absent and len(_users_absent) >= KNOWN_SHOPPERS_MAX:
+        _users_absent.pop(next(iter(_users_absent)), None)
+    _users_absent[username] = None
+
+
 def _mint_lock(username: str) -> asyncio.Lock:
     locks = _mint_locks.setdefault(asyncio.get_running_loop(), weakref.WeakValueDictionary())
     lock = locks.get(username)
@@ -217,14 +231,23 @@ async def _user_ensure(*, username: str, display_name: str, budget: _TripBudget)
     may have seen a number the read does not show yet.
     """
     client = memory_client_async()
-    try:
-        user = await budget.trip(client.get_user(username))
-    except NotFoundError:
-        name = text_clean(display_name) or username
+
+    async def create() -> AsyncUserResource:
         try:
-            user = await budget.trip(client.create_user(username, name))
+            return await budget.trip(
+                client.create_user(username, text_clean(display_name) or username)
+            )
         except ConflictError:
+            return await budget.trip(client.get_user(username))
+
+    if username in _users_absent:
+        _users_absent.pop(username, None)
+        user = await create()
+    else:
+        try:
             user = await budget.trip(client.get_user(username))
+        except NotFoundError:
+            user = await create()
     _session_seen(username, session_number_highest(user.sessions))
     return _session_highest.get(username, session_number_highest(user.sessions))
 

@@ -161,6 +161,25 @@ async def test_after_the_greeting_a_returning_shopper_s_first_turn_costs_one(
     assert sent == [f"POST /users/{shopper_name}/sessions"]
 
 
+async def test_after_the_greeting_a_new_shopper_s_first_turn_costs_two(live_memory, shopper_name):
+    assert not (await greeting_read(username=shopper_name)).returning
+    with requests_counted() as sent:
+        memory = await open_session(shopper_name)
+    assert memory.session_id == "session1"
+    assert sent == ["POST /users", f"POST /users/{shopper_name}/sessions"]
+
+
+async def test_a_user_created_after_the_greeting_is_read_and_numbered_from(
+    live_memory, shopper_name
+):
+    assert not (await greeting_read(username=shopper_name)).returning
+    # Another process creates the shopper and a first visit meanwhile.
+    user = await memory_client_async().create_user(shopper_name, "Other process")
+    await user.create_session("session1")
+    memory = await open_session(shopper_name)
+    assert memory.session_id == "session2"
+
+
 async def test_the_next_session_follows_the_highest_stored_with_a_gap_in_the_middle(
     live_memory, shopper_name
 ):
