@@ -61,9 +61,6 @@ TOOL_SEARCH_K = 8
 # parsed and collapsed by the app, to guard against what the retry covers.)
 FACT_FETCH_MAX = 400
 FACT_REFETCH_GROWTH = 4
-# Episodes are listed newest first; this many beyond the budget leave room for the one of
-# the visit in progress and a visit told twice, both dropped.
-EPISODE_FETCH_SPARE = 3
 # Minting retries with a fresh read after each conflict. Every conflict means another mint
 # succeeded, so a minter needs at most as many attempts as there are minters racing it
 # (in one process the per-shopper lock leaves one; across processes, one per process);
@@ -490,18 +487,10 @@ async def _facts_current(resource: AsyncSessionResource, *, query: str | None, k
 
 
 async def _episodes(resource: AsyncSessionResource, *, k: int) -> list[Any]:
-    """Past-visit summaries of other sessions, unresolved first, then newest.
-
-    Of the newest visits only: an unresolved visit older than the newest few is no longer
-    what a returning shopper picks up again.
-    """
+    """Past-visit summaries of other sessions, unresolved first, then newest."""
+    # No query, so the server returns every episode (relevant_k applies to ranked searches).
     found = await resource.search_memory(
-        filters={
-            "session_ids": "all",
-            "annotations": EPISODE,
-            "order_by": "ingested_at",
-            "relevant_k": k + EPISODE_FETCH_SPARE,
-        }
+        filters={"session_ids": "all", "annotations": EPISODE, "order_by": "ingested_at"}
     )
     # The server lists newest first; a stable sort keeps that order within each group.
     blocks = [b for b in found.memory_blocks if b.session_id != resource.session_id]
