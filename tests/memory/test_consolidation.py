@@ -6,10 +6,7 @@ embedded server; these pin each decision of `facts_plan` and the recall collapse
 
 from __future__ import annotations
 
-import itertools
 from datetime import UTC, datetime
-
-from agentmemory import MemoryBlock
 
 from llm.fact_schema import FactSlot
 from memoryapp.consolidation import (
@@ -23,9 +20,8 @@ from memoryapp.consolidation import (
     text_key,
 )
 from memoryapp.judge import JudgedFact
-from tests.memory.factories import turn
+from tests.memory.factories import fact, turn
 
-_ids = itertools.count(1)
 SPRING = "2026-03-01T10:00:00+00:00"
 SUMMER = "2026-06-01T10:00:00+00:00"
 AUTUMN = "2026-09-01T10:00:00+00:00"
@@ -34,18 +30,11 @@ NOW = datetime(2026, 10, 1, 10, tzinfo=UTC)
 
 def stored(text: str, *, at: str, session: str = "session1", slot: FactSlot | None = None):
     """A stored fact; with slot, annotated as the judge files it, else a bare sentence."""
-    annotations = {"type": "fact"}
-    if slot is not None:
-        annotations |= {"category": slot.category, "slot": slot.slot, "value": slot.value}
-    return MemoryBlock(
-        block_id=f"f{next(_ids)}",
-        user_id="ann",
-        session_id=session,
-        fact=text,
-        ingested_at=at,
-        created_at=at,
-        annotations=annotations,
-    )
+    block = fact(text, at=at, session=session)
+    if slot is None:
+        return block
+    slotted = {"category": slot.category, "slot": slot.slot, "value": slot.value}
+    return block.model_copy(update={"annotations": block.annotations | slotted})
 
 
 def size(value: str) -> FactSlot:
