@@ -3,17 +3,34 @@
 from __future__ import annotations
 
 import argparse
-import logging
 import os
+import socket
 import sys
 import time
+from collections.abc import Callable
 
+import uvicorn
 from django.conf import settings
 from django.core.management import call_command
 from pydantic import ValidationError
 
 from memoryserver.asgi import SETTINGS_MODULE, build_application
 from memoryserver.embedders import EmbedderUnavailable, get_embedder
+
+KEEP_ALIVE_SECONDS = 30
+
+
+class _ReadyServer(uvicorn.Server):
+    """uvicorn's server, telling the caller once it listens."""
+
+    def __init__(self, config: uvicorn.Config, *, ready: Callable[[], None]) -> None:
+        super().__init__(config)
+        self._ready = ready
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets)
+        if self.started:
+            self._ready()
 
 
 def arguments(argv: list[str] | None = None) -> argparse.Namespace:
@@ -37,9 +54,6 @@ def main(argv: list[str] | None = None) -> int:
     started = time.monotonic()
     # Always the server's own settings, even when the caller's environment names the shop's.
     os.environ["DJANGO_SETTINGS_MODULE"] = SETTINGS_MODULE
-    if options.verbosity < 2:
-        logging.getLogger("daphne").setLevel(logging.WARNING)
-
     try:
         application = build_application()
     except ValidationError as exc:
@@ -60,11 +74,6 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     start_background()
 
-    # Importing daphne.server installs Twisted's asyncio reactor as a side effect: only once
-    # the process is about to serve.
-    from daphne.endpoints import build_endpoint_description_strings
-    from daphne.server import Server
-
     def ready() -> None:
         if options.verbosity >= 1:
             print(
@@ -75,14 +84,27 @@ def main(argv: list[str] | None = None) -> int:
                 flush=True,
             )
 
-    Server(
-        application=application,
-        endpoints=build_endpoint_description_strings(host=options.host, port=options.port),
-        signal_handlers=True,
-        verbosity=0,
-        ready_callable=ready,
-        server_name="agentmemory",
-    ).run()
+    server = _ReadyServer(
+        uvicorn.Config(
+            application,
+            host=options.host,
+            port=options.port,
+            # The C request parser and the standard event loop: the parser is what makes a
+            # request cheap (docs/agent-memory-server.md, "One process, by choice").
+            http="httptools",
+            loop="asyncio",
+            lifespan="off",
+            access_log=options.verbosity >= 2,
+            log_level="info" if options.verbosity >= 2 else "warning",
+            server_header=False,
+            # Well past the SDK's own keep-alive (httpx closes an idle connection after 5 s):
+            # were the server to close first, a request could be sent on a connection the
+            # server is closing at that moment.
+            timeout_keep_alive=KEEP_ALIVE_SECONDS,
+        ),
+        ready=ready,
+    )
+    server.run()
     return 0
 
 
