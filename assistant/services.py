@@ -48,10 +48,14 @@ from memoryapp.conf import memory_conf, retention_preset_for
 from memoryapp.greeting import greeting_read
 from memoryapp.render import notes_message
 from memoryapp.services import (
+    EarlyRecall,
     MemorySession,
     exchange_remember,
     memories_recall,
     memory_tool_recall,
+    recall_abandon,
+    recall_begin,
+    recall_finish,
     session_close,
     session_open,
 )
@@ -182,6 +186,7 @@ async def turn_run(
     signed_in = bool(user and user.is_authenticated)
     shopper = await _shopper_name(user) if signed_in else None
     memory: MemorySession | None = None
+    early: EarlyRecall | None = None
     mode: events.Mode = "stateless"
     if signed_in:
         demo = await _demo_settings()
@@ -189,6 +194,13 @@ async def turn_run(
             mode = "memory_off"
         else:
             start = spans.now_ms()
+            # The recall goes out with the session's lookup, not after it (see recall_begin).
+            early = recall_begin(
+                username=user.username,
+                session_id=request.session_id,
+                message=request.text,
+                turn_count=request.turn_count,
+            )
             try:
                 memory = await session_open(
                     username=user.username,
@@ -202,6 +214,37 @@ async def turn_run(
             except MemoryUnavailable:
                 mode = "memory_unavailable"
             spans.add("memory.session", start, spans.now_ms() - start)
+    try:
+        async for event in _turn_run_opened(
+            user=user,
+            request=request,
+            progress=progress,
+            spans=spans,
+            signed_in=signed_in,
+            shopper=shopper,
+            memory=memory,
+            early=early,
+            mode=mode,
+        ):
+            yield event
+    finally:
+        # Unless the answer used it: memory went unavailable, or the turn was stopped first.
+        recall_abandon(early)
+
+
+async def _turn_run_opened(
+    *,
+    user,
+    request: TurnRequest,
+    progress: TurnProgress,
+    spans: _Spans,
+    signed_in: bool,
+    shopper: str | None,
+    memory: MemorySession | None,
+    early: EarlyRecall | None,
+    mode: events.Mode,
+) -> AsyncIterator[events.Event]:
+    """The turn once its memory session is known: records, the answer, the chat record."""
     yield _session_event(memory=memory, mode=mode, shopper=shopper, requested=request.session_id)
 
     model = model_for("assistant")
@@ -217,6 +260,7 @@ async def turn_run(
     answer = _turn_answer(
         request=request,
         memory=memory,
+        early=early,
         mode=mode,
         signed_in=signed_in,
         model=model,
@@ -245,6 +289,7 @@ async def _turn_answer(
     *,
     request: TurnRequest,
     memory: MemorySession | None,
+    early: EarlyRecall | None,
     mode: events.Mode,
     signed_in: bool,
     model: str,
@@ -256,11 +301,14 @@ async def _turn_answer(
     vocabulary = await _vocabulary()
     notes = None
     if memory is not None:
-        start = spans.now_ms()
-        log.recall = await memories_recall(
-            memory=memory, message=request.text, turn_count=request.turn_count
-        )
-        spans.add("memory.recall", start, log.recall.duration_ms)
+        if early is not None:
+            log.recall = await recall_finish(early, memory=memory)
+        else:
+            log.recall = await memories_recall(
+                memory=memory, message=request.text, turn_count=request.turn_count
+            )
+        # It may have begun with the session's lookup: the span ends now, however long.
+        spans.add("memory.recall", spans.now_ms() - log.recall.duration_ms, log.recall.duration_ms)
         notes = notes_message(log.recall.lines)
         yield events.MemorySearched(
             counts=log.recall.counts,

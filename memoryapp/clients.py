@@ -14,7 +14,12 @@ import weakref
 
 import httpcore
 import httpx
-from agentmemory import AgentMemoryClient, AsyncAgentMemoryClient, AsyncUserResource
+from agentmemory import (
+    AgentMemoryClient,
+    AsyncAgentMemoryClient,
+    AsyncSessionResource,
+    AsyncUserResource,
+)
 from agentmemory.exceptions import AgentMemoryError
 from django.conf import settings
 
@@ -176,6 +181,14 @@ def memory_user_async(username: str) -> AsyncUserResource:
     A call through it on a user that does not exist answers NotFoundError.
     """
     return AsyncUserResource(memory_client_async()._http, username)
+
+
+def memory_session_async(username: str, session_id: str) -> AsyncSessionResource:
+    """A handle on one of the shopper's sessions without fetching it (see memory_user_async).
+
+    Calls through it answer NotFoundError when the session does not exist.
+    """
+    return AsyncSessionResource(memory_client_async()._http, username, session_id)
 
 
 def memory_client_sync(*, timeout: float | None = None) -> AgentMemoryClient:

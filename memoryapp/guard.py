@@ -89,15 +89,34 @@ async def guarded[T](
     With `grace`, a call past its timeout goes on, up to `grace` seconds more, while memory
     answers other requests (`while_answering`).
     """
+    result, error = await attempted(call, timeout=timeout, grace=grace)
+    return outcome_noted(path=path, lost=lost, error=error), result
+
+
+async def attempted[T](
+    call: Awaitable[T], *, timeout: float, grace: float = 0.0
+) -> tuple[T | None, BaseException | None]:
+    """`guarded` without the logging: (result, None), or (None, the memory failure).
+
+    For calls whose outcome may not count (an early recall thrown away when the session
+    turns out to be another): the caller notes it with `outcome_noted` once it does.
+    """
     try:
-        with outage_translated(path=path, lost=lost):
-            if grace > 0:
-                result = await while_answering(call, timeout=timeout, grace=grace)
-            else:
-                result = await asyncio.wait_for(call, timeout=timeout)
-    except MemoryUnavailable:
-        return False, None
-    return True, result
+        if grace > 0:
+            return await while_answering(call, timeout=timeout, grace=grace), None
+        return await asyncio.wait_for(call, timeout=timeout), None
+    except (*MEMORY_ERRORS, MemoryUnavailable) as exc:
+        return None, exc
+
+
+def outcome_noted(*, path: str, lost: str, error: BaseException | None) -> bool:
+    """Log a call's failure (once per outage) or its path's recovery; True if it succeeded."""
+    if error is None:
+        outages.succeeded(path)
+        return True
+    if not isinstance(error, MemoryUnavailable):  # that one was logged where it was raised
+        outages.failed(path, lost, error)
+    return False
 
 
 # How often a call past its timeout looks again, and how recent an answer must be, as a

@@ -23,6 +23,7 @@ from memoryapp.clients import (
     memory_answered_within,
     memory_client_async,
     memory_client_sync,
+    memory_session_async,
     memory_user_async,
 )
 from memoryapp.conf import MemoryConf, memory_conf
@@ -34,7 +35,7 @@ from memoryapp.consolidation import (
     history_annotations,
     newest_distinct,
 )
-from memoryapp.guard import guarded, outage_translated
+from memoryapp.guard import attempted, guarded, outage_translated, outcome_noted
 from memoryapp.judge import JudgedFact, episode_compose, facts_judge
 from memoryapp.notify import memory_changed_send
 from memoryapp.records import RecordNotFound
@@ -394,17 +395,21 @@ async def _session_search(resource: AsyncSessionResource, *, query: str | None) 
     return list(found.memory_blocks)
 
 
-async def memories_recall(*, memory: MemorySession, message: str, turn_count: int) -> Recall:
-    """Recall for one turn: the searches issued together, each guarded on its own.
+@dataclass
+class _Fetched:
+    """What one of a recall's calls brought back, before its outcome is noted."""
 
-    Under the threshold this session is listed whole; past it, its newest window and a
-    search within it are separate calls, so a failed search never costs the window that a
-    follow-up ("the black one?") needs. The window comes first so it wins de-duplication.
-    """
+    name: str
+    lost: str
+    blocks: list[Any] | None
+    error: BaseException | None
+
+
+async def _recall_fetch(
+    resource: AsyncSessionResource, *, query: str | None, turn_count: int, created: bool
+) -> list[_Fetched]:
+    """A recall's calls, issued together, each bounded on its own; nothing logged yet."""
     conf = memory_conf()
-    resource = memory.resource
-    started = time.perf_counter()
-    query = text_clean(message).strip() or None
 
     def everywhere(annotations: dict[str, str], k: int) -> dict[str, Any]:
         return {"session_ids": "all", "annotations": annotations, "relevant_k": k}
@@ -415,7 +420,7 @@ async def memories_recall(*, memory: MemorySession, message: str, turn_count: in
 
     # name -> (call, what is lost when it fails), in de-duplication order.
     calls: dict[str, tuple[Coroutine[Any, Any, list[Any]], str]] = {}
-    if memory.info.created:
+    if created:
         pass  # a session minted this turn holds nothing yet
     elif turn_count < conf.search_threshold_turns:
         calls["session"] = (
@@ -434,20 +439,29 @@ async def memories_recall(*, memory: MemorySession, message: str, turn_count: in
     )
     calls["turn"] = (search(everywhere(TURN, conf.cross_session_turn_k)), "earlier-visit recall")
     calls["episode"] = (_episodes(resource, k=conf.cross_session_episode_k), "episode recall")
-    results = await asyncio.gather(
+    outcomes = await asyncio.gather(
         *(
-            guarded(
-                call,
-                path="read",
-                lost=lost,
-                timeout=conf.timeout_seconds,
-                grace=conf.timeout_seconds * RECALL_GRACE,
-            )
-            for call, lost in calls.values()
+            attempted(call, timeout=conf.timeout_seconds, grace=conf.timeout_seconds * RECALL_GRACE)
+            for call, _ in calls.values()
         )
     )
-    found = {name: result or [] for name, (_, result) in zip(calls, results, strict=True)}
-    failed = [name for name, (ok, _) in zip(calls, results, strict=True) if not ok]
+    return [
+        _Fetched(name, lost, blocks, error)
+        for (name, (_, lost)), (blocks, error) in zip(calls.items(), outcomes, strict=True)
+    ]
+
+
+def _recall_build(fetched: list[_Fetched], *, session_id: str, started: float) -> Recall:
+    """Note each call's outcome, then de-duplicate, budget and render what came back."""
+    conf = memory_conf()
+    found: dict[str, list[Any]] = {}
+    failed = []
+    for call in fetched:
+        if outcome_noted(path="read", lost=call.lost, error=call.error):
+            found[call.name] = call.blocks or []
+        else:
+            found[call.name] = []
+            failed.append(call.name)
     # Earlier visits that said the same thing: the newest one is enough.
     found["turn"] = newest_distinct(found["turn"], text=exchange_compressed)
     items = recall_items(
@@ -455,7 +469,7 @@ async def memories_recall(*, memory: MemorySession, message: str, turn_count: in
         fact_blocks=found["fact"],
         turn_blocks=found["turn"],
         episode_blocks=found["episode"],
-        current_session_id=memory.session_id,
+        current_session_id=session_id,
         window_turns=conf.verbatim_window_turns,
         max_chars=conf.note_max_chars,
     )
@@ -468,6 +482,79 @@ async def memories_recall(*, memory: MemorySession, message: str, turn_count: in
         duration_ms=round((time.perf_counter() - started) * 1000, 2),
         failed=failed,
     )
+
+
+def _recall_query(message: str) -> str | None:
+    return text_clean(message).strip() or None
+
+
+async def memories_recall(*, memory: MemorySession, message: str, turn_count: int) -> Recall:
+    """Recall for one turn: the searches issued together, each guarded on its own.
+
+    Under the threshold this session is listed whole; past it, its newest window and a
+    search within it are separate calls, so a failed search never costs the window that a
+    follow-up ("the black one?") needs. The window comes first so it wins de-duplication.
+    """
+    started = time.perf_counter()
+    fetched = await _recall_fetch(
+        memory.resource,
+        query=_recall_query(message),
+        turn_count=turn_count,
+        created=memory.info.created,
+    )
+    return _recall_build(fetched, session_id=memory.session_id, started=started)
+
+
+@dataclass
+class EarlyRecall:
+    """A recall begun for the session the client named, while that session is looked up."""
+
+    session_id: str
+    message: str
+    turn_count: int
+    started: float
+    task: asyncio.Task[list[_Fetched]]
+
+
+def recall_begin(
+    *, username: str, session_id: str | None, message: str, turn_count: int
+) -> EarlyRecall | None:
+    """Start the turn's recall for the client's session id before the session is opened.
+
+    Opening a resumed session is a round trip of its own, and the recall needs nothing it
+    returns but the id the client already sent: issued together, the two cost one round
+    trip instead of two before the first token. The calls read only this shopper's memory;
+    what they bring back counts only once `recall_finish` knows the session was resumed.
+    """
+    session_id = session_id_clean(session_id)
+    if session_id is None:
+        return None  # a new session will be minted: nothing to recall in it yet
+    resource = memory_session_async(username, session_id)
+    task = asyncio.ensure_future(
+        _recall_fetch(resource, query=_recall_query(message), turn_count=turn_count, created=False)
+    )
+    return EarlyRecall(session_id, message, turn_count, time.perf_counter(), task)
+
+
+async def recall_finish(early: EarlyRecall, *, memory: MemorySession) -> Recall:
+    """The turn's recall: the early one if the session it named was resumed, else afresh.
+
+    A stale id (the session ended, or is gone) gets a new session: the early calls read the
+    old one, so they are dropped unnoted and the recall runs for the new session.
+    """
+    if early.session_id == memory.session_id and not memory.info.created:
+        return _recall_build(await early.task, session_id=memory.session_id, started=early.started)
+    recall_abandon(early)
+    return await memories_recall(memory=memory, message=early.message, turn_count=early.turn_count)
+
+
+def recall_abandon(early: EarlyRecall | None) -> None:
+    """Drop an early recall whose turn goes on without it (memory unavailable, stopped).
+
+    Cancelling is enough: its calls note nothing, and a cancelled task is never waited on.
+    """
+    if early is not None:
+        early.task.cancel()
 
 
 async def _facts_current(resource: AsyncSessionResource, *, query: str | None, k: int) -> list[Any]:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import itertools
 import json
+import logging
+import threading
 import time
 
 import pytest
@@ -14,6 +17,7 @@ from llm.fact_schema import CATEGORIES
 from llm.prompts import NOTES_CLOSE, NOTES_OPEN, role_of
 from llm.transcript import products_shown_parse
 from memoryapp.clients import memory_client_async
+from memoryapp.services import session_close
 from tests.assistant.conftest import Chat, session_cookie_for, types
 from tests.support.fake_openai import Reply
 
@@ -463,3 +467,65 @@ async def test_what_recall_memory_hands_the_model_is_cleaned_and_fenced_like_the
     for shown in (notes, *(item["line"] for item in tool["items"])):
         assert "<system>" not in shown and "\n[fact" not in shown
         assert "[fact · stated 2099-01-01]" not in shown
+
+
+def _first_requests_held_together(count: int):
+    """A proxy predicate: the first `count` requests wait until all are in flight at once.
+
+    Issued together they pass; one that comes alone waits for company that never comes,
+    the barrier breaks and it is answered 503. Requests after the first `count` pass.
+    """
+    together = threading.Barrier(count, timeout=5)
+    seen = itertools.count()
+    lock = threading.Lock()
+
+    def held(method: str, path: str, body: dict) -> bool:
+        with lock:
+            n = next(seen)
+        if n >= count:
+            return False
+        try:
+            together.wait()
+        except threading.BrokenBarrierError:
+            return True
+        return False
+
+    return held
+
+
+async def test_a_named_session_is_looked_up_while_its_recall_is_already_out(
+    memory_proxy, shopper, settings
+):
+    """The lookup of the session the page names and the recall's four calls: one round trip."""
+    settings.AGENT_MEMORY_TIMEOUT_SECONDS = 10  # past the barrier's bound: only it decides
+    _username, cookie = shopper
+    async with Chat(cookie=cookie) as chat:
+        first = await chat.turn("show me sandals")
+        memory_proxy.failing = _first_requests_held_together(5)
+        events = await chat.turn("any in black?", session_id=first[0]["session_id"], turn_count=1)
+    session, searched = events[0], events[1]
+    assert session["mode"] == "remembering"
+    assert session["session_id"] == first[0]["session_id"]
+    assert memory_proxy.failed == [] and searched["failed"] == []
+    assert searched["counts"]["session"] == 1  # the sandals exchange, recalled as this visit's
+
+
+async def test_a_turn_naming_an_ended_session_recalls_the_new_one_and_logs_no_outage(
+    live_memory, shopper, caplog
+):
+    username, cookie = shopper
+    async with Chat(cookie=cookie) as chat:
+        first = await chat.turn("show me sandals")
+        ended = first[0]["session_id"]
+        await session_close(username=username, display_name="Tess", session_id=ended)
+        with caplog.at_level(logging.INFO, logger="memoryapp"):
+            events = await chat.turn("any in black?", session_id=ended, turn_count=1)
+            missing = await chat.turn("and boots?", session_id="session999", turn_count=1)
+    session, searched = events[0], events[1]
+    assert session["mode"] == "remembering" and session["session_id"] != ended
+    # The ended visit is an earlier visit now, never "this visit".
+    assert searched["counts"]["session"] == 0 and searched["counts"]["turn"] == 1
+    assert searched["failed"] == []
+    # An id that was never minted: its early calls answered 404 and were dropped unnoted.
+    assert missing[0]["mode"] == "remembering" and missing[1]["failed"] == []
+    assert not [r for r in caplog.records if "failed" in r.getMessage()]
