@@ -11,7 +11,6 @@ import math
 import re
 import threading
 from collections import OrderedDict
-from concurrent.futures import Future
 from itertools import pairwise
 from pathlib import Path
 from typing import Literal, Protocol
@@ -352,18 +351,12 @@ def build_embedder(name: str) -> Embedder:
 
 
 class CachedEmbedder:
-    """Remember recent query vectors, and embed a query only once while it is in flight.
-
-    A recall issues its fact and turn searches together with the same text: without the
-    in-flight table both would miss the cache and embed it, doubling the embedder's share of
-    the server's CPU for every recall (a MiniLM forward pass each).
-    """
+    """Remember recent query vectors: a recall often repeats one query across searches."""
 
     def __init__(self, inner: Embedder, size: int = 1024) -> None:
         self.inner = inner
         self.name = inner.name
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
-        self._in_flight: dict[str, Future[np.ndarray]] = {}
         self._size = size
         self._lock = threading.Lock()
 
@@ -380,28 +373,11 @@ class CachedEmbedder:
             if hit is not None:
                 self._cache.move_to_end(text)
                 return hit
-            pending = self._in_flight.get(text)
-            if pending is not None:
-                mine = False
-            else:
-                pending = self._in_flight[text] = Future()
-                mine = True
-        if not mine:
-            # The embedder's own failure reaches every search that waited for it.
-            return pending.result()
-        try:
-            vector = self.inner.embed([text])[0]
-        except BaseException as exc:
-            with self._lock:
-                del self._in_flight[text]
-            pending.set_exception(exc)
-            raise
+        vector = self.inner.embed([text])[0]
         with self._lock:
             self._cache[text] = vector
             while len(self._cache) > self._size:
                 self._cache.popitem(last=False)
-            del self._in_flight[text]
-        pending.set_result(vector)
         return vector
 
 
