@@ -162,8 +162,8 @@ async def overhead(
         # As the pipeline does: the recall goes out with the session's lookup.
         early = recall_begin(username=username, session_id=session_id, message=text, turn_count=5)
         memory = await session_open(username=username, display_name=username, session_id=session_id)
+        vocabulary = await vocabulary_load()  # before the recall is awaited, as in the pipeline
         recall = await recall_finish(early, memory=memory)
-        vocabulary = await vocabulary_load()
         turn_messages(signed_in=True, notes=notes_message(recall.lines), text=text)
         tool_schemas(vocabulary=vocabulary, with_memory=True)
         figures["overhead"].append((time.perf_counter() - started) * 1000)
