@@ -47,6 +47,9 @@ class ServerSettings(BaseSettings):
     AGENT_MEMORY_EXTRACTOR: str = "model"
     # Vectors kept in memory across all loaded users (384 floats each, ~1.5 KB).
     AGENT_MEMORY_INDEX_MAX_BLOCKS: int = Field(400_000, ge=1000)
+    # A user with this many live blocks or more loads in a low-priority process of its own,
+    # so the load does not slow other shoppers' searches; 0 loads every user in process.
+    AGENT_MEMORY_INDEX_LOAD_APART_BLOCKS: int = Field(20_000, ge=0)
     AGENT_MEMORY_EXTRACTION_RETRY_SECONDS: float = Field(2.0, ge=0.0)
     LOG_LEVEL: str = "INFO"
 

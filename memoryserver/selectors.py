@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import logging
 import math
+import pickle
 import threading
 import time
 from concurrent.futures import Future
@@ -20,12 +22,15 @@ from memoryserver.clock import clock
 from memoryserver.db import db_alias
 from memoryserver.embedders import get_embedder
 from memoryserver.errors import NotFound
+from memoryserver.index.apart import LoadApartFailed, loaded_apart
 from memoryserver.index.lexical import search_text
 from memoryserver.index.registry import get_registry
 from memoryserver.index.slot import Hit, IndexRow, Query, UserIndex, capacity_for
 from memoryserver.models import MemoryBlock, MemorySession, MemoryUser, Prompt, PromptVersion
 from memoryserver.payloads import BLOCK_PAYLOAD_COLUMNS, block_payload, block_payload_from_row
 from memoryserver.terms import query_terms
+
+logger = logging.getLogger(__name__)
 
 
 def live_blocks(now: datetime) -> QuerySet[MemoryBlock]:
@@ -222,7 +227,43 @@ _LOAD_CHUNK = 500  # rows between hand-overs of the GIL, about a millisecond of 
 
 
 def load_user_index(user_id: str) -> UserIndex:
-    """Read a user's live vectors and filter columns from SQLite (once, on first search).
+    """A user's index, read from SQLite on the user's first search.
+
+    A user with AGENT_MEMORY_INDEX_LOAD_APART_BLOCKS live blocks or more is loaded in the
+    loader process (`memoryserver.index.apart`), so the load's CPU does not slow the other
+    shoppers' searches; should that fail, or for a database only this process can open, it
+    is read here.
+    """
+    connection = connections[db_alias()]
+    now = clock.now()
+    width = get_embedder().dimensions or 1
+    threshold = settings.AGENT_MEMORY_INDEX_LOAD_APART_BLOCKS
+    if threshold and connection.vendor == "sqlite" and not connection.is_in_memory_db():
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"SELECT COUNT(*) FROM {MemoryBlock._meta.db_table} {_LIVE}",
+                _live_params(connection, user_id, now),
+            )
+            (count,) = cursor.fetchone()
+        if count >= threshold:
+            try:
+                return loaded_apart(
+                    user_id, now=now, width=width, database=connection.settings_dict["NAME"]
+                )
+            except (OSError, ValueError, LoadApartFailed, pickle.PickleError) as exc:
+                logger.warning("Loading %s apart failed (%s): loading it in process", user_id, exc)
+    return user_index_read(user_id, now=now, width=width)
+
+
+_LIVE = "WHERE user_key = %s AND (expires_at IS NULL OR expires_at > %s)"
+
+
+def _live_params(connection: Any, user_id: str, now: datetime) -> list[Any]:
+    return [user_id, connection.ops.adapt_datetimefield_value(now)]
+
+
+def user_index_read(user_id: str, *, now: datetime, width: int) -> UserIndex:
+    """Read a user's live vectors and filter columns from SQLite, in this process.
 
     Column-wise and in chunks, vectors straight into the index's matrix, with the GIL handed
     on between chunks: a 100k-block user takes a while to read, and other users' requests in
@@ -231,10 +272,9 @@ def load_user_index(user_id: str) -> UserIndex:
     are counted, not held.
     """
     connection = connections[db_alias()]
-    live = "WHERE user_key = %s AND (expires_at IS NULL OR expires_at > %s)"
+    live = _LIVE
     table = MemoryBlock._meta.db_table
-    params = [user_id, connection.ops.adapt_datetimefield_value(clock.now())]
-    width = get_embedder().dimensions or 1
+    params = _live_params(connection, user_id, now)
     vectors = np.zeros((0, width), dtype=np.float32)
     foreign = kept_count = 0
     columns: list[list[Any]] = [[] for _ in _LOAD_FIELDS]

@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from array import array
 from collections import Counter
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -48,6 +49,53 @@ class LexicalIndex:
         self._doc_of: dict[int, int] = {}  # slot position -> its live document
         self._live = 0
         self._total_length = 0
+
+    # Terms or documents per part of a transfer, each about a millisecond to unpickle in the
+    # process that takes it in (`UserIndex.parts`): a term's postings cost the most.
+    PART_SIZE = 5000
+    POSTINGS_PART_SIZE = 1000
+
+    def parts(self) -> Iterator[tuple[str, Any]]:
+        """This index as (name, value) parts, each small to unpickle; see `from_parts`."""
+        yield (
+            "lexical",
+            {
+                "doc_position": self._doc_position,
+                "doc_length": self._doc_length,
+                "live": self._live,
+                "total_length": self._total_length,
+            },
+        )
+        for name, table, size in (
+            ("postings", self._postings, self.POSTINGS_PART_SIZE),
+            ("df", self._df, self.PART_SIZE),
+        ):
+            items = list(table.items())
+            for start in range(0, len(items), size):
+                yield name, dict(items[start : start + size])
+        for start in range(0, len(self._doc_terms), self.PART_SIZE):
+            yield "doc_terms", self._doc_terms[start : start + self.PART_SIZE]
+        doc_of = list(self._doc_of.items())
+        for start in range(0, len(doc_of), self.PART_SIZE):
+            yield "doc_of", dict(doc_of[start : start + self.PART_SIZE])
+
+    def take_part(self, name: str, value: Any) -> None:
+        """Take one part of `parts`, on an empty index, in their order."""
+        if name == "lexical":
+            self._doc_position = value["doc_position"]
+            self._doc_length = value["doc_length"]
+            self._live = value["live"]
+            self._total_length = value["total_length"]
+        elif name == "postings":
+            self._postings.update(value)
+        elif name == "df":
+            self._df.update(value)
+        elif name == "doc_terms":
+            self._doc_terms.extend(value)
+        elif name == "doc_of":
+            self._doc_of.update(value)
+        else:
+            raise ValueError(f"not a part of a lexical index: {name!r}")
 
     def set(self, position: int, text: str) -> None:
         """Index the text of the block at `position`, replacing what it had."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -160,6 +160,67 @@ class UserIndex:
                 # Seconds of Python at 100k blocks: hand the GIL to waiting requests every
                 # millisecond or so instead of every switch interval (5 ms).
                 time.sleep(0)
+        return index
+
+    # Block ids, annotations and positions per part of a transfer (see `parts`).
+    PART_SIZE = 5000
+
+    def parts(self) -> Iterator[tuple[str, Any]]:
+        """This index but its vectors as (name, value) parts, each quick to unpickle.
+
+        A large user's index is built in another process (`memoryserver.index.apart`) and
+        handed over part by part, so the process serving searches never holds the GIL for
+        long while it takes one in: `from_parts` rebuilds the same index.
+        """
+        n = self.size
+        yield (
+            "columns",
+            {
+                "dimensions": self.dimensions,
+                "capacity": self.capacity,
+                "size": n,
+                "session_codes": self.session_codes,
+                "prompt_codes": self.prompt_codes,
+                "foreign_blocks": self.foreign_blocks,
+                **{name: getattr(self, name) for name in _COLUMNS if name != "vectors"},
+            },
+        )
+        positions = list(self.positions.items())
+        for start in range(0, n, self.PART_SIZE):
+            yield "ids", self.ids[start : min(n, start + self.PART_SIZE)]
+            yield "annotations", self.annotations[start : min(n, start + self.PART_SIZE)]
+        for start in range(0, len(positions), self.PART_SIZE):
+            yield "positions", dict(positions[start : start + self.PART_SIZE])
+        for name, value in self.lexical.parts():
+            yield f"lexical.{name}", value
+
+    @classmethod
+    def from_parts(cls, vectors: np.ndarray, parts: Iterable[tuple[str, Any]]) -> UserIndex:
+        """The index `parts` came from, with these vectors (the parts in their order)."""
+        index = cls.__new__(cls)
+        index.vectors = vectors
+        index.ids, index.annotations, index.positions = [], [], {}
+        index._annotation_masks = {}
+        index.lexical = LexicalIndex()
+        for name, value in parts:
+            if name == "columns":
+                for key, column in value.items():
+                    setattr(index, key, column)
+            elif name == "ids":
+                index.ids.extend(value)
+            elif name == "annotations":
+                index.annotations.extend(value)
+            elif name == "positions":
+                index.positions.update(value)
+            elif name.startswith("lexical."):
+                index.lexical.take_part(name.removeprefix("lexical."), value)
+            else:
+                raise ValueError(f"not a part of a user's index: {name!r}")
+        if vectors.shape != (index.capacity, index.dimensions):
+            raise ValueError(f"vectors of shape {vectors.shape} for {index.capacity} rows")
+        index.ids.extend([None] * (index.capacity - len(index.ids)))
+        index.annotations.extend([None] * (index.capacity - len(index.annotations)))
+        index.payloads = [None] * index.capacity
         return index
 
     def _allocate(self, capacity: int) -> None:

@@ -21,6 +21,7 @@ PACKAGE = "memoryserver"
 FUNCTION_LEVEL_ALLOWED = {
     # Django refuses model imports until it is set up, which build_application does.
     ("memoryserver.__main__", "memoryserver.worker"),
+    ("memoryserver.loader", "memoryserver.selectors"),
     # The ONNX Runtime encoder imports onnxruntime, an optional dependency: without it MiniLM
     # falls back to numpy, and the hashing and openai embedders never load it.
     ("memoryserver.embedders", "memoryserver.minilm_onnx"),
@@ -29,7 +30,7 @@ FUNCTION_LEVEL_ALLOWED = {
 # Higher layers first: a module may import its own layer or lower ones, never higher.
 # Modules in none of them (models, payloads, clock, errors, embedders, ...) are the base.
 LAYERS = [
-    ("entry points", ("memoryserver.__main__", "memoryserver.asgi")),
+    ("entry points", ("memoryserver.__main__", "memoryserver.asgi", "memoryserver.loader")),
     ("api", ("memoryserver.api",)),
     ("worker", ("memoryserver.worker",)),
     ("services", ("memoryserver.services",)),

@@ -1,0 +1,109 @@
+"""A large user's index loaded in the loader process: the same index, and a fallback."""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+import pytest
+
+from memoryserver import selectors
+from memoryserver.clock import clock
+from memoryserver.embedders import get_embedder
+from memoryserver.index import apart
+from memoryserver.index.registry import get_registry
+from memoryserver.index.slot import Query
+from memoryserver.services.blocks import NewBlock, blocks_add
+from memoryserver.services.sessions import session_create
+from memoryserver.services.users import user_create
+
+# The loader reads what is committed, on its own connection: these tests commit.
+pytestmark = pytest.mark.django_db(transaction=True, databases=["default", "agentmemory"])
+
+COLUMNS = ("vectors", "alive", "pks", "sessions", "ingested", "created", "expires", "status")
+
+
+@pytest.fixture
+def stocked():
+    user_create(user_id="large", name="L", metadata=None)
+    for session in ("a", "b"):
+        session_create(
+            user_id="large", session_id=session, annotations=None, metadata=None, blocks_ttl=None
+        )
+    for n in range(12):
+        blocks_add(
+            user_id="large",
+            session_id="ab"[n % 2],
+            items=[
+                NewBlock(fact=f"The shopper wears size {n} boots."),
+                NewBlock(user_content=f"black jeans {n}?", assistant_content="Here you are."),
+            ],
+            annotations=[None, {"type": "fact"}, {"type": "turn"}][n % 3],
+            block_ttl=None,
+            context_required=False,
+            created_at=None,
+            async_processing=True,
+            prompt_id=None,
+            prompt_vid=None,
+        )
+    yield "large"
+    get_registry().clear()
+
+
+def _here(user_id: str):
+    return selectors.user_index_read(user_id, now=clock.now(), width=get_embedder().dimensions)
+
+
+def _assert_same(loaded, expected) -> None:
+    assert loaded.size == expected.size == 24
+    assert loaded.positions == expected.positions and loaded.ids == expected.ids
+    assert loaded.annotations == expected.annotations
+    assert loaded.session_codes == expected.session_codes
+    for name in COLUMNS:
+        assert np.array_equal(getattr(loaded, name), getattr(expected, name), equal_nan=True)
+    query = Query(
+        now=clock.now().timestamp(),
+        vector=get_embedder().embed_query("black boots size 3"),
+        terms=["black", "boot", "size", "3"],
+    )
+    assert loaded.search(query) == expected.search(query)
+    # The lexical index goes on like one built here: a block changes its text, one goes.
+    for index in (loaded, expected):
+        index.set_fields(index.ids[0], text="linen shirt")
+        index.remove([index.ids[1]])
+    assert loaded.lexical.scores(["linen", "boot"], 24)[0].tolist() == (
+        expected.lexical.scores(["linen", "boot"], 24)[0].tolist()
+    )
+
+
+def test_a_user_past_the_threshold_loads_in_the_loader_process(stocked, settings, monkeypatch):
+    settings.AGENT_MEMORY_INDEX_LOAD_APART_BLOCKS = 20
+    apart_loads = []
+    real = apart.loaded_apart
+
+    def spied(*args, **kwargs):
+        apart_loads.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(selectors, "loaded_apart", spied)
+    _assert_same(selectors.load_user_index(stocked), _here(stocked))
+    assert apart_loads == [(stocked,)]
+
+
+def test_a_user_under_the_threshold_loads_here(stocked, settings, monkeypatch):
+    settings.AGENT_MEMORY_INDEX_LOAD_APART_BLOCKS = 25
+    monkeypatch.setattr(selectors, "loaded_apart", lambda *a, **k: pytest.fail("loaded apart"))
+    _assert_same(selectors.load_user_index(stocked), _here(stocked))
+    settings.AGENT_MEMORY_INDEX_LOAD_APART_BLOCKS = 0  # never apart
+    _assert_same(selectors.load_user_index(stocked), _here(stocked))
+
+
+def test_a_failing_loader_costs_a_warning_and_the_load_happens_here(
+    stocked, settings, monkeypatch, caplog
+):
+    settings.AGENT_MEMORY_INDEX_LOAD_APART_BLOCKS = 20
+    monkeypatch.setattr(apart, "LOADER_MODULE", "memoryserver.no_such_loader")
+    with caplog.at_level(logging.WARNING, logger="memoryserver.selectors"):
+        loaded = selectors.load_user_index(stocked)
+    _assert_same(loaded, _here(stocked))
+    assert any("apart failed" in r.getMessage() for r in caplog.records)
