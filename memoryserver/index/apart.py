@@ -32,6 +32,8 @@ import numpy as np
 from memoryserver.index.slot import UserIndex
 
 LOADER_MODULE = "memoryserver.loader"
+# Where `python -m memoryserver.loader` finds the package, whatever the server's own cwd.
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
 VECTORS_FILE = "vectors.npy"
 SHARED_MEMORY = "/dev/shm"
 
@@ -50,13 +52,15 @@ def loaded_apart(user_id: str, *, now: datetime, width: int, database: str) -> U
         directory = Path(name)
         done = subprocess.run(
             [sys.executable, "-m", LOADER_MODULE, user_id, now.isoformat(), str(width), name],
+            cwd=PROJECT_ROOT,
             env={**os.environ, "AGENT_MEMORY_SERVER_DB": database},
             capture_output=True,
             text=True,
             check=False,
         )
         if done.returncode != 0:
-            raise LoadApartFailed(done.stderr.strip().splitlines()[-1:] or done.returncode)
+            last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+            raise LoadApartFailed(f"the loader exited with {done.returncode}: {last}")
         count = int(done.stdout.split()[-1])
         vectors = np.load(directory / VECTORS_FILE)  # the read releases the GIL
         return UserIndex.from_parts(vectors, _parts_read(directory, count))
