@@ -94,6 +94,8 @@ def main(argv: list[str] | None = None) -> int:
             http="httptools",
             loop="asyncio",
             lifespan="off",
+            ws="none",  # the API is HTTP only
+            proxy_headers=False,  # nothing sits in front of it: take no forwarded headers
             access_log=options.verbosity >= 2,
             log_level="info" if options.verbosity >= 2 else "warning",
             server_header=False,
