@@ -528,4 +528,4 @@ async def test_a_turn_naming_an_ended_session_recalls_the_new_one_and_logs_no_ou
     assert searched["failed"] == []
     # An id that was never minted: its early calls answered 404 and were dropped unnoted.
     assert missing[0]["mode"] == "remembering" and missing[1]["failed"] == []
-    assert not [r for r in caplog.records if "failed" in r.getMessage()]
+    assert not [r for r in caplog.records if r.name == "memoryapp" and "failed" in r.getMessage()]
