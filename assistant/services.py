@@ -213,38 +213,12 @@ async def turn_run(
                 mode = "remembering"
             except MemoryUnavailable:
                 mode = "memory_unavailable"
+                recall_abandon(early)
+                early = None
+            except BaseException:  # stopped while the session was being opened
+                recall_abandon(early)
+                raise
             spans.add("memory.session", start, spans.now_ms() - start)
-    try:
-        async for event in _turn_run_opened(
-            user=user,
-            request=request,
-            progress=progress,
-            spans=spans,
-            signed_in=signed_in,
-            shopper=shopper,
-            memory=memory,
-            early=early,
-            mode=mode,
-        ):
-            yield event
-    finally:
-        # Unless the answer used it: memory went unavailable, or the turn was stopped first.
-        recall_abandon(early)
-
-
-async def _turn_run_opened(
-    *,
-    user,
-    request: TurnRequest,
-    progress: TurnProgress,
-    spans: _Spans,
-    signed_in: bool,
-    shopper: str | None,
-    memory: MemorySession | None,
-    early: EarlyRecall | None,
-    mode: events.Mode,
-) -> AsyncIterator[events.Event]:
-    """The turn once its memory session is known: records, the answer, the chat record."""
     yield _session_event(memory=memory, mode=mode, shopper=shopper, requested=request.session_id)
 
     model = model_for("assistant")
@@ -281,6 +255,8 @@ async def _turn_run_opened(
         log.error = f"unexpected: {type(exc).__name__}"
         raise
     finally:
+        # A turn stopped before its recall was awaited drops it (a no-op once awaited).
+        recall_abandon(early)
         if record is not None:
             await _chat_turn_finish(turn_id=record.pk, log=log, spans=spans)
 
