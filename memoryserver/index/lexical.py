@@ -75,9 +75,6 @@ class LexicalIndex:
                 yield name, dict(items[start : start + size])
         for start in range(0, len(self._doc_terms), self.PART_SIZE):
             yield "doc_terms", self._doc_terms[start : start + self.PART_SIZE]
-        doc_of = list(self._doc_of.items())
-        for start in range(0, len(doc_of), self.PART_SIZE):
-            yield "doc_of", dict(doc_of[start : start + self.PART_SIZE])
 
     def take_part(self, name: str, value: Any) -> None:
         """Take one part of `parts`, on an empty index, in their order."""
@@ -91,9 +88,12 @@ class LexicalIndex:
         elif name == "df":
             self._df.update(value)
         elif name == "doc_terms":
+            # Which document each of these holds follows from the documents' positions.
+            first = len(self._doc_terms)
             self._doc_terms.extend(value)
-        elif name == "doc_of":
-            self._doc_of.update(value)
+            for doc in range(first, len(self._doc_terms)):
+                if (position := self._doc_position[doc]) >= 0:
+                    self._doc_of[position] = doc
         else:
             raise ValueError(f"not a part of a lexical index: {name!r}")
 

@@ -162,7 +162,7 @@ class UserIndex:
                 time.sleep(0)
         return index
 
-    # Block ids, annotations and positions per part of a transfer (see `parts`).
+    # Block ids and annotations per part of a transfer (see `parts`).
     PART_SIZE = 5000
 
     def parts(self) -> Iterator[tuple[str, Any]]:
@@ -185,12 +185,9 @@ class UserIndex:
                 **{name: getattr(self, name) for name in _COLUMNS if name != "vectors"},
             },
         )
-        positions = list(self.positions.items())
         for start in range(0, n, self.PART_SIZE):
             yield "ids", self.ids[start : min(n, start + self.PART_SIZE)]
             yield "annotations", self.annotations[start : min(n, start + self.PART_SIZE)]
-        for start in range(0, len(positions), self.PART_SIZE):
-            yield "positions", dict(positions[start : start + self.PART_SIZE])
         for name, value in self.lexical.parts():
             yield f"lexical.{name}", value
 
@@ -207,11 +204,14 @@ class UserIndex:
                 for key, column in value.items():
                     setattr(index, key, column)
             elif name == "ids":
+                # Each block's position is where its id stands.
+                first = len(index.ids)
                 index.ids.extend(value)
+                index.positions.update(
+                    (block_id, pos) for pos, block_id in enumerate(value, first) if block_id
+                )
             elif name == "annotations":
                 index.annotations.extend(value)
-            elif name == "positions":
-                index.positions.update(value)
             elif name.startswith("lexical."):
                 index.lexical.take_part(name.removeprefix("lexical."), value)
             else:
