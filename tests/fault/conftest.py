@@ -99,11 +99,13 @@ def memory(rig, settings):
     if not rig.alive():
         rig.start()
     rig.proxy.request_delay = rig.proxy.response_delay = 0.0
+    rig.proxy.request_delay_for = None
     settings.AGENT_MEMORY_URL = rig.proxy.url
     settings.AGENT_MEMORY_TOKEN = None
     outages.reset()
     yield rig
     rig.proxy.request_delay = rig.proxy.response_delay = 0.0
+    rig.proxy.request_delay_for = None
 
 
 @dataclass

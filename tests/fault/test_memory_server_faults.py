@@ -66,14 +66,15 @@ async def test_kill_before_a_turn(memory, new_shopper, figures):
 
 
 async def test_kill_during_a_turn(memory, new_shopper, figures):
-    """Killed between opening the session and recalling: the reads fail, the answer comes."""
+    """Killed while the recall is out, the session already open: the reads fail, the answer
+    comes. The recall's calls go out beside the session's lookup, so only they are held."""
     scenario = "kill -9 during a turn (recall)"
     shopper = await new_shopper()
     figures.turn(scenario, await shopper.turn("show me white sneakers in 42"))
     session_id = shopper.session_id
 
-    # Each request now reaches the server late, so the kill lands while recall is held.
-    memory.proxy.request_delay = 0.4
+    # The recall's requests now reach the server late, so the kill lands while they are held.
+    memory.proxy.request_delay_for = lambda head: 0.4 if b"/memory" in head.split(b"\r\n")[0] else 0
 
     def kill_once_the_session_is_open(event: dict) -> None:
         if event["type"] == "session":
@@ -86,7 +87,7 @@ async def test_kill_during_a_turn(memory, new_shopper, figures):
     assert during.first("memory.searched")["failed"], "recall ran into the dead server"
     assert during.written == [], "nothing was acknowledged for this exchange"
 
-    memory.proxy.request_delay = 0.0
+    memory.proxy.request_delay_for = None
     memory.restart()
     back = await shopper.turn("in black then")
     figures.turn(scenario, back)

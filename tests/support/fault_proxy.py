@@ -4,6 +4,8 @@
     proxy.url                       # what the client is pointed at
     proxy.response_delay = 2.0      # the server now takes 2 s to answer each request
     proxy.request_delay = 0.5       # each request reaches the server 0.5 s late
+    proxy.request_delay_for = lambda head: 0.5 if b"/memory" in head else 0.0
+                                    # only some requests late, by their first bytes
     proxy.upstream_port = 8082      # a restarted server on another port
     proxy.stop()
 
@@ -18,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
+from collections.abc import Callable
 
 from tests.support.services import free_port
 
@@ -26,6 +29,8 @@ class FaultProxy:
     def __init__(self, *, upstream_port: int) -> None:
         self.upstream_port = upstream_port
         self.request_delay = 0.0
+        # When set, the delay of each request, from its first chunk (request line first).
+        self.request_delay_for: Callable[[bytes], float] | None = None
         self.response_delay = 0.0
         self.port = free_port()
         self._loop = asyncio.new_event_loop()
@@ -82,7 +87,12 @@ class FaultProxy:
                 while chunk := await reader.read(65536):
                     first_of_exchange = turn["client_spoke"] != from_client
                     turn["client_spoke"] = from_client
-                    delay = self.request_delay if from_client else self.response_delay
+                    if not from_client:
+                        delay = self.response_delay
+                    elif self.request_delay_for is not None:
+                        delay = self.request_delay_for(chunk)
+                    else:
+                        delay = self.request_delay
                     if first_of_exchange and delay:
                         await asyncio.sleep(delay)
                     writer.write(chunk)
