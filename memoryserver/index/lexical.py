@@ -16,7 +16,8 @@ from __future__ import annotations
 import math
 from array import array
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -35,65 +36,88 @@ def search_text(text: str, summary: str | None, contexts: Any) -> str:
 
 
 class LexicalIndex:
-    """Postings and BM25 statistics of one user's blocks, addressed by slot position."""
+    """Postings and BM25 statistics of one user's blocks, addressed by slot position.
+
+    An index built here keeps each term's postings as two growing arrays. One taken in from
+    another process (`parts` / `take_part`) starts from `_Packed` postings instead: a few
+    flat arrays that cost next to nothing to take in, where each term names its row; a term
+    gets arrays of its own only once a new document holds it.
+    """
 
     def __init__(self) -> None:
         self._reset()
 
     def _reset(self) -> None:
-        self._postings: dict[str, tuple[array, array]] = {}  # term -> (documents, counts)
+        # term -> (documents, counts), or the term's row in the packed postings
+        self._postings: dict[str, tuple[array, array] | int] = {}
+        self._packed = _Packed.empty()
         self._df: dict[str, int] = {}
         self._doc_position = array("q")  # document -> slot position, -1 once retired
         self._doc_length = array("f")
-        self._doc_terms: list[tuple[str, ...] | None] = []  # a live document's distinct terms
+        # The distinct terms of each live document past the packed ones (None once retired).
+        self._doc_terms: list[tuple[str, ...] | None] = []
         self._doc_of: dict[int, int] = {}  # slot position -> its live document
         self._live = 0
         self._total_length = 0
 
-    # Terms or documents per part of a transfer, each about a millisecond to unpickle in the
-    # process that takes it in (`UserIndex.parts`): a term's postings cost the most.
+    # Terms or documents per part of a transfer: each part about a millisecond to take in.
     PART_SIZE = 5000
-    POSTINGS_PART_SIZE = 1000
 
     def parts(self) -> Iterator[tuple[str, Any]]:
-        """This index as (name, value) parts, each small to unpickle; see `from_parts`."""
+        """This index as (name, value) parts, each quick to take in; see `take_part`."""
+        terms = list(self._postings)
+        row_of = {term: row for row, term in enumerate(terms)}
+        postings = [self._postings_of(term) for term in terms]
+        doc_rows = [
+            [row_of[term] for term in self._terms_of(doc)] if position >= 0 else []
+            for doc, position in enumerate(self._doc_position)
+        ]
         yield (
             "lexical",
             {
-                "doc_position": self._doc_position,
-                "doc_length": self._doc_length,
                 "live": self._live,
                 "total_length": self._total_length,
+                "packed": _Packed(
+                    terms=[],  # the terms follow in parts of their own
+                    df=np.array([self._df[term] for term in terms], dtype=np.int64),
+                    offsets=_offsets(len(docs) for docs, _ in postings),
+                    docs=_joined([docs for docs, _ in postings], np.int64),
+                    counts=_joined([counts for _, counts in postings], np.float32),
+                    doc_offsets=_offsets(len(rows) for rows in doc_rows),
+                    doc_term_rows=np.fromiter(
+                        (row for rows in doc_rows for row in rows), dtype=np.int32
+                    ),
+                ),
             },
         )
-        for name, table, size in (
-            ("postings", self._postings, self.POSTINGS_PART_SIZE),
-            ("df", self._df, self.PART_SIZE),
-        ):
-            items = list(table.items())
-            for start in range(0, len(items), size):
-                yield name, dict(items[start : start + size])
-        for start in range(0, len(self._doc_terms), self.PART_SIZE):
-            yield "doc_terms", self._doc_terms[start : start + self.PART_SIZE]
+        for start in range(0, len(terms), self.PART_SIZE):
+            yield "terms", terms[start : start + self.PART_SIZE]
+        for start in range(0, len(self._doc_position), self.PART_SIZE):
+            stop = start + self.PART_SIZE
+            yield "documents", (self._doc_position[start:stop], self._doc_length[start:stop])
 
     def take_part(self, name: str, value: Any) -> None:
         """Take one part of `parts`, on an empty index, in their order."""
         if name == "lexical":
-            self._doc_position = value["doc_position"]
-            self._doc_length = value["doc_length"]
             self._live = value["live"]
             self._total_length = value["total_length"]
-        elif name == "postings":
-            self._postings.update(value)
-        elif name == "df":
-            self._df.update(value)
-        elif name == "doc_terms":
-            # Which document each of these holds follows from the documents' positions.
-            first = len(self._doc_terms)
-            self._doc_terms.extend(value)
-            for doc in range(first, len(self._doc_terms)):
-                if (position := self._doc_position[doc]) >= 0:
-                    self._doc_of[position] = doc
+            self._packed = value["packed"]
+        elif name == "terms":
+            first = len(self._packed.terms)
+            self._packed.terms.extend(value)
+            rows = range(first, first + len(value))
+            self._postings.update(zip(value, rows, strict=True))
+            df = self._packed.df[first : first + len(value)].tolist()
+            self._df.update(zip(value, df, strict=True))
+        elif name == "documents":
+            positions, lengths = value
+            first = len(self._doc_position)
+            self._doc_position.extend(positions)
+            self._doc_length.extend(lengths)
+            # Which document each live position holds follows from the documents' positions.
+            held = np.frombuffer(positions, dtype=np.int64)
+            live = np.flatnonzero(held >= 0)
+            self._doc_of.update(zip(held[live].tolist(), (live + first).tolist(), strict=True))
         else:
             raise ValueError(f"not a part of a lexical index: {name!r}")
 
@@ -115,6 +139,9 @@ class LexicalIndex:
             postings = self._postings.get(term)
             if postings is None:
                 postings = self._postings[term] = (array("q"), array("f"))
+            elif isinstance(postings, int):
+                docs, held = self._packed.postings(postings)
+                postings = self._postings[term] = (_array("q", docs), _array("f", held))
             postings[0].append(doc)
             postings[1].append(count)
             self._df[term] = self._df.get(term, 0) + 1
@@ -124,9 +151,7 @@ class LexicalIndex:
         doc = self._doc_of.pop(position, None)
         if doc is None:
             return
-        terms = self._doc_terms[doc]
-        assert terms is not None
-        for term in terms:
+        for term in self._terms_of(doc):
             left = self._df[term] - 1
             if left:
                 self._df[term] = left
@@ -136,7 +161,8 @@ class LexicalIndex:
         self._live -= 1
         self._total_length -= int(self._doc_length[doc])
         self._doc_position[doc] = -1
-        self._doc_terms[doc] = None
+        if doc >= self._packed.documents:
+            self._doc_terms[doc - self._packed.documents] = None
         retired = len(self._doc_position) - self._live
         if retired > 1024 and retired > self._live:
             self._rebuild()
@@ -150,19 +176,18 @@ class LexicalIndex:
 
     def _rebuild(self) -> None:
         """Drop retired documents: renumber the live ones and keep only their postings."""
-        live = [doc for doc, terms in enumerate(self._doc_terms) if terms is not None]
+        live = [doc for doc, position in enumerate(self._doc_position) if position >= 0]
         renumber = np.full(len(self._doc_position), -1, dtype=np.int64)
         renumber[live] = np.arange(len(live))
-        for term, (docs_raw, counts_raw) in self._postings.items():
-            docs = renumber[np.frombuffer(docs_raw, dtype=np.int64)]
-            keep = docs >= 0
-            kept_docs, kept_counts = array("q"), array("f")
-            kept_docs.frombytes(docs[keep].tobytes())
-            kept_counts.frombytes(np.frombuffer(counts_raw, dtype=np.float32)[keep].tobytes())
-            self._postings[term] = (kept_docs, kept_counts)
+        for term in self._postings:
+            docs, counts = self._postings_of(term)
+            renumbered = renumber[docs]
+            keep = renumbered >= 0
+            self._postings[term] = (_array("q", renumbered[keep]), _array("f", counts[keep]))
+        self._doc_terms = [self._terms_of(d) for d in live]
+        self._packed = _Packed.empty()  # every term now has arrays of its own
         self._doc_position = array("q", (self._doc_position[d] for d in live))
         self._doc_length = array("f", (self._doc_length[d] for d in live))
-        self._doc_terms = [self._doc_terms[d] for d in live]
         self._doc_of = {int(p): doc for doc, p in enumerate(self._doc_position)}
 
     def scores(self, terms: list[str], size: int) -> tuple[np.ndarray, float]:
@@ -187,9 +212,7 @@ class LexicalIndex:
             total_idf += idf
             if not df:
                 continue
-            docs_raw, counts_raw = self._postings[term]
-            docs = np.frombuffer(docs_raw, dtype=np.int64)
-            counts = np.frombuffer(counts_raw, dtype=np.float32)
+            docs, counts = self._postings_of(term)
             norm = K1 * (1.0 - B + B * lengths[docs] / average)
             # A term's postings name each document once, so plain indexing adds correctly.
             by_doc[docs] += idf * counts * (K1 + 1.0) / (counts + norm)
@@ -197,3 +220,66 @@ class LexicalIndex:
         hit = (positions >= 0) & (by_doc > 0)
         out[positions[hit]] = by_doc[hit]
         return out, total_idf
+
+    def _postings_of(self, term: str) -> tuple[np.ndarray, np.ndarray]:
+        """A term's documents and counts (views, not copies)."""
+        postings = self._postings[term]
+        if isinstance(postings, int):
+            return self._packed.postings(postings)
+        docs, counts = postings
+        return np.frombuffer(docs, dtype=np.int64), np.frombuffer(counts, dtype=np.float32)
+
+    def _terms_of(self, doc: int) -> tuple[str, ...]:
+        """A live document's distinct terms."""
+        packed = self._packed
+        if doc < packed.documents:
+            rows = packed.doc_term_rows[packed.doc_offsets[doc] : packed.doc_offsets[doc + 1]]
+            return tuple(packed.terms[row] for row in rows.tolist())
+        terms = self._doc_terms[doc - packed.documents]
+        assert terms is not None
+        return terms
+
+
+@dataclass
+class _Packed:
+    """Postings in flat arrays: the term in row r (of `terms`) has the documents
+    docs[offsets[r]:offsets[r + 1]], held counts[...] times each, and document frequency
+    df[r] when packed; document d's distinct terms are the rows
+    doc_term_rows[doc_offsets[d]:doc_offsets[d + 1]] (none for a retired document)."""
+
+    terms: list[str]
+    df: np.ndarray
+    offsets: np.ndarray
+    docs: np.ndarray
+    counts: np.ndarray
+    doc_offsets: np.ndarray
+    doc_term_rows: np.ndarray
+
+    @classmethod
+    def empty(cls) -> _Packed:
+        none = np.zeros(0, dtype=np.int64)
+        first = np.zeros(1, dtype=np.int64)
+        return cls([], none, first, none, np.zeros(0, np.float32), first, none.astype(np.int32))
+
+    @property
+    def documents(self) -> int:
+        return len(self.doc_offsets) - 1
+
+    def postings(self, row: int) -> tuple[np.ndarray, np.ndarray]:
+        start, stop = self.offsets[row], self.offsets[row + 1]
+        return self.docs[start:stop], self.counts[start:stop]
+
+
+def _offsets(lengths: Iterable[int]) -> np.ndarray:
+    """Where each of a run of slices starts, and where the last one stops."""
+    ends = np.fromiter(lengths, dtype=np.int64)
+    return np.concatenate(([0], np.cumsum(ends)))
+
+
+def _array(typecode: str, values: np.ndarray) -> array:
+    """A growable copy of a numpy array (from its bytes: item by item would be slow)."""
+    return array(typecode, values.tobytes())
+
+
+def _joined(arrays: list[np.ndarray], dtype: type) -> np.ndarray:
+    return np.concatenate(arrays) if arrays else np.zeros(0, dtype=dtype)

@@ -207,9 +207,7 @@ class UserIndex:
                 # Each block's position is where its id stands.
                 first = len(index.ids)
                 index.ids.extend(value)
-                index.positions.update(
-                    (block_id, pos) for pos, block_id in enumerate(value, first) if block_id
-                )
+                index.positions.update(zip(value, range(first, len(index.ids)), strict=True))
             elif name == "annotations":
                 index.annotations.extend(value)
             elif name.startswith("lexical."):
@@ -218,6 +216,7 @@ class UserIndex:
                 raise ValueError(f"not a part of a user's index: {name!r}")
         if vectors.shape != (index.capacity, index.dimensions):
             raise ValueError(f"vectors of shape {vectors.shape} for {index.capacity} rows")
+        index.positions.pop(None, None)  # the holes removed blocks left
         index.ids.extend([None] * (index.capacity - len(index.ids)))
         index.annotations.extend([None] * (index.capacity - len(index.annotations)))
         index.payloads = [None] * index.capacity

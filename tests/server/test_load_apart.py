@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+import pickle
+import random
 
 import numpy as np
 import pytest
@@ -11,6 +13,7 @@ from memoryserver import selectors
 from memoryserver.clock import clock
 from memoryserver.embedders import get_embedder
 from memoryserver.index import apart
+from memoryserver.index.lexical import LexicalIndex
 from memoryserver.index.registry import get_registry
 from memoryserver.index.slot import Query
 from memoryserver.services.blocks import NewBlock, blocks_add
@@ -107,3 +110,54 @@ def test_a_failing_loader_costs_a_warning_and_the_load_happens_here(
         loaded = selectors.load_user_index(stocked)
     _assert_same(loaded, _here(stocked))
     assert any("apart failed" in r.getMessage() for r in caplog.records)
+
+
+def _handed_over(index: LexicalIndex) -> LexicalIndex:
+    """What the serving process takes in: every part through pickle, as from the loader."""
+    taken = LexicalIndex()
+    for name, value in index.parts():
+        taken.take_part(name, pickle.loads(pickle.dumps(value, protocol=5)))
+    return taken
+
+
+def test_a_lexical_index_handed_over_goes_on_like_the_one_it_came_from():
+    words = [f"w{n}" for n in range(40)]
+    rng = random.Random(7)
+
+    def text() -> str:
+        return " ".join(rng.choice(words) for _ in range(rng.randint(1, 6)))
+
+    built = LexicalIndex()
+    for position in range(1500):
+        built.set(position, text())
+    for position in range(0, 1500, 3):
+        built.drop(position)  # retired documents travel too
+    taken = _handed_over(built)
+    queries = [[w] for w in words] + [["w1", "w2", "w3"], ["w7", "nothing"]]
+
+    def assert_same(size: int) -> None:
+        for query in queries:
+            expected, expected_idf = built.scores(query, size)
+            got, got_idf = taken.scores(query, size)
+            assert got.tolist() == expected.tolist() and got_idf == expected_idf
+
+    assert_same(1500)
+    # The same edits on both: new texts on packed documents' positions, terms gone and back,
+    # a compaction, and enough retired documents that both rebuild their postings.
+    for step in range(2500):
+        position = rng.randrange(1500)
+        if step % 4 == 0:
+            for index in (built, taken):
+                index.drop(position)
+        else:
+            new = text()
+            for index in (built, taken):
+                index.set(position, new)
+        if step == 1200:
+            moved = {p: 1499 - p for p in range(1500)}
+            for index in (built, taken):
+                index.move(moved)
+        if step % 500 == 0:
+            assert_same(1500)
+    assert_same(1500)
+    assert taken._packed.documents == 0  # it rebuilt: every term has postings of its own
