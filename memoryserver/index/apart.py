@@ -5,9 +5,11 @@ tokenising and stemming every block's text for BM25. Done in the process that se
 searches, that work holds the GIL a millisecond at a time and every other shopper's search
 waits behind it (docs/benchmarks.md, "Per-user locking"). Here a loader process does it,
 niced so that the scheduler gives it only the CPU the serving processes leave, and writes
-the index to a temporary directory: the vectors as one .npy file (read back with the GIL
-released) and everything else as small pickled parts (`UserIndex.parts`), each a few
-milliseconds to take in, with the GIL handed on between them.
+the index to a temporary directory: the vectors as one .npy file and everything else as
+small pickled parts (`UserIndex.parts`), each a millisecond or so to take in, with the GIL
+handed on between them. The parts' numpy arrays travel out of band (pickle protocol 5), each
+in a file of its own: reading a file releases the GIL, and the array is then made around the
+bytes read instead of copying them with the GIL held.
 
 Each load runs `python -m memoryserver.loader` (a fresh interpreter, never a fork of the
 threaded server) on the server's SQLite file, with the server's settings from the
@@ -78,11 +80,19 @@ def index_written(index: UserIndex, directory: str) -> int:
     np.save(path / VECTORS_FILE, index.vectors)
     count = 0
     for count, part in enumerate(index.parts(), 1):
-        (path / f"part-{count - 1}").write_bytes(pickle.dumps(part, protocol=5))
+        buffers: list[pickle.PickleBuffer] = []
+        (path / f"part-{count - 1}").write_bytes(
+            pickle.dumps(part, protocol=5, buffer_callback=buffers.append)
+        )
+        for number, buffer in enumerate(buffers):
+            (path / f"part-{count - 1}.{number}").write_bytes(buffer.raw())
     return count
 
 
 def _parts_read(directory: Path, count: int) -> Iterator[tuple[str, Any]]:
     for number in range(count):
-        yield pickle.loads((directory / f"part-{number}").read_bytes())
+        buffers = []
+        while (buffer := directory / f"part-{number}.{len(buffers)}").exists():
+            buffers.append(np.fromfile(buffer, dtype=np.uint8))
+        yield pickle.loads((directory / f"part-{number}").read_bytes(), buffers=buffers)
         time.sleep(0)  # hand the GIL to waiting requests between parts

@@ -14,10 +14,11 @@ The statistics are the user's own: one shopper's memory never changes how anothe
 from __future__ import annotations
 
 import math
+import time
 from array import array
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -60,11 +61,87 @@ class LexicalIndex:
         self._live = 0
         self._total_length = 0
 
+    @classmethod
+    def from_texts(cls, texts: Iterable[str], *, pause_every: int = 0) -> LexicalIndex:
+        """The index `set(position, text)` for each text in turn would build, packed.
+
+        In one pass and then whole arrays, as a user's index is loaded: at 100k blocks the
+        per-term appends of `set` cost seconds. With `pause_every`, the GIL is handed to
+        waiting requests after that many texts.
+        """
+        row_of: dict[str, int] = {}
+        terms: list[str] = []
+        rows, counts = array("i"), array("f")  # each document's distinct terms and counts
+        doc_offsets, positions, lengths = array("q", [0]), array("q"), array("f")
+        total_length = 0
+        for position, text in enumerate(texts):
+            held = Counter(text_terms(text))
+            if held:
+                for term, count in held.items():
+                    row = row_of.get(term)
+                    if row is None:
+                        row = row_of[term] = len(terms)
+                        terms.append(term)
+                    rows.append(row)
+                    counts.append(count)
+                doc_offsets.append(len(rows))
+                positions.append(position)
+                length = sum(held.values())
+                lengths.append(length)
+                total_length += length
+            if pause_every and position % pause_every == pause_every - 1:
+                time.sleep(0)
+        term_rows = np.frombuffer(rows, dtype=np.int32)
+        offsets = np.frombuffer(doc_offsets, dtype=np.int64)
+        # Each term's postings, in document order as `set` appends them: a stable sort of
+        # the (document, term) entries by term.
+        by_term = np.argsort(term_rows, kind="stable")
+        documents = np.repeat(np.arange(len(positions), dtype=np.int64), np.diff(offsets))
+        df = np.bincount(term_rows, minlength=len(terms)).astype(np.int64)
+        index = cls()
+        index._packed = _Packed(
+            terms=terms,
+            df=df,
+            offsets=np.concatenate(([0], np.cumsum(df))),
+            docs=documents[by_term],
+            counts=np.frombuffer(counts, dtype=np.float32)[by_term],
+            doc_offsets=offsets,
+            doc_term_rows=term_rows,
+        )
+        index._postings = dict(zip(terms, range(len(terms)), strict=True))
+        index._df = dict(zip(terms, df.tolist(), strict=True))
+        index._doc_position, index._doc_length = positions, lengths
+        index._doc_of = dict(zip(positions, range(len(positions)), strict=True))
+        index._live, index._total_length = len(positions), total_length
+        return index
+
     # Terms or documents per part of a transfer: each part about a millisecond to take in.
-    PART_SIZE = 5000
+    PART_SIZE = 2000
 
     def parts(self) -> Iterator[tuple[str, Any]]:
         """This index as (name, value) parts, each quick to take in; see `take_part`."""
+        packed = self._packed if self._untouched_since_packed() else self._packing()
+        yield (
+            "lexical",
+            {
+                "live": self._live,
+                "total_length": self._total_length,
+                # The terms follow in parts of their own.
+                "packed": replace(packed, terms=[]),
+            },
+        )
+        for start in range(0, len(packed.terms), self.PART_SIZE):
+            yield "terms", packed.terms[start : start + self.PART_SIZE]
+        for start in range(0, len(self._doc_position), self.PART_SIZE):
+            stop = start + self.PART_SIZE
+            yield "documents", (self._doc_position[start:stop], self._doc_length[start:stop])
+
+    def _untouched_since_packed(self) -> bool:
+        # Any new document lands past the packed ones, any drop lowers the live count.
+        return not self._doc_terms and self._live == self._packed.documents
+
+    def _packing(self) -> _Packed:
+        """This index's postings and documents' terms, packed."""
         terms = list(self._postings)
         row_of = {term: row for row, term in enumerate(terms)}
         postings = [self._postings_of(term) for term in terms]
@@ -72,29 +149,15 @@ class LexicalIndex:
             [row_of[term] for term in self._terms_of(doc)] if position >= 0 else []
             for doc, position in enumerate(self._doc_position)
         ]
-        yield (
-            "lexical",
-            {
-                "live": self._live,
-                "total_length": self._total_length,
-                "packed": _Packed(
-                    terms=[],  # the terms follow in parts of their own
-                    df=np.array([self._df[term] for term in terms], dtype=np.int64),
-                    offsets=_offsets(len(docs) for docs, _ in postings),
-                    docs=_joined([docs for docs, _ in postings], np.int64),
-                    counts=_joined([counts for _, counts in postings], np.float32),
-                    doc_offsets=_offsets(len(rows) for rows in doc_rows),
-                    doc_term_rows=np.fromiter(
-                        (row for rows in doc_rows for row in rows), dtype=np.int32
-                    ),
-                ),
-            },
+        return _Packed(
+            terms=terms,
+            df=np.array([self._df[term] for term in terms], dtype=np.int64),
+            offsets=_offsets(len(docs) for docs, _ in postings),
+            docs=_joined([docs for docs, _ in postings], np.int64),
+            counts=_joined([counts for _, counts in postings], np.float32),
+            doc_offsets=_offsets(len(rows) for rows in doc_rows),
+            doc_term_rows=np.fromiter((row for rows in doc_rows for row in rows), dtype=np.int32),
         )
-        for start in range(0, len(terms), self.PART_SIZE):
-            yield "terms", terms[start : start + self.PART_SIZE]
-        for start in range(0, len(self._doc_position), self.PART_SIZE):
-            stop = start + self.PART_SIZE
-            yield "documents", (self._doc_position[start:stop], self._doc_length[start:stop])
 
     def take_part(self, name: str, value: Any) -> None:
         """Take one part of `parts`, on an empty index, in their order."""

@@ -13,7 +13,6 @@ hit costs no SQL. Every change to a block goes through upsert/set_fields/remove 
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -154,16 +153,13 @@ class UserIndex:
         index.prompts[:n] = [index._code(index.prompt_codes, p) if p else -1 for p in prompt_ids]
         index.prompt_vids[:n] = [v if v is not None else -1 for v in prompt_vids]
         index.annotations[:n] = [a or None for a in annotations]
-        for pos, text in enumerate(texts):
-            index.lexical.set(pos, text)
-            if pos % 100 == 99:
-                # Seconds of Python at 100k blocks: hand the GIL to waiting requests every
-                # millisecond or so instead of every switch interval (5 ms).
-                time.sleep(0)
+        # A second of Python at 100k blocks: hand the GIL to waiting requests every
+        # millisecond or so instead of every switch interval (5 ms).
+        index.lexical = LexicalIndex.from_texts(texts, pause_every=100)
         return index
 
     # Block ids and annotations per part of a transfer (see `parts`).
-    PART_SIZE = 5000
+    PART_SIZE = 2000
 
     def parts(self) -> Iterator[tuple[str, Any]]:
         """This index but its vectors as (name, value) parts, each quick to unpickle.

@@ -79,7 +79,9 @@ def _assert_same(loaded, expected) -> None:
     )
 
 
-def test_a_user_past_the_threshold_loads_in_the_loader_process(stocked, settings, monkeypatch):
+def test_a_user_past_the_threshold_loads_in_the_loader_process(
+    stocked, settings, monkeypatch, caplog
+):
     settings.AGENT_MEMORY_INDEX_LOAD_APART_BLOCKS = 20
     apart_loads = []
     real = apart.loaded_apart
@@ -89,8 +91,10 @@ def test_a_user_past_the_threshold_loads_in_the_loader_process(stocked, settings
         return real(*args, **kwargs)
 
     monkeypatch.setattr(selectors, "loaded_apart", spied)
-    _assert_same(selectors.load_user_index(stocked), _here(stocked))
+    with caplog.at_level(logging.WARNING, logger="memoryserver.selectors"):
+        _assert_same(selectors.load_user_index(stocked), _here(stocked))
     assert apart_loads == [(stocked,)]
+    assert not caplog.records  # taken in from the loader, not loaded here after a failure
 
 
 def test_a_user_under_the_threshold_loads_here(stocked, settings, monkeypatch):
@@ -120,44 +124,55 @@ def _handed_over(index: LexicalIndex) -> LexicalIndex:
     return taken
 
 
-def test_a_lexical_index_handed_over_goes_on_like_the_one_it_came_from():
-    words = [f"w{n}" for n in range(40)]
+def _built_block_by_block(texts: list[str]) -> LexicalIndex:
+    index = LexicalIndex()
+    for position, text in enumerate(texts):
+        index.set(position, text)
+    return index
+
+
+@pytest.mark.parametrize("loaded", [False, True], ids=["set-one-by-one", "loaded-whole"])
+def test_a_lexical_index_handed_over_goes_on_like_one_built_block_by_block(loaded):
+    words = [f"w{n}" for n in range(40)] + ["the", "and"]  # stop words: some texts hold none
     rng = random.Random(7)
 
     def text() -> str:
         return " ".join(rng.choice(words) for _ in range(rng.randint(1, 6)))
 
-    built = LexicalIndex()
-    for position in range(1500):
-        built.set(position, text())
-    for position in range(0, 1500, 3):
-        built.drop(position)  # retired documents travel too
-    taken = _handed_over(built)
+    texts = [text() for _ in range(1500)]
+    reference = _built_block_by_block(texts)
+    index = LexicalIndex.from_texts(texts) if loaded else _built_block_by_block(texts)
     queries = [[w] for w in words] + [["w1", "w2", "w3"], ["w7", "nothing"]]
 
-    def assert_same(size: int) -> None:
+    def assert_same() -> None:
         for query in queries:
-            expected, expected_idf = built.scores(query, size)
-            got, got_idf = taken.scores(query, size)
-            assert got.tolist() == expected.tolist() and got_idf == expected_idf
+            expected, expected_idf = reference.scores(query, 1500)
+            for got_index in (index, taken):
+                got, got_idf = got_index.scores(query, 1500)
+                assert got.tolist() == expected.tolist() and got_idf == expected_idf
 
-    assert_same(1500)
-    # The same edits on both: new texts on packed documents' positions, terms gone and back,
-    # a compaction, and enough retired documents that both rebuild their postings.
+    taken = _handed_over(index)
+    assert_same()
+    # The same edits on all three: new texts on packed documents' positions, terms gone and back,
+    # a compaction, a second hand-over of an edited index, and enough retired documents that
+    # both rebuild their postings.
     for step in range(2500):
         position = rng.randrange(1500)
         if step % 4 == 0:
-            for index in (built, taken):
-                index.drop(position)
+            for edited in (reference, index, taken):
+                edited.drop(position)
         else:
             new = text()
-            for index in (built, taken):
-                index.set(position, new)
+            for edited in (reference, index, taken):
+                edited.set(position, new)
+        if step == 600:
+            taken = _handed_over(taken)
         if step == 1200:
             moved = {p: 1499 - p for p in range(1500)}
-            for index in (built, taken):
-                index.move(moved)
+            for edited in (reference, index, taken):
+                edited.move(moved)
         if step % 500 == 0:
-            assert_same(1500)
-    assert_same(1500)
-    assert taken._packed.documents == 0  # it rebuilt: every term has postings of its own
+            assert_same()
+    assert_same()
+    # Both rebuilt: every term now has postings of its own.
+    assert index._packed.documents == taken._packed.documents == 0
