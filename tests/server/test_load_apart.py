@@ -137,12 +137,15 @@ def test_a_lexical_index_handed_over_goes_on_like_one_built_block_by_block(loade
     rng = random.Random(7)
 
     def text() -> str:
-        return " ".join(rng.choice(words) for _ in range(rng.randint(1, 6)))
+        # A rare word too, most often held by one document: its term goes and comes back.
+        rare = f"r{rng.randrange(3000)}"
+        return " ".join([*(rng.choice(words) for _ in range(rng.randint(1, 6))), rare])
 
     texts = [text() for _ in range(1500)]
     reference = _built_block_by_block(texts)
     index = LexicalIndex.from_texts(texts) if loaded else _built_block_by_block(texts)
     queries = [[w] for w in words] + [["w1", "w2", "w3"], ["w7", "nothing"]]
+    queries += [[f"r{n}"] for n in range(0, 3000, 7)]
 
     def assert_same() -> None:
         for query in queries:
