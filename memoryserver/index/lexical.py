@@ -39,10 +39,11 @@ def search_text(text: str, summary: str | None, contexts: Any) -> str:
 class LexicalIndex:
     """Postings and BM25 statistics of one user's blocks, addressed by slot position.
 
-    An index built here keeps each term's postings as two growing arrays. One taken in from
-    another process (`parts` / `take_part`) starts from `_Packed` postings instead: a few
-    flat arrays that cost next to nothing to take in, where each term names its row; a term
-    gets arrays of its own only once a new document holds it.
+    An index loaded whole (`from_texts`) or taken in from another process (`parts` /
+    `take_part`) starts from `_Packed` postings: a few flat arrays, cheap to build and to
+    hand over, in which each term names its row. A term gets growable arrays of its own once
+    a later document holds it (`set`), and every term does when retired documents are
+    dropped (`_rebuild`).
     """
 
     def __init__(self) -> None:
