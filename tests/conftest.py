@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import inspect
 import os
 
 import pytest
+from asgiref.sync import SyncToAsync
+from django.db import connections
 from django.test import TransactionTestCase
 
 from shop.services import catalog_seed, shoppers_seed
@@ -34,6 +37,25 @@ def _catalog_loaded(request):
         if not Product.objects.exists():
             catalog_seed()
             shoppers_seed()
+
+
+@pytest.fixture(autouse=True)
+def _sync_thread_connection_closed(request):
+    """After an async database test, close the connection of asgiref's one sync thread.
+
+    App code an async test awaits through `sync_to_async` runs its queries on that thread,
+    and nothing closes its connection when no HTTP request ends (websocket turns, services
+    called directly): on PostgreSQL the test database then cannot be dropped at the end.
+    Only after async tests, which have started that thread already: starting it here would
+    leave a process forked later (the browser tests' live servers) with an executor that
+    counts a thread the fork did not copy, and its `sync_to_async` calls would never run.
+    """
+    yield
+    uses_database = request.node.get_closest_marker("django_db") or (
+        _DB_FIXTURES & set(request.fixturenames)
+    )
+    if uses_database and inspect.iscoroutinefunction(getattr(request, "function", None)):
+        SyncToAsync.single_thread_executor.submit(connections.close_all).result()
 
 
 class LiveMemory:

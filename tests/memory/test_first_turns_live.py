@@ -6,7 +6,6 @@ import asyncio
 
 import pytest
 from asgiref.sync import sync_to_async
-from django.db import connections
 
 from assistant.models import ChatSession
 from memoryapp.clients import memory_client_async
@@ -25,17 +24,7 @@ def cookie(shopper_name, django_db_blocker):
         return username, session_cookie_for(username)
 
 
-@pytest.fixture
-async def sync_thread_closed():
-    yield
-    # The turns' database work runs on asgiref's one sync thread, whose connection nothing
-    # closes between websocket messages: the test database cannot be dropped while it is open.
-    await sync_to_async(connections.close_all)()
-
-
-async def test_ten_first_turns_at_once_all_remember_in_ten_sessions(
-    live_memory, cookie, settings, sync_thread_closed
-):
+async def test_ten_first_turns_at_once_all_remember_in_ten_sessions(live_memory, cookie, settings):
     username, session_cookie = cookie
     # The race between the tabs is under test, not the time bound on a shared machine (the
     # bound under load is measured by benchmarks/turn_overhead.py).
