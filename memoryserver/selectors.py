@@ -272,18 +272,17 @@ def user_index_read(user_id: str, *, now: datetime, width: int) -> UserIndex:
     are counted, not held.
     """
     connection = connections[db_alias()]
-    live = _LIVE
     table = MemoryBlock._meta.db_table
     params = _live_params(connection, user_id, now)
     vectors = np.zeros((0, width), dtype=np.float32)
     foreign = kept_count = 0
     columns: list[list[Any]] = [[] for _ in _LOAD_FIELDS]
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT COUNT(*) FROM {table} {live}", params)
+        cursor.execute(f"SELECT COUNT(*) FROM {table} {_LIVE}", params)
         (count,) = cursor.fetchone()
         # In the order of the user's index in SQLite: sorting 100k rows of vectors by id cost
         # as much as reading them, and nothing in the index depends on the order of its rows.
-        cursor.execute(f"SELECT {', '.join(_LOAD_FIELDS)} FROM {table} {live}", params)
+        cursor.execute(f"SELECT {', '.join(_LOAD_FIELDS)} FROM {table} {_LIVE}", params)
         while rows := cursor.fetchmany(_LOAD_CHUNK):
             if not kept_count and not foreign:
                 width = len(rows[0][3]) // 4

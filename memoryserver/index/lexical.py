@@ -93,20 +93,20 @@ class LexicalIndex:
             if pause_every and position % pause_every == pause_every - 1:
                 time.sleep(0)
         term_rows = np.frombuffer(rows, dtype=np.int32)
-        offsets = np.frombuffer(doc_offsets, dtype=np.int64)
+        doc_starts = np.frombuffer(doc_offsets, dtype=np.int64)
         # Each term's postings, in document order as `set` appends them: a stable sort of
         # the (document, term) entries by term.
         by_term = np.argsort(term_rows, kind="stable")
-        documents = np.repeat(np.arange(len(positions), dtype=np.int64), np.diff(offsets))
+        documents = np.repeat(np.arange(len(positions), dtype=np.int64), np.diff(doc_starts))
         df = np.bincount(term_rows, minlength=len(terms)).astype(np.int64)
         index = cls()
         index._packed = _Packed(
             terms=terms,
             df=df,
-            offsets=np.concatenate(([0], np.cumsum(df))),
+            offsets=_offsets(df),  # a term's postings are as many as the documents holding it
             docs=documents[by_term],
             counts=np.frombuffer(counts, dtype=np.float32)[by_term],
-            doc_offsets=offsets,
+            doc_offsets=doc_starts,
             doc_term_rows=term_rows,
         )
         index._postings = dict(zip(terms, range(len(terms)), strict=True))
@@ -153,10 +153,10 @@ class LexicalIndex:
         return _Packed(
             terms=terms,
             df=np.array([self._df[term] for term in terms], dtype=np.int64),
-            offsets=_offsets(len(docs) for docs, _ in postings),
+            offsets=_offsets(np.fromiter((len(docs) for docs, _ in postings), dtype=np.int64)),
             docs=_joined([docs for docs, _ in postings], np.int64),
             counts=_joined([counts for _, counts in postings], np.float32),
-            doc_offsets=_offsets(len(rows) for rows in doc_rows),
+            doc_offsets=_offsets(np.fromiter((len(rows) for rows in doc_rows), dtype=np.int64)),
             doc_term_rows=np.fromiter((row for rows in doc_rows for row in rows), dtype=np.int32),
         )
 
@@ -334,10 +334,9 @@ class _Packed:
         return self.docs[start:stop], self.counts[start:stop]
 
 
-def _offsets(lengths: Iterable[int]) -> np.ndarray:
-    """Where each of a run of slices starts, and where the last one stops."""
-    ends = np.fromiter(lengths, dtype=np.int64)
-    return np.concatenate(([0], np.cumsum(ends)))
+def _offsets(lengths: np.ndarray) -> np.ndarray:
+    """Where each of a run of slices of these lengths starts, and where the last one stops."""
+    return np.concatenate((np.zeros(1, dtype=np.int64), np.cumsum(lengths, dtype=np.int64)))
 
 
 def _array(typecode: str, values: np.ndarray) -> array:
