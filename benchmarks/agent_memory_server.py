@@ -24,8 +24,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import atexit
 import os
 import random
+import shutil
 import statistics
 import subprocess
 import sys
@@ -184,7 +186,7 @@ def largest_add(repeats: int) -> None:
 
 
 def run_largest_add(embedder: str, args: argparse.Namespace) -> None:
-    tmp = Path(tempfile.mkdtemp(prefix=f"ambench-largest-{embedder}-"))
+    tmp = scratch(f"ambench-largest-{embedder}-")
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "memoryserver.settings",
@@ -195,6 +197,14 @@ def run_largest_add(embedder: str, args: argparse.Namespace) -> None:
     subprocess.run(
         [sys.executable, __file__, "--largest-add", str(args.largest_repeats)], env=env, check=True
     )
+
+
+def scratch(prefix: str) -> Path:
+    """A temporary directory for one part's databases, removed when the benchmark exits: a
+    cold part leaves over a gigabyte of SQLite behind."""
+    path = tempfile.mkdtemp(prefix=prefix)
+    atexit.register(shutil.rmtree, path, ignore_errors=True)
+    return Path(path)
 
 
 # --- measurements --------------------------------------------------------------------------
@@ -278,7 +288,7 @@ def bulk_load(tmp: Path, embedder: str, users: list[tuple[str, int]]) -> None:
 def run_embedder(embedder: str, sizes: list[int], args: argparse.Namespace) -> None:
     from tests.support.agentmemory_server import start_agentmemory_server
 
-    tmp = Path(tempfile.mkdtemp(prefix=f"ambench-{embedder}-"))
+    tmp = scratch(f"ambench-{embedder}-")
     bulk_load(tmp, embedder, [(f"bench-{size}", size) for size in sizes])
     base_url, stop = start_agentmemory_server(
         tmp, AGENT_MEMORY_EMBEDDER=embedder, AGENT_MEMORY_EXTRACTOR="extractive"
@@ -363,7 +373,7 @@ def run_cold_load(embedder: str, args: argparse.Namespace) -> None:
     """A cold 100k-block user loads while 20 other shoppers search: their p95, with and without."""
     from tests.support.agentmemory_server import start_agentmemory_server
 
-    tmp = Path(tempfile.mkdtemp(prefix=f"ambench-cold-{embedder}-"))
+    tmp = scratch(f"ambench-cold-{embedder}-")
     cold_users = [f"cold-{n}" for n in range(args.cold_repeats)]
     shoppers = [(f"shopper-{i:02d}", 1000) for i in range(args.shoppers)]
     bulk_load(tmp, embedder, [*shoppers, *((u, args.cold_size) for u in cold_users)])

@@ -28,10 +28,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import atexit
 import cProfile
 import json
 import os
 import pstats
+import shutil
 import statistics
 import subprocess
 import sys
@@ -43,6 +45,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 TMP = Path(tempfile.mkdtemp(prefix="aisle-bench-"))
+atexit.register(shutil.rmtree, TMP, ignore_errors=True)
 os.environ["AISLE_VAR_DIR"] = str(TMP)
 os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings.base"
 os.environ["OPENAI_API_KEY"] = ""
@@ -458,7 +461,7 @@ def main() -> None:
         help="part 1: profile the app's side of each recall and print its N costliest functions",
     )
     args = parser.parse_args()
-    print(f"Machine: {os.cpu_count()} cores; Python {sys.version.split()[0]}; temp dir {TMP}")
+    print(f"Machine: {os.cpu_count()} cores; Python {sys.version.split()[0]}")
     parts = set(args.parts.split(","))
     for command in (["migrate"], ["seed_catalog"]):
         subprocess.run(
