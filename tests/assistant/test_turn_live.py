@@ -188,6 +188,24 @@ async def test_memory_switched_off_says_so_and_stores_nothing(
         await memory_client_async().get_user(username)
 
 
+async def test_closing_with_memory_switched_off_writes_no_episode(live_memory, shopper):
+    from assistant.models import DemoSettings
+
+    username, cookie = shopper
+    async with Chat(cookie=cookie) as chat:
+        first = await chat.turn("I'm looking for a raincoat")
+        session_id = first[0]["session_id"]
+        # Staff switch memory off while the shopper's panel is still open.
+        await DemoSettings.objects.aupdate_or_create(pk=1, defaults={"memory_enabled": False})
+        await chat.send({"type": "close", "session_id": session_id})
+        closed = await chat.events_until("closed")
+    assert closed[-1]["episode_block_id"] is None
+    session = await (await memory_client_async().get_user(username)).get_session(session_id)
+    assert session.end_time is None  # not even ended: nothing at all was written
+    stored = await session.list_memories(limit=20)
+    assert [b.annotations["type"] for b in stored.memory_blocks] == ["turn"]
+
+
 async def test_the_demo_default_retention_applies_when_the_client_sends_none(live_memory, shopper):
     from assistant.models import DemoSettings
 
@@ -308,6 +326,26 @@ async def test_recall_memory_tool_events_carry_what_it_found(live_memory, shoppe
     found = {item["block_id"]: item for item in tool["items"]}
     assert fact_id in found and "size M" in found[fact_id]["line"]
     assert set(found[fact_id]) == {"block_id", "scope", "line", "score"}
+
+
+async def test_recall_memory_looks_through_earlier_visits(live_memory, shopper, fake_openai):
+    _username, cookie = shopper
+    fake_openai.script("assistant", Reply(text="A linen blazer would suit a summer wedding."))
+    fake_openai.script("judge", Reply(text='{"facts": []}'))
+    fake_openai.script(
+        "assistant",
+        Reply(tool_calls=[("recall_memory", json.dumps({"query": "wedding blazer"}))]),
+        Reply(text="Last time we talked about a linen blazer for the wedding."),
+    )
+    async with Chat(cookie=cookie) as chat:
+        first = await chat.turn("what should I wear to a summer wedding? maybe a blazer")
+        # A new visit: nothing of the first one is in this session.
+        events = await chat.turn("what did we say about the wedding?", session_id=None)
+    assert events[0]["session_id"] != first[0]["session_id"] and events[0]["created"]
+    tool = next(e for e in events if e["type"] == "tool")
+    turn_id = first[-1]["block_ids"]["turn"][0]
+    found = {item["block_id"]: item for item in tool["items"]}
+    assert turn_id in found and "wedding" in found[turn_id]["line"]
 
 
 async def test_a_failed_search_is_named_and_the_answer_still_comes(memory_proxy, shopper):
