@@ -240,6 +240,20 @@ def test_ttl_expiry_hides_blocks_and_update_restarts_it(user):
         session.update_memory(short, fact="too late")
 
 
+def test_modify_ttl_reaches_only_the_path_users_blocks(client, user):
+    other = client.create_user(f"{user.user_id}-other", name="Bea")
+    # The same session id and the same block ids asked for, under another user.
+    theirs = other.create_session("shared").add_memory(facts=["b1"], context_required=False)
+    mine = user.create_session("shared").add_memory(facts=["a1"], context_required=False)
+    user.modify_ttl(1, session_id="shared", block_ids=[*mine.block_ids, *theirs.block_ids])
+    user.modify_ttl(1, session_id="shared")
+    user.modify_ttl(1)
+    assert wait_until(lambda: user.list_memories().total == 0)
+    time.sleep(1.1)  # past any expiry those calls could have given the other user's block
+    kept = other.get_session("shared").list_memories().memory_blocks
+    assert [b.block_id for b in kept] == theirs.block_ids
+
+
 def test_modify_ttl_scopes(user):
     a, b = user.create_session("ta"), user.create_session("tb")
     a_ids = a.add_memory(facts=["a1", "a2"], context_required=False).block_ids
