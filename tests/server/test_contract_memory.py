@@ -254,6 +254,16 @@ def test_modify_ttl_reaches_only_the_path_users_blocks(client, user):
     assert [b.block_id for b in kept] == theirs.block_ids
 
 
+def test_a_block_is_updated_only_through_its_own_users_path(client, user):
+    other = client.create_user(f"{user.user_id}-other", name="Bea")
+    theirs = other.create_session("shared").add_memory(facts=["b1"], context_required=False)
+    mine = user.create_session("shared")
+    with pytest.raises(NotFoundError):
+        mine.update_memory(theirs.block_ids[0], fact="rewritten by someone else")
+    kept = other.get_session("shared").list_memories().memory_blocks
+    assert [(b.block_id, b.fact) for b in kept] == [(theirs.block_ids[0], "b1")]
+
+
 def test_modify_ttl_scopes(user):
     a, b = user.create_session("ta"), user.create_session("tb")
     a_ids = a.add_memory(facts=["a1", "a2"], context_required=False).block_ids
