@@ -123,6 +123,28 @@ def test_listing_blocks_from_the_index_matches_sqlite_and_follows_writes():
             prompt_vid=None,
         )
 
+    # Another user with the same session ids: neither listing may show their block.
+    user_create(user_id="index-lister-other", name="O", metadata=None)
+    session_create(
+        user_id="index-lister-other",
+        session_id="a",
+        annotations=None,
+        metadata=None,
+        blocks_ttl=None,
+    )
+    blocks_add(
+        user_id="index-lister-other",
+        session_id="a",
+        items=[NewBlock(fact="someone else's fact")],
+        annotations=None,
+        block_ttl=None,
+        context_required=False,
+        created_at=None,
+        async_processing=True,
+        prompt_id=None,
+        prompt_vid=None,
+    )
+
     def both(**query):
         from_index = selectors.blocks_list(user_id="index-lister", **query)
         from_sql = selectors._blocks_list_sql("index-lister", *query.values())
