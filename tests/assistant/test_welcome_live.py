@@ -41,6 +41,27 @@ async def test_a_returning_shopper_is_welcomed_back_with_suggestions_from_their_
     assert len(on_page["suggestions"]) == 3
 
 
+async def test_of_two_sizes_stated_the_greeting_suggests_the_later_one(live_memory, shopper):
+    username, cookie = shopper
+    client = memory_client_async()
+    user = await client.create_user(username, "Tess")
+    # Two sizes stated on two visits (as stored before facts were consolidated), the later
+    # one written first: what counts is when the shopper said it.
+    for session_id, sentence, said in (
+        ("session2", "The shopper wears size L.", "2026-06-01T10:00:00+00:00"),
+        ("session1", "The shopper wears size M.", "2026-01-10T10:00:00+00:00"),
+    ):
+        session = await user.create_session(session_id)
+        await session.add_memory(
+            facts=[sentence], annotations={"type": "fact"}, context_required=False, created_at=said
+        )
+    async with Chat(cookie=cookie) as chat:
+        welcome = await _hello(chat)
+    assert welcome["greeting"].startswith("Welcome back, Tess")
+    assert "Show me jeans in L" in welcome["suggestions"]
+    assert not any(" in M" in suggestion for suggestion in welcome["suggestions"])
+
+
 async def test_a_first_visit_gets_a_plain_greeting_and_hello_writes_nothing(live_memory, shopper):
     username, cookie = shopper
     async with Chat(cookie=cookie) as chat:
