@@ -23,7 +23,7 @@ from memoryserver.services.blocks import NewBlock, block_update, blocks_add, blo
 from memoryserver.services.extraction import block_mark_queued, extraction_attempt
 from memoryserver.services.sessions import session_create
 from memoryserver.services.ttl import blocks_expired_sweep, ttl_modify
-from memoryserver.services.users import user_create
+from memoryserver.services.users import user_create, user_delete
 
 DB = ["default", "agentmemory"]  # agentmemory test DB depends on default
 
@@ -139,6 +139,35 @@ def test_ttl_follows_the_injected_clock_and_the_sweeper_deletes():
         assert visible() == set(never.block_ids)
     finally:
         clock.reset()
+
+
+@pytest.mark.django_db(databases=DB)
+def test_deleting_a_user_leaves_every_other_users_blocks():
+    get_registry().clear()
+    for user_id in ("leaving", "staying"):
+        user_create(user_id=user_id, name=user_id, metadata=None)
+        session_create(
+            user_id=user_id, session_id="s", annotations=None, metadata=None, blocks_ttl=None
+        )
+        blocks_add(
+            user_id=user_id,
+            session_id="s",
+            items=[NewBlock(fact=f"a fact of {user_id}")],
+            annotations=None,
+            block_ttl=None,
+            context_required=False,
+            created_at=None,
+            async_processing=True,
+            prompt_id=None,
+            prompt_vid=None,
+        )
+    user_delete(user_id="leaving")
+    get_registry().clear()  # read back from SQLite, as after a restart
+    listed, total = selectors.blocks_list(
+        user_id="staying", session_ids=None, order_by="ingested_at", limit=20, offset=0
+    )
+    assert total == 1 and listed[0]["fact"] == "a fact of staying"
+    assert not MemoryBlock.objects.filter(user_key="leaving").exists()
 
 
 @pytest.mark.django_db(databases=DB)
