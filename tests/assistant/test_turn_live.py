@@ -188,27 +188,6 @@ async def test_memory_switched_off_says_so_and_stores_nothing(
         await memory_client_async().get_user(username)
 
 
-async def test_the_answer_is_sent_before_the_judge_is_asked(live_memory, shopper, fake_openai):
-    _username, cookie = shopper
-    answer_received = threading.Event()
-    judge_saw_answer: list[bool] = []
-
-    def judge(_body: dict) -> Reply:
-        # Runs in the fake's server thread: it answers once the shopper has the answer, or
-        # gives up after a while, noting which.
-        judge_saw_answer.append(answer_received.wait(timeout=5))
-        return Reply(text='{"facts": ["The shopper wears size M."]}')
-
-    fake_openai.script("judge", judge)
-    async with Chat(cookie=cookie) as chat:
-        answered = await chat.turn("I wear size M, show me jeans", until=("done",))
-        answer_received.set()
-        added = await chat.events_until("memory.added")
-    assert answered[-1]["type"] == "done"
-    assert judge_saw_answer == [True]
-    assert added[-1]["facts"] == ["The shopper wears size M."]
-
-
 async def test_closing_with_memory_switched_off_writes_no_episode(live_memory, shopper):
     from assistant.models import DemoSettings
 
