@@ -1,10 +1,19 @@
-"""A malformed setting falls back to its default with one warning; the shop still starts."""
+"""Settings from the environment: a malformed one falls back to its default with one warning
+(the shop still starts), and the memory policy ships with the specified defaults."""
 
 from __future__ import annotations
 
+import json
 import logging
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
 
 from config import env
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_malformed_numbers_fall_back_with_one_warning(monkeypatch, caplog):
@@ -35,3 +44,38 @@ def test_well_formed_values_are_used(monkeypatch):
     assert env.env_int("MEMORY_CROSS_SESSION_FACT_K", 10, minimum=1) == 7
     assert env.env_bool("AGENT_MEMORY_EXTRACT_SEMANTIC", True) is False
     assert env.env_list("DJANGO_ALLOWED_HOSTS", []) == ["a.example", "b.example"]
+
+
+# The memory policy's defaults as the memory specification states them.
+SPECIFIED_DEFAULTS = {
+    "MEMORY_MESSAGE_TTL_SECONDS": 90 * 24 * 3600,
+    "MEMORY_FACT_TTL_SECONDS": 0,
+    "MEMORY_VERBATIM_WINDOW_TURNS": 3,
+    "MEMORY_SEARCH_THRESHOLD_TURNS": 10,
+    "MEMORY_MAX_SESSION_BLOCKS": 200,
+    "MEMORY_CROSS_SESSION_FACT_K": 10,
+    "MEMORY_CROSS_SESSION_TURN_K": 10,
+}
+
+
+def test_the_memory_policy_ships_with_the_specified_defaults_documented_alike():
+    # A fresh interpreter, every policy variable blank (a developer's .env never overrides a
+    # variable already set), so what is read is the shipped default.
+    blank = {name: "" for name in SPECIFIED_DEFAULTS}
+    script = (
+        "import json; from config.settings import base; "
+        f"print(json.dumps({{n: getattr(base, n) for n in {list(SPECIFIED_DEFAULTS)!r}}}))"
+    )
+    shipped = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=ROOT,
+        env={**os.environ, **blank},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert json.loads(shipped.stdout) == SPECIFIED_DEFAULTS
+    documented = dict(
+        re.findall(r"^#?\s*(MEMORY_[A-Z_]+)=(\d+)", (ROOT / ".env.example").read_text(), re.M)
+    )
+    assert {name: int(documented[name]) for name in SPECIFIED_DEFAULTS} == SPECIFIED_DEFAULTS
