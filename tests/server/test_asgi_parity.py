@@ -18,9 +18,7 @@ from django.core.handlers.asgi import ASGIHandler
 
 from memoryserver.asgi import DirectDispatch
 from memoryserver.index.registry import get_registry
-from memoryserver.services.blocks import NewBlock, blocks_add
-from memoryserver.services.sessions import session_create
-from memoryserver.services.users import user_create
+from tests.server.stock import blocks_stocked, user_stocked
 
 # Committed, not rolled back: the views run on other threads with their own connections.
 pytestmark = pytest.mark.django_db(transaction=True, databases=["default", "agentmemory"])
@@ -56,19 +54,9 @@ def handlers(settings):
     settings.AGENT_MEMORY_SERVER_TOKEN = None
     settings.AGENT_MEMORY_SERVER_ALLOWED_HOSTS = ["testserver"]
     get_registry().clear()
-    user_create(user_id=USER, name="Parity", metadata=None)
-    session_create(user_id=USER, session_id="s", annotations=None, metadata=None, blocks_ttl=None)
-    blocks_add(
-        user_id=USER,
-        session_id="s",
-        items=[NewBlock(fact="Prefers red trail shoes"), NewBlock(fact="Wears size 42")],
-        annotations={"type": "fact"},
-        block_ttl=None,
-        context_required=False,
-        created_at=None,
-        async_processing=True,
-        prompt_id=None,
-        prompt_vid=None,
+    user_stocked(USER, name="Parity")
+    blocks_stocked(
+        USER, "s", ["Prefers red trail shoes", "Wears size 42"], annotations={"type": "fact"}
     )
     fallback = CountingFallback(ASGIHandler())
     direct = DirectDispatch(fallback)

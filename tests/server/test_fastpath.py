@@ -11,9 +11,7 @@ from django.test import RequestFactory
 from memoryserver.api import fastpath
 from memoryserver.api.views import MemorySearchView, UserMemoryView
 from memoryserver.index.registry import get_registry
-from memoryserver.services.blocks import NewBlock, blocks_add
-from memoryserver.services.sessions import session_create
-from memoryserver.services.users import user_create
+from tests.server.stock import blocks_stocked, user_stocked
 
 DB = ["default", "agentmemory"]
 USER = "fast-user"
@@ -71,23 +69,10 @@ RAW_DOUBTFUL = [b"", b"not json", b'{"query": NaN}', b'{"query": "\\ud800"}', b'
 @pytest.fixture
 def seeded():
     get_registry().clear()
-    user_create(user_id=USER, name="F", metadata=None)
-    for session in ("s", "other"):
-        session_create(
-            user_id=USER, session_id=session, annotations=None, metadata=None, blocks_ttl=None
-        )
+    user_stocked(USER, ("s", "other"), name="F")
     for n, (session, kind) in enumerate([("s", "fact"), ("other", "fact"), ("s", "turn")] * 3):
-        blocks_add(
-            user_id=USER,
-            session_id=session,
-            items=[NewBlock(fact=f"red boots and café shoes {n}")],
-            annotations={"type": kind, "k": ""},
-            block_ttl=None,
-            context_required=False,
-            created_at=None,
-            async_processing=True,
-            prompt_id=None,
-            prompt_vid=None,
+        blocks_stocked(
+            USER, session, [f"red boots and café shoes {n}"], annotations={"type": kind, "k": ""}
         )
     yield
     get_registry().clear()

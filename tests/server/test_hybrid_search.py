@@ -16,12 +16,13 @@ from memoryserver.extractors import Extraction
 from memoryserver.index.registry import get_registry
 from memoryserver.index.slot import IndexRow, Query, UserIndex
 from memoryserver.services import extraction
-from memoryserver.services.blocks import NewBlock, block_update, blocks_add, blocks_delete
+from memoryserver.services.blocks import NewBlock, block_update, blocks_delete
 from memoryserver.services.extraction import extraction_attempt
-from memoryserver.services.sessions import session_create, session_delete
+from memoryserver.services.sessions import session_delete
 from memoryserver.services.ttl import blocks_expired_sweep
-from memoryserver.services.users import user_create, user_delete
+from memoryserver.services.users import user_delete
 from memoryserver.terms import query_terms, text_terms
+from tests.server.stock import blocks_stocked, user_stocked
 
 DB = ["default", "agentmemory"]
 MODES = ("dense", "lexical", "hybrid")
@@ -137,26 +138,6 @@ def test_terms_keep_sizes_numbers_and_dates_and_drop_clitics():
 # --- through the services: filters and the index kept in step ------------------------------
 
 
-def _add(user: str, session: str, texts: list[str], **extra) -> list[str]:
-    options = dict(
-        annotations=None,
-        block_ttl=None,
-        context_required=False,
-        created_at=None,
-        async_processing=True,
-        prompt_id=None,
-        prompt_vid=None,
-    )
-    options.update(extra)
-    result = blocks_add(
-        user_id=user,
-        session_id=session,
-        items=[NewBlock(fact=t) for t in texts],
-        **options,  # type: ignore[arg-type]
-    )
-    return result.block_ids
-
-
 def _search(user: str, query: str | None, settings, mode: str, **filters) -> list[dict]:
     settings.AGENT_MEMORY_SEARCH_MODE = mode
     return selectors.blocks_search(user_id=user, session_id="s1", query=query, filters=filters)
@@ -169,16 +150,7 @@ def _ids(found: list[dict]) -> set[str]:
 @pytest.fixture
 def shopper(db):
     get_registry().clear()
-    user_create(user_id="hybrid-user", name="H", metadata=None)
-    for session in ("s1", "s2"):
-        session_create(
-            user_id="hybrid-user",
-            session_id=session,
-            annotations=None,
-            metadata=None,
-            blocks_ttl=None,
-        )
-    yield "hybrid-user"
+    yield user_stocked("hybrid-user", ("s1", "s2"), name="H")
     get_registry().clear()
     clock.reset()
 
@@ -187,15 +159,17 @@ def shopper(db):
 def test_every_mode_applies_the_same_filters(shopper, settings):
     early = datetime(2026, 1, 1, 10, tzinfo=UTC)
     late = datetime(2026, 3, 1, 10, tzinfo=UTC)
-    s1_facts = _add(
+    s1_facts = blocks_stocked(
         shopper, "s1", ["red boots size 44", "boots for rain"], annotations={"type": "fact"}
     )
-    s1_turn = _add(shopper, "s1", ["boots with a red sole"], annotations={"type": "turn"})
-    s2_fact = _add(
+    s1_turn = blocks_stocked(shopper, "s1", ["boots with a red sole"], annotations={"type": "turn"})
+    s2_fact = blocks_stocked(
         shopper, "s2", ["boots in red suede"], annotations={"type": "fact"}, created_at=late
     )
-    dated = _add(shopper, "s1", ["old red boots"], annotations={"type": "fact"}, created_at=early)
-    unready = _add(shopper, "s2", ["boots still being read"], context_required=True)
+    dated = blocks_stocked(
+        shopper, "s1", ["old red boots"], annotations={"type": "fact"}, created_at=early
+    )
+    unready = blocks_stocked(shopper, "s2", ["boots still being read"], context_required=True)
     cases = [
         ({}, {*s1_facts, *s1_turn, *dated}),  # the search's own session by default
         ({"session_ids": "all"}, {*s1_facts, *s1_turn, *s2_fact, *dated, *unready}),
@@ -230,7 +204,7 @@ def test_lexical_index_follows_update_delete_expiry_and_extraction(shopper, sett
     def found(word: str) -> set[str]:
         return _ids(_search(shopper, word, settings, "lexical", session_ids="all"))
 
-    [kept] = _add(shopper, "s1", ["zanzibar trip"])
+    [kept] = blocks_stocked(shopper, "s1", ["zanzibar trip"])
     assert found("zanzibar") == {kept}
     block_update(
         user_id=shopper,
@@ -246,11 +220,11 @@ def test_lexical_index_follows_update_delete_expiry_and_extraction(shopper, sett
     )
     assert found("zanzibar") == set() and found("mombasa") == {kept}
 
-    [doomed] = _add(shopper, "s1", ["lisbon weekend"])
+    [doomed] = blocks_stocked(shopper, "s1", ["lisbon weekend"])
     blocks_delete(user_id=shopper, session_id="s1", block_ids=[doomed])
     assert found("lisbon") == set()
 
-    [short] = _add(shopper, "s1", ["oslo layover"], block_ttl=60)
+    [short] = blocks_stocked(shopper, "s1", ["oslo layover"], block_ttl=60)
     assert found("oslo") == {short}
     clock.advance(61)
     assert found("oslo") == set()  # hidden at once
@@ -267,7 +241,7 @@ def test_lexical_index_follows_update_delete_expiry_and_extraction(shopper, sett
             return Extraction(summary="A quokka sighting.", contexts=["Rottnest island"])
 
     monkeypatch.setattr(extraction, "get_extractor", lambda: Rewording())
-    [turn] = _add(shopper, "s2", ["we saw an animal"], context_required=True)
+    [turn] = blocks_stocked(shopper, "s2", ["we saw an animal"], context_required=True)
     assert found("quokka") == set()
     pk = selectors.MemoryBlock.objects.get(block_id=turn).pk
     assert extraction_attempt(pk) == "ready"

@@ -18,9 +18,7 @@ import pytest
 from memoryserver import selectors
 from memoryserver.index.registry import IndexRegistry, SlotLock
 from memoryserver.index.slot import IndexRow, Query, UserIndex
-from memoryserver.services.blocks import NewBlock, blocks_add
-from memoryserver.services.sessions import session_create
-from memoryserver.services.users import user_create
+from tests.server.stock import blocks_stocked, user_stocked
 
 HANG_GUARD = 30.0  # seconds; only ever reached when the code under test is broken
 
@@ -207,22 +205,8 @@ def test_the_search_path_loads_a_cold_user_without_holding_up_others(monkeypatch
 
     get_registry().clear()
     for user_id in ("warm-user", "cold-user"):
-        user_create(user_id=user_id, name="U", metadata=None)
-        session_create(
-            user_id=user_id, session_id="s", annotations=None, metadata=None, blocks_ttl=None
-        )
-        blocks_add(
-            user_id=user_id,
-            session_id="s",
-            items=[NewBlock(fact=f"{user_id} likes red boots")],
-            annotations=None,
-            block_ttl=None,
-            context_required=False,
-            created_at=None,
-            async_processing=True,
-            prompt_id=None,
-            prompt_vid=None,
-        )
+        user_stocked(user_id)
+        blocks_stocked(user_id, "s", [f"{user_id} likes red boots"])
 
     def search(user_id: str) -> list[str]:
         found = selectors.blocks_search(

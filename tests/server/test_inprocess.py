@@ -24,6 +24,7 @@ from memoryserver.services.extraction import block_mark_queued, extraction_attem
 from memoryserver.services.sessions import session_create
 from memoryserver.services.ttl import blocks_expired_sweep, ttl_modify
 from memoryserver.services.users import user_create, user_delete
+from tests.server.stock import blocks_stocked, user_stocked
 
 DB = ["default", "agentmemory"]  # agentmemory test DB depends on default
 
@@ -102,23 +103,10 @@ def test_model_extractor_parses_json_and_counts_bad_json_as_failure(monkeypatch)
 @pytest.mark.django_db(databases=DB)
 def test_ttl_follows_the_injected_clock_and_the_sweeper_deletes():
     get_registry().clear()
-    user_create(user_id="clock-user", name="C", metadata=None)
-    session_create(
-        user_id="clock-user", session_id="s", annotations=None, metadata=None, blocks_ttl=60
-    )
-    common = dict(
-        user_id="clock-user",
-        session_id="s",
-        annotations=None,
-        context_required=False,
-        created_at=None,
-        async_processing=True,
-        prompt_id=None,
-        prompt_vid=None,
-    )
-    session_ttl = blocks_add(items=[NewBlock(fact="session ttl")], block_ttl=None, **common)
-    block_ttl = blocks_add(items=[NewBlock(fact="block ttl")], block_ttl=600, **common)
-    never = blocks_add(items=[NewBlock(fact="never")], block_ttl=0, **common)
+    user_stocked("clock-user", name="C", blocks_ttl=60)
+    session_ttl = blocks_stocked("clock-user", "s", ["session ttl"])
+    block_ttl = blocks_stocked("clock-user", "s", ["block ttl"], block_ttl=600)
+    never = blocks_stocked("clock-user", "s", ["never"], block_ttl=0)
 
     def visible() -> set[str]:
         found = selectors.blocks_search(
@@ -129,14 +117,14 @@ def test_ttl_follows_the_injected_clock_and_the_sweeper_deletes():
     try:
         assert len(visible()) == 3
         clock.advance(61)
-        assert visible() == {*block_ttl.block_ids, *never.block_ids}
+        assert visible() == {*block_ttl, *never}
         listed, total = selectors.blocks_list(
             user_id="clock-user", session_ids=None, order_by="ingested_at", limit=20, offset=0
         )
-        assert total == 2 and session_ttl.block_ids[0] not in {b["block_id"] for b in listed}
+        assert total == 2 and session_ttl[0] not in {b["block_id"] for b in listed}
         assert blocks_expired_sweep() == 1
         clock.advance(600)
-        assert visible() == set(never.block_ids)
+        assert visible() == set(never)
     finally:
         clock.reset()
 
@@ -145,22 +133,7 @@ def test_ttl_follows_the_injected_clock_and_the_sweeper_deletes():
 def test_deleting_a_user_leaves_every_other_users_blocks():
     get_registry().clear()
     for user_id in ("leaving", "staying"):
-        user_create(user_id=user_id, name=user_id, metadata=None)
-        session_create(
-            user_id=user_id, session_id="s", annotations=None, metadata=None, blocks_ttl=None
-        )
-        blocks_add(
-            user_id=user_id,
-            session_id="s",
-            items=[NewBlock(fact=f"a fact of {user_id}")],
-            annotations=None,
-            block_ttl=None,
-            context_required=False,
-            created_at=None,
-            async_processing=True,
-            prompt_id=None,
-            prompt_vid=None,
-        )
+        blocks_stocked(user_stocked(user_id), "s", [f"a fact of {user_id}"])
     user_delete(user_id="leaving")
     get_registry().clear()  # read back from SQLite, as after a restart
     listed, total = selectors.blocks_list(
@@ -173,23 +146,10 @@ def test_deleting_a_user_leaves_every_other_users_blocks():
 @pytest.mark.django_db(databases=DB)
 def test_search_payload_cache_follows_every_kind_of_block_change():
     get_registry().clear()
-    user_create(user_id="cache-user", name="C", metadata=None)
-    session_create(
-        user_id="cache-user", session_id="s", annotations=None, metadata=None, blocks_ttl=None
+    user_stocked("cache-user", name="C")
+    first, second = blocks_stocked(
+        "cache-user", "s", ["I like the Summit Boot", "other"], context_required=True
     )
-    added = blocks_add(
-        user_id="cache-user",
-        session_id="s",
-        items=[NewBlock(fact="I like the Summit Boot"), NewBlock(fact="other")],
-        annotations=None,
-        block_ttl=None,
-        context_required=True,
-        created_at=None,
-        async_processing=True,
-        prompt_id=None,
-        prompt_vid=None,
-    )
-    first, second = added.block_ids
 
     def found() -> dict[str, dict]:
         hits = selectors.blocks_search(

@@ -16,9 +16,8 @@ from memoryserver.index import apart
 from memoryserver.index.lexical import LexicalIndex
 from memoryserver.index.registry import get_registry
 from memoryserver.index.slot import Query
-from memoryserver.services.blocks import NewBlock, blocks_add
-from memoryserver.services.sessions import session_create
-from memoryserver.services.users import user_create
+from memoryserver.services.blocks import NewBlock
+from tests.server.stock import blocks_stocked, user_stocked
 
 # The loader reads what is committed, on its own connection: these tests commit.
 pytestmark = pytest.mark.django_db(transaction=True, databases=["default", "agentmemory"])
@@ -28,26 +27,16 @@ COLUMNS = ("vectors", "alive", "pks", "sessions", "ingested", "created", "expire
 
 @pytest.fixture
 def stocked():
-    user_create(user_id="large", name="L", metadata=None)
-    for session in ("a", "b"):
-        session_create(
-            user_id="large", session_id=session, annotations=None, metadata=None, blocks_ttl=None
-        )
+    user_stocked("large", ("a", "b"), name="L")
     for n in range(12):
-        blocks_add(
-            user_id="large",
-            session_id="ab"[n % 2],
-            items=[
-                NewBlock(fact=f"The shopper wears size {n} boots."),
+        blocks_stocked(
+            "large",
+            "ab"[n % 2],
+            [
+                f"The shopper wears size {n} boots.",
                 NewBlock(user_content=f"black jeans {n}?", assistant_content="Here you are."),
             ],
             annotations=[None, {"type": "fact"}, {"type": "turn"}][n % 3],
-            block_ttl=None,
-            context_required=False,
-            created_at=None,
-            async_processing=True,
-            prompt_id=None,
-            prompt_vid=None,
         )
     yield "large"
     get_registry().clear()

@@ -14,6 +14,7 @@ from memoryserver.db import db_alias
 from memoryserver.services.prompts import prompt_create, prompt_update
 from memoryserver.services.sessions import session_create
 from memoryserver.services.users import user_create
+from tests.server.stock import blocks_stocked, user_stocked
 
 DB = ["default", "agentmemory"]  # agentmemory test DB depends on default
 
@@ -124,26 +125,7 @@ def test_listing_blocks_from_the_index_matches_sqlite_and_follows_writes():
         )
 
     # Another user with the same session ids: neither listing may show their block.
-    user_create(user_id="index-lister-other", name="O", metadata=None)
-    session_create(
-        user_id="index-lister-other",
-        session_id="a",
-        annotations=None,
-        metadata=None,
-        blocks_ttl=None,
-    )
-    blocks_add(
-        user_id="index-lister-other",
-        session_id="a",
-        items=[NewBlock(fact="someone else's fact")],
-        annotations=None,
-        block_ttl=None,
-        context_required=False,
-        created_at=None,
-        async_processing=True,
-        prompt_id=None,
-        prompt_vid=None,
-    )
+    blocks_stocked(user_stocked("index-lister-other", ("a",)), "a", ["someone else's fact"])
 
     def both(**query):
         from_index = selectors.blocks_list(user_id="index-lister", **query)
@@ -291,24 +273,7 @@ def upserted_index(blocks, now):
 def test_loading_an_index_copes_with_blocks_written_after_it_counted(monkeypatch):
     import numpy as np
 
-    from memoryserver.services.blocks import NewBlock, blocks_add
-
-    user_create(user_id="late-writes", name="L", metadata=None)
-    session_create(
-        user_id="late-writes", session_id="s", annotations=None, metadata=None, blocks_ttl=None
-    )
-    blocks_add(
-        user_id="late-writes",
-        session_id="s",
-        items=[NewBlock(fact=f"fact {n}") for n in range(70)],
-        annotations=None,
-        block_ttl=None,
-        context_required=False,
-        created_at=None,
-        async_processing=True,
-        prompt_id=None,
-        prompt_vid=None,
-    )
+    blocks_stocked(user_stocked("late-writes"), "s", [f"fact {n}" for n in range(70)])
     counted = selectors.load_user_index("late-writes")
     # As if the count had run before the rows were written: the matrix must grow.
     monkeypatch.setattr(selectors, "capacity_for", lambda blocks: 1)
