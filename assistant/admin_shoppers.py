@@ -24,8 +24,7 @@ from django.urls import path, reverse
 from django.utils.html import format_html
 
 from assistant.shoppers import shopper_chat_sessions_count, shopper_forget
-from memoryapp import admin_views
-from memoryapp.types import MemoryUnavailable
+from memoryapp.public import MemoryUnavailable, admin_views
 from shop.admin import DemoShopperAdmin
 from shop.models import DemoShopper
 

@@ -23,7 +23,7 @@ from assistant.validation import (
     FrameError,
     turn_request_parse,
 )
-from memoryapp.conf import RETENTION_CHOICES
+from memoryapp.public import RETENTION_CHOICES
 
 logger = logging.getLogger("assistant")
 

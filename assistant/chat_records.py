@@ -17,8 +17,7 @@ from django.db.models import F, Max
 from django.utils import timezone
 
 from assistant.models import ChatSession, ChatTurn
-from memoryapp.conf import retention_preset_for
-from memoryapp.types import SessionInfo
+from memoryapp.public import SessionInfo
 
 logger = logging.getLogger("assistant")
 
@@ -34,7 +33,7 @@ def chat_session_touch(*, user: Any, info: SessionInfo, retention: str | None) -
         memory_session_id=info.session_id,
         defaults={
             "session_date": info.session_date,
-            "retention": retention_preset_for(info.retention_seconds) or (retention or ""),
+            "retention": info.retention or (retention or ""),
             "retention_seconds": info.retention_seconds,
         },
     )

@@ -29,7 +29,7 @@ from assistant.validation import (
     hello_request_parse,
     turn_request_parse,
 )
-from memoryapp.notify import shopper_group
+from memoryapp.public import shopper_group
 
 logger = logging.getLogger("assistant")
 

@@ -1,8 +1,8 @@
 """Past visits written as live chats write them: the demo shoppers' histories, scenario files.
 
-A visit goes through the memory policy's own calls, in the order a live visit makes them
-(`session_open` with its date and retention, `exchange_remember` for each turn block and
-its judged facts, `session_close` for the episode), and through the chat records' own
+A visit goes through the handle a live turn holds (`memoryapp.turn.TurnMemory`), in the
+order a live visit uses it (opened with its date and retention, `remember` for each turn
+block and its judged facts, `end` for the episode), and through the chat records' own
 writes (`assistant.chat_records`), so a seeded visit differs from a live one only by its
 date and the model named on its turns.
 
@@ -15,7 +15,6 @@ visit staff erased is written again, a visit edited in the file is written as a 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
 import json
 from collections.abc import Sequence
@@ -32,11 +31,13 @@ from assistant.chat_records import (
     chat_turn_open,
 )
 from assistant.scenario import ShopperHistory, Visit
-from memoryapp.clients import memory_client_async
-from memoryapp.guard import MEMORY_ERRORS
-from memoryapp.selectors import sessions_metadata_read
-from memoryapp.services import MemorySession, exchange_remember, session_close, session_open
-from memoryapp.types import MemoryUnavailable
+from memoryapp.public import (
+    Exchange,
+    MemoryUnavailable,
+    TurnMemory,
+    memory_clients_close,
+    sessions_metadata_read,
+)
 from shop.services import SignInRefused, shopper_get_or_create
 
 SEED_MODEL = "seed_sessions"  # the model named on a seeded visit's turns
@@ -158,7 +159,7 @@ def history_write(
                 except _VisitLost as lost:
                     raise VisitWriteFailed(str(lost), number=number, written=written) from lost
         finally:
-            runner.run(_clients_close())
+            runner.run(memory_clients_close())
     return HistoryWritten(written=written, skipped=skipped)
 
 
@@ -178,8 +179,8 @@ def _visit_write(
 ) -> VisitWritten:
     username = user.get_username()
     try:
-        memory: MemorySession = runner.run(
-            session_open(
+        memory: TurnMemory = runner.run(
+            TurnMemory.open(
                 username=username,
                 display_name=display_name,
                 session_id=None,
@@ -199,7 +200,7 @@ def _visit_write(
         for exchange_number, exchange in enumerate(visit.exchanges, start=1):
             turn = chat_turn_open(chat_session=chat_session, model=SEED_MODEL)
             saved = runner.run(
-                exchange_remember(memory=memory, query=exchange.query, answer=exchange.answer)
+                memory.remember(Exchange(query=exchange.query, answer=exchange.answer))
             )
             if not saved["turn"]:
                 raise _VisitLost(f"exchange {exchange_number} was not stored")
@@ -211,13 +212,11 @@ def _visit_write(
             fact_ids += saved["fact"]
         episode_id = None
         if visit.close:
-            episode_id = runner.run(
-                session_close(username=username, display_name=display_name, session_id=session_id)
-            )
+            episode_id = runner.run(memory.end())
             chat_session_closed(user=user, session_id=session_id)
     except BaseException:
         # Half a visit is worse than none: a later run writes it whole (Ctrl-C included).
-        runner.run(_session_discard(username, session_id))
+        runner.run(memory.discard())
         chat_session_discard(user=user, session_id=session_id)
         raise
     return VisitWritten(
@@ -228,14 +227,3 @@ def _visit_write(
         fact_ids=fact_ids,
         episode_id=episode_id,
     )
-
-
-async def _session_discard(username: str, session_id: str) -> None:
-    """Best effort: the server is already failing, and the caller's error says so."""
-    with contextlib.suppress(*MEMORY_ERRORS):
-        user = await memory_client_async().get_user(username)
-        await (await user.get_session(session_id)).delete()
-
-
-async def _clients_close() -> None:
-    await memory_client_async().close()

@@ -3,7 +3,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
-from memoryapp.conf import RETENTION_CHOICES
+from memoryapp.public import RETENTION_CHOICES
 
 
 class ChatSession(models.Model):

@@ -21,7 +21,7 @@ from channels.db import database_sync_to_async
 from assistant.tools import tool_run
 from assistant.validation import HistoryExchange, PageRequest
 from llm.transcript import exchange_with_products, page_context_message
-from memoryapp.render import notes_message, verbatim_lines
+from memoryapp.public import notes_message, verbatim_lines
 from shop.selectors import products_get
 
 # Page filter names as the panel sends them -> the search_products argument they stand for,

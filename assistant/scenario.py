@@ -24,7 +24,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from memoryapp.conf import RETENTION_PRESETS
+from memoryapp.public import RETENTION_PRESETS
 from shop.services import USERNAME_RE
 
 MAX_QUERY_CHARS = 4000

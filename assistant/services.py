@@ -44,22 +44,16 @@ from assistant.validation import CloseRequest, HelloRequest, TurnRequest, text_n
 from assistant.welcome import greeting_text, preferences_from_facts, suggestions_compose
 from llm.factory import chat_client, model_for
 from llm.transcript import exchange_with_products
-from memoryapp.conf import memory_conf, retention_preset_for
-from memoryapp.greeting import greeting_read
-from memoryapp.render import notes_message
-from memoryapp.services import (
-    EarlyRecall,
-    MemorySession,
-    exchange_remember,
-    memories_recall,
-    memory_tool_recall,
-    recall_abandon,
-    recall_begin,
-    recall_finish,
+from memoryapp.turn import (
+    Exchange,
+    MemoryUnavailable,
+    Recall,
+    TurnMemory,
+    greeting_read,
+    memory_conf,
+    notes_message,
     session_close,
-    session_open,
 )
-from memoryapp.types import MemoryUnavailable, Recall
 from shop.selectors import catalog_vocabulary
 from shop.services import shopper_display_name
 
@@ -146,7 +140,7 @@ def _chat_turn_finish(*, turn_id: int, log: _TurnLog, spans: _Spans) -> None:
 
 
 def _session_event(
-    *, memory: MemorySession | None, mode: events.Mode, shopper: str | None, requested: str | None
+    *, memory: TurnMemory | None, mode: events.Mode, shopper: str | None, requested: str | None
 ) -> events.Session:
     info = memory.info if memory else None
     if info is not None:
@@ -159,7 +153,7 @@ def _session_event(
         mode=mode,
         shopper=shopper,
         session_date=info.session_date.isoformat() if info and info.session_date else None,
-        retention=retention_preset_for(info.retention_seconds) if info else None,
+        retention=info.retention if info else None,
         retention_seconds=info.retention_seconds if info else None,
         created=info.created if info else False,
     )
@@ -185,8 +179,7 @@ async def turn_run(
     spans = _Spans()
     signed_in = bool(user and user.is_authenticated)
     shopper = await _shopper_name(user) if signed_in else None
-    memory: MemorySession | None = None
-    early: EarlyRecall | None = None
+    memory: TurnMemory | None = None
     mode: events.Mode = "stateless"
     if signed_in:
         demo = await _demo_settings()
@@ -194,18 +187,14 @@ async def turn_run(
             mode = "memory_off"
         else:
             start = spans.now_ms()
-            # The recall goes out with the session's lookup, not after it (see recall_begin).
-            early = recall_begin(
-                username=user.username,
-                session_id=request.session_id,
-                message=request.text,
-                turn_count=request.turn_count,
-            )
             try:
-                memory = await session_open(
+                # Its recall goes out with the session's lookup, not after it.
+                memory = await TurnMemory.open(
                     username=user.username,
                     display_name=shopper or user.username,
                     session_id=request.session_id,
+                    message=request.text,
+                    turn_count=request.turn_count,
                     session_date=request.session_date,
                     # A client that says nothing gets the default staff chose for the demo.
                     retention=request.retention or demo.default_retention,
@@ -213,11 +202,6 @@ async def turn_run(
                 mode = "remembering"
             except MemoryUnavailable:
                 mode = "memory_unavailable"
-                recall_abandon(early)
-                early = None
-            except BaseException:  # stopped while the session was being opened
-                recall_abandon(early)
-                raise
             spans.add("memory.session", start, spans.now_ms() - start)
     yield _session_event(memory=memory, mode=mode, shopper=shopper, requested=request.session_id)
 
@@ -234,7 +218,6 @@ async def turn_run(
     answer = _turn_answer(
         request=request,
         memory=memory,
-        early=early,
         mode=mode,
         signed_in=signed_in,
         model=model,
@@ -256,7 +239,8 @@ async def turn_run(
         raise
     finally:
         # A turn stopped before its recall was awaited drops it (a no-op once awaited).
-        recall_abandon(early)
+        if memory is not None:
+            memory.close()
         if record is not None:
             await _chat_turn_finish(turn_id=record.pk, log=log, spans=spans)
 
@@ -264,8 +248,7 @@ async def turn_run(
 async def _turn_answer(
     *,
     request: TurnRequest,
-    memory: MemorySession | None,
-    early: EarlyRecall | None,
+    memory: TurnMemory | None,
     mode: events.Mode,
     signed_in: bool,
     model: str,
@@ -277,12 +260,7 @@ async def _turn_answer(
     vocabulary = await _vocabulary()
     notes = None
     if memory is not None:
-        if early is not None:
-            log.recall = await recall_finish(early, memory=memory)
-        else:
-            log.recall = await memories_recall(
-                memory=memory, message=request.text, turn_count=request.turn_count
-            )
+        log.recall = await memory.recall()
         # It may have begun with the session's lookup: the span ends now, however long.
         spans.add("memory.recall", spans.now_ms() - log.recall.duration_ms, log.recall.duration_ms)
         notes = notes_message(log.recall.lines)
@@ -309,7 +287,7 @@ async def _turn_answer(
         spans.add("page", start, spans.now_ms() - start)
 
     async def recall_tool(query: str):
-        return await memory_tool_recall(memory=memory, query=query) if memory else []
+        return await memory.look_up(query) if memory else []
 
     async def run_tool(name: str, arguments: str):
         return await tool_run(
@@ -389,11 +367,12 @@ async def _turn_answer(
 
     if memory is not None:
         start = spans.now_ms()
-        written = await exchange_remember(
-            memory=memory,
-            query=request.text,
-            # The products shown go with the answer, so "the black one" resolves later.
-            answer=exchange_with_products(done.text, done.products),
+        written = await memory.remember(
+            Exchange(
+                query=request.text,
+                # The products shown go with the answer, so "the black one" resolves later.
+                answer=exchange_with_products(done.text, done.products),
+            )
         )
         duration = spans.now_ms() - start
         spans.add("memory.write", start, duration)

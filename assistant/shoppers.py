@@ -17,7 +17,7 @@ from django.db import transaction
 from django.db.models import Count
 
 from assistant.models import ChatSession
-from memoryapp.services import shopper_memory_erase
+from memoryapp.public import shopper_memory_erase
 
 
 @dataclass(frozen=True)

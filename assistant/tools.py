@@ -14,7 +14,7 @@ from typing import Any
 
 from asgiref.sync import sync_to_async
 
-from memoryapp.render import notes_message
+from memoryapp.public import notes_message
 from shop.selectors import catalog_vocabulary, product_get, products_page
 
 MAX_LIMIT = 10

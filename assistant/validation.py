@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, Literal
 
-from memoryapp.conf import RETENTION_PRESETS
+from memoryapp.public import RETENTION_PRESETS
 
 MAX_TEXT_CHARS = 4000
 # Three history exchanges of two full texts each, with room for the other fields.

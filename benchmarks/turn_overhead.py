@@ -147,8 +147,8 @@ async def overhead(
 ) -> dict[str, list]:
     from assistant.prompting import turn_messages
     from assistant.tools import tool_schemas, vocabulary_load
-    from memoryapp.render import notes_message
-    from memoryapp.services import memories_recall, recall_begin, recall_finish, session_open
+    from memoryapp.clients import memory_session_async
+    from memoryapp.turn import TurnMemory, notes_message
 
     username = f"bench-{size}"
     session_id = await populate(username, size)
@@ -162,29 +162,41 @@ async def overhead(
     for i in range(turns):
         text = message(i, size, "turn")
         started = time.perf_counter()
-        # As the pipeline does: the recall goes out with the session's lookup.
-        early = recall_begin(username=username, session_id=session_id, message=text, turn_count=5)
-        memory = await session_open(username=username, display_name=username, session_id=session_id)
+        # The pipeline's own handle: the recall goes out with the session's lookup.
+        memory = await TurnMemory.open(
+            username=username,
+            display_name=username,
+            session_id=session_id,
+            message=text,
+            turn_count=5,
+        )
         vocabulary = await vocabulary_load()  # before the recall is awaited, as in the pipeline
-        recall = await recall_finish(early, memory=memory)
+        recall = await memory.recall()
+        memory.close()
         turn_messages(signed_in=True, notes=notes_message(recall.lines), text=text)
         tool_schemas(vocabulary=vocabulary, with_memory=True)
         figures["overhead"].append((time.perf_counter() - started) * 1000)
+        alone_memory = await TurnMemory.open(
+            username=username,
+            display_name=username,
+            session_id=session_id,
+            message=message(i, size, "recall"),
+            turn_count=5,
+            recall_early=False,
+        )
         # The recall on its own (its four calls, no lookup beside them) and one search on
         # its own, each with a message of its own.
         cpu = cpu_now(server_pid)
         if profiler is not None:
             profiler.enable()
-        alone = await memories_recall(
-            memory=memory, message=message(i, size, "recall"), turn_count=5
-        )
+        alone = await alone_memory.recall()
         if profiler is not None:
             profiler.disable()
         figures["recall_cpu"].append(cpu_since(cpu, server_pid))
         figures["recall"].append(alone.duration_ms)
         started = time.perf_counter()
         cpu = cpu_now(server_pid)
-        await memory.resource.search_memory(
+        await memory_session_async(username, session_id).search_memory(
             query=message(i, size, "alone"),
             filters={"session_ids": "all", "annotations": {"type": "turn"}, "relevant_k": 10},
         )

@@ -26,7 +26,7 @@ from memoryapp.clients import (
     memory_session_async,
     memory_user_async,
 )
-from memoryapp.conf import MemoryConf, memory_conf
+from memoryapp.conf import MemoryConf, memory_conf, retention_preset_for
 from memoryapp.consolidation import (
     HISTORY_TYPE,
     FactsPlan,
@@ -135,6 +135,7 @@ def _session_info(resource: AsyncSessionResource, *, created: bool) -> SessionIn
         session_date=session_date,
         retention_seconds=resource.blocks_ttl,
         created=created,
+        retention=retention_preset_for(resource.blocks_ttl),
     )
 
 

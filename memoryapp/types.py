@@ -41,6 +41,8 @@ class SessionInfo:
     session_date: date | None
     retention_seconds: int | None
     created: bool
+    # The retention preset the session's TTL corresponds to (None: none of them).
+    retention: str | None = None
 
 
 class MemoryUnavailable(Exception):

@@ -56,3 +56,41 @@ def test_only_the_test_settings_know_the_embedded_server():
         if path.exists():
             text = path.read_text()
             assert "memoryserver" not in text and "AGENT_MEMORY_SERVER" not in text, name
+
+
+def imported_names(path: Path, package: str) -> dict[str, set[str]]:
+    """module -> the names `path` imports from it, for the modules of `package`."""
+    found: dict[str, set[str]] = {}
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if node.module.split(".")[0] == package:
+                found.setdefault(node.module, set()).update(a.name for a in node.names)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] == package:
+                    found.setdefault(alias.name, set()).add("*")
+    return found
+
+
+def test_the_turn_pipeline_reaches_memory_only_through_the_turn_handle():
+    """The pipeline holds one handle per turn; how memory sequences its calls is its own."""
+    from memoryapp import turn
+
+    imported = imported_names(ROOT / "assistant" / "services.py", "memoryapp")
+    assert set(imported) == {"memoryapp.turn"}
+    assert imported["memoryapp.turn"] <= set(turn.__all__)
+
+
+def test_the_assistant_reaches_memory_only_through_its_public_names():
+    from memoryapp import public, turn
+
+    assert set(turn.__all__) <= set(public.__all__)
+    offenders = {}
+    for path in (ROOT / "assistant").rglob("*.py"):
+        for module, names in imported_names(path, "memoryapp").items():
+            allowed = set(public.__all__ if module == "memoryapp.public" else ())
+            if module == "memoryapp.turn":
+                allowed = set(turn.__all__)
+            if not names <= allowed:
+                offenders[str(path.relative_to(ROOT))] = sorted(names - allowed)
+    assert offenders == {}

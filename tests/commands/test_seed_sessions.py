@@ -15,11 +15,11 @@ from agentmemory.exceptions import NotFoundError
 from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 
-from assistant import history
 from assistant.models import ChatSession
 from assistant.shoppers import shopper_forget
 from memoryapp.clients import memory_client_async, memory_client_sync
 from memoryapp.services import memories_recall, session_open
+from memoryapp.turn import TurnMemory
 from tests.commands.conftest import memory_blocks, memory_user_exists
 from tests.support.fault_proxy import FaultProxy
 
@@ -333,16 +333,16 @@ def test_a_second_run_writes_nothing_twice(live_memory, username, tmp_path):
 def test_a_visit_that_fails_part_way_is_removed_and_written_whole_next_time(
     live_memory, username, tmp_path, monkeypatch
 ):
-    real = history.exchange_remember
+    real = TurnMemory.remember
     calls = []
 
-    async def second_write_lost(*, memory, query, answer):
-        calls.append(query)
+    async def second_write_lost(self, exchange):
+        calls.append(exchange.query)
         if len(calls) == 2:
             return {"turn": [], "fact": [], "facts": []}  # what a failed write returns
-        return await real(memory=memory, query=query, answer=answer)
+        return await real(self, exchange)
 
-    monkeypatch.setattr(history, "exchange_remember", second_write_lost)
+    monkeypatch.setattr(TurnMemory, "remember", second_write_lost)
     exchanges = [
         {"query": "I'm a size M", "answer": "Noted."},
         {"query": "boots?", "answer": "Yes."},

@@ -8,7 +8,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from assistant.shoppers import shopper_chat_sessions_count, shopper_forget
-from memoryapp.types import MemoryUnavailable
+from memoryapp.public import MemoryUnavailable
 
 
 class Command(BaseCommand):

@@ -21,8 +21,7 @@ from assistant.history import (
     history_write,
 )
 from assistant.scenario import ScenarioInvalid, ShopperHistory, Visit, scenario_load
-from memoryapp.clients import memory_health_status
-from memoryapp.types import MemoryUnavailable
+from memoryapp.public import MemoryUnavailable, memory_health_status
 
 DEMO_SCENARIO = Path(__file__).resolve().parents[2] / "fixtures" / "demo_sessions.json"
 

@@ -1,0 +1,49 @@
+"""What the rest of the project may use of memory: the turn's handle and a few more names.
+
+The shop's other apps reach `memoryapp` through this module only (an architecture test
+holds them to it); everything else here is the policy's own business. A chat turn's
+pipeline uses less still: the handle's names in `memoryapp.turn`.
+"""
+
+from __future__ import annotations
+
+from memoryapp import admin_views
+from memoryapp.clients import memory_health_status
+from memoryapp.conf import RETENTION_CHOICES, RETENTION_PRESETS
+from memoryapp.notify import shopper_group
+from memoryapp.render import verbatim_lines
+from memoryapp.selectors import sessions_metadata_read
+from memoryapp.services import shopper_memory_erase
+from memoryapp.turn import (
+    Exchange,
+    MemoryUnavailable,
+    Recall,
+    SessionInfo,
+    TurnMemory,
+    greeting_read,
+    memory_clients_close,
+    memory_conf,
+    notes_message,
+    session_close,
+)
+
+__all__ = [
+    "RETENTION_CHOICES",
+    "RETENTION_PRESETS",
+    "Exchange",
+    "MemoryUnavailable",
+    "Recall",
+    "SessionInfo",
+    "TurnMemory",
+    "admin_views",
+    "greeting_read",
+    "memory_clients_close",
+    "memory_conf",
+    "memory_health_status",
+    "notes_message",
+    "session_close",
+    "sessions_metadata_read",
+    "shopper_group",
+    "shopper_memory_erase",
+    "verbatim_lines",
+]

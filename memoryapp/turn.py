@@ -1,0 +1,180 @@
+"""A chat turn's memory: the one object the turn pipeline and the seeded visits hold.
+
+`TurnMemory.open` resumes (or mints) the shopper's session and, when the client named a
+session, starts the turn's recall alongside the lookup: the two cost one round trip instead
+of two before the first token, an optimisation that stays inside memory. The caller then
+asks for what it needs (`recall`, `remember`, `look_up`) and always ends with `close`, which
+drops a recall the turn went on without (memory failed, or the shopper pressed Stop).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+from memoryapp.clients import memory_client_async
+from memoryapp.conf import memory_conf
+from memoryapp.greeting import greeting_read
+from memoryapp.guard import MEMORY_ERRORS
+from memoryapp.render import notes_message
+from memoryapp.services import (
+    EarlyRecall,
+    MemorySession,
+    exchange_remember,
+    memories_recall,
+    memory_tool_recall,
+    recall_abandon,
+    recall_begin,
+    recall_finish,
+    session_close,
+    session_open,
+)
+from memoryapp.types import MemoryUnavailable, Recall, SessionInfo
+
+# What a turn's caller may use of memory: the handle and the values it hands back, the
+# panel's greeting and its closing episode, and the notes message the model reads.
+__all__ = [
+    "Exchange",
+    "MemoryUnavailable",
+    "Recall",
+    "SessionInfo",
+    "TurnMemory",
+    "greeting_read",
+    "memory_clients_close",
+    "memory_conf",
+    "notes_message",
+    "session_close",
+]
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """One exchange to remember: the shopper's message and the answer they were shown."""
+
+    query: str
+    answer: str
+
+
+class TurnMemory:
+    """The shopper's memory session for one turn (or one seeded visit)."""
+
+    def __init__(
+        self,
+        session: MemorySession,
+        *,
+        display_name: str,
+        early: EarlyRecall | None,
+        message: str,
+        turn_count: int,
+    ) -> None:
+        self._session = session
+        self._display_name = display_name
+        self._early = early
+        self._message = message
+        self._turn_count = turn_count
+
+    @classmethod
+    async def open(
+        cls,
+        *,
+        username: str,
+        display_name: str,
+        session_id: str | None,
+        message: str = "",
+        turn_count: int = 0,
+        recall_early: bool = True,
+        session_date: date | None = None,
+        retention: str | None = None,
+        metadata: dict[str, str] | None = None,
+        timeout: float | None = None,
+    ) -> TurnMemory:
+        """Open the turn's session (see `session_open`), its recall of `message` under way.
+
+        With `recall_early` False the recall waits for `recall()` (a benchmark timing the
+        recall's own calls); a session minted now has nothing to recall early anyway.
+
+        Raises MemoryUnavailable, having dropped the early recall; so does a turn stopped
+        while the session is being opened.
+        """
+        early = (
+            recall_begin(
+                username=username, session_id=session_id, message=message, turn_count=turn_count
+            )
+            if recall_early
+            else None
+        )
+        try:
+            session = await session_open(
+                username=username,
+                display_name=display_name,
+                session_id=session_id,
+                session_date=session_date,
+                retention=retention,
+                metadata=metadata,
+                timeout=timeout,
+            )
+        except BaseException:
+            recall_abandon(early)
+            raise
+        return cls(
+            session,
+            display_name=display_name,
+            early=early,
+            message=message,
+            turn_count=turn_count,
+        )
+
+    @property
+    def info(self) -> SessionInfo:
+        return self._session.info
+
+    @property
+    def session_id(self) -> str:
+        return self._session.session_id
+
+    async def recall(self) -> Recall:
+        """The turn's recall: the one begun with the session's lookup when it still applies."""
+        if self._early is not None:
+            # Kept until it is done, so a turn stopped meanwhile still drops it (`close`).
+            recall = await recall_finish(self._early, memory=self._session)
+            self._early = None
+            return recall
+        return await memories_recall(
+            memory=self._session, message=self._message, turn_count=self._turn_count
+        )
+
+    async def remember(self, exchange: Exchange) -> dict[str, list[str]]:
+        """Record the exchange and its judged facts (see `exchange_remember`)."""
+        return await exchange_remember(
+            memory=self._session, query=exchange.query, answer=exchange.answer
+        )
+
+    async def look_up(self, query: str) -> list[Any]:
+        """The recall_memory tool's search over this shopper's memory only."""
+        return await memory_tool_recall(memory=self._session, query=query)
+
+    async def end(self) -> str | None:
+        """Write the visit's episode and end its session; the episode's block id."""
+        return await session_close(
+            username=self._session.username,
+            display_name=self._display_name,
+            session_id=self.session_id,
+        )
+
+    async def discard(self) -> None:
+        """Delete the session with what it holds; best effort (the caller is failing)."""
+        with contextlib.suppress(*MEMORY_ERRORS):
+            user = await memory_client_async().get_user(self._session.username)
+            await (await user.get_session(self.session_id)).delete()
+
+    def close(self) -> None:
+        """Drop a recall the turn never awaited; a no-op once it has been."""
+        early, self._early = self._early, None
+        recall_abandon(early)
+
+
+async def memory_clients_close() -> None:
+    """Close this event loop's memory client (a run that owns its loop, like the seeding)."""
+    await memory_client_async().close()
