@@ -79,7 +79,8 @@ def start_memory_server(embedder: str, *, label: str = "overhead") -> tuple[str,
 
 async def populate(username: str, size: int) -> str:
     """Spread `size` blocks over ten earlier visits; return a current session with 5 turns."""
-    from memoryapp.services import facts_record, session_open
+    from memoryapp.recording import facts_record
+    from memoryapp.sessions import session_open
 
     per_session = size // 10
     for visit in range(10 if size else 0):
@@ -428,7 +429,7 @@ def part_two(args: argparse.Namespace) -> None:
             f"  recalled only in part (a search past its bound): "
             f"{len(results['recall_failed'])} of {turns} turns {failed_calls}"
         )
-        from memoryapp.services import SESSION_OPEN_CAP, SESSION_TRIP_SLACK
+        from memoryapp.sessions import SESSION_OPEN_CAP, SESSION_TRIP_SLACK
 
         timeout = float(os.environ.get("AGENT_MEMORY_TIMEOUT_SECONDS", "1")) * 1000
         print(

@@ -17,10 +17,10 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.text import Truncator
 
+from memoryapp.erasure import record_delete
 from memoryapp.markup import markdown_strip
 from memoryapp.records import MemoryRecord, RecordNotFound
 from memoryapp.selectors import BLOCKS_PER_PAGE, record_read, shopper_memory_read
-from memoryapp.services import record_delete
 from memoryapp.types import MemoryUnavailable
 
 # What staff call each kind of record in a sentence.

@@ -9,9 +9,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from memoryapp.erasure import record_delete
 from memoryapp.records import RecordNotFound
 from memoryapp.selectors import records_list
-from memoryapp.services import record_delete
 from memoryapp.types import MemoryUnavailable
 
 UNAVAILABLE = {"detail": "Memory is unavailable right now."}

@@ -10,10 +10,10 @@ from __future__ import annotations
 from memoryapp import admin_views
 from memoryapp.clients import memory_health_status
 from memoryapp.conf import RETENTION_CHOICES, RETENTION_PRESETS
+from memoryapp.erasure import shopper_memory_erase
 from memoryapp.notify import shopper_group
 from memoryapp.render import verbatim_lines
 from memoryapp.selectors import sessions_metadata_read
-from memoryapp.services import shopper_memory_erase
 from memoryapp.turn import (
     Exchange,
     MemoryUnavailable,

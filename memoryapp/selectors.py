@@ -3,7 +3,7 @@
 Everything goes through the SDK under the shopper's memory user (their Django username),
 so a record of another shopper is never listed and never found: the lookup itself is
 scoped by the path /users/{username}/..., not by a check afterwards. The turn's own reads
-(recall) live with the session in `memoryapp.services`.
+(recall) live with the session in `memoryapp.recall`.
 """
 
 from __future__ import annotations

@@ -16,21 +16,20 @@ from typing import Any
 
 from memoryapp.clients import memory_client_async
 from memoryapp.conf import memory_conf
+from memoryapp.episodes import session_close
 from memoryapp.greeting import greeting_read
 from memoryapp.guard import MEMORY_ERRORS
-from memoryapp.render import notes_message
-from memoryapp.services import (
+from memoryapp.recall import (
     EarlyRecall,
-    MemorySession,
-    exchange_remember,
     memories_recall,
     memory_tool_recall,
     recall_abandon,
     recall_begin,
     recall_finish,
-    session_close,
-    session_open,
 )
+from memoryapp.recording import exchange_remember
+from memoryapp.render import notes_message
+from memoryapp.sessions import MemorySession, session_open
 from memoryapp.types import MemoryUnavailable, Recall, SessionInfo
 
 # What a turn's caller may use of memory: the handle and the values it hands back, the

@@ -18,7 +18,8 @@ from django.core.management import CommandError, call_command
 from assistant.models import ChatSession
 from assistant.shoppers import shopper_forget
 from memoryapp.clients import memory_client_async, memory_client_sync
-from memoryapp.services import memories_recall, session_open
+from memoryapp.recall import memories_recall
+from memoryapp.sessions import session_open
 from memoryapp.turn import TurnMemory
 from tests.commands.conftest import memory_blocks, memory_user_exists
 from tests.support.fault_proxy import FaultProxy

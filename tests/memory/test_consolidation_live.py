@@ -8,16 +8,11 @@ from datetime import date
 import pytest
 
 from memoryapp.clients import memory_client_async
+from memoryapp.episodes import session_close
+from memoryapp.recall import memories_recall, memory_tool_recall
+from memoryapp.recording import exchange_remember, facts_record, turn_record
 from memoryapp.selectors import records_list
-from memoryapp.services import (
-    exchange_remember,
-    facts_record,
-    memories_recall,
-    memory_tool_recall,
-    session_close,
-    session_open,
-    turn_record,
-)
+from memoryapp.sessions import session_open
 
 pytestmark = pytest.mark.asyncio
 
@@ -200,13 +195,13 @@ async def test_restating_a_fact_stored_before_consolidation_tidies_its_copies(
 async def test_earlier_visits_and_episodes_that_say_the_same_are_recalled_once(
     live_memory, shopper_name, monkeypatch
 ):
-    from memoryapp import services
+    from memoryapp import episodes
     from memoryapp.judge import Episode
 
     async def same_episode(*, turns):
         return Episode("The shopper looked for jeans.", None, False, [])
 
-    monkeypatch.setattr(services, "episode_compose", same_episode)
+    monkeypatch.setattr(episodes, "episode_compose", same_episode)
     for day in (1, 2, 3):
         memory = await open_session(shopper_name, session_date=date(2026, 4, day))
         await turn_record(memory=memory, query="show me jeans", answer="Here are jeans.")

@@ -13,16 +13,11 @@ import pytest
 
 from memoryapp.clients import memory_client_async
 from memoryapp.conf import memory_conf
+from memoryapp.episodes import session_close
+from memoryapp.recall import memories_recall, memory_tool_recall
+from memoryapp.recording import exchange_remember, facts_record, turn_record
 from memoryapp.render import notes_message
-from memoryapp.services import (
-    exchange_remember,
-    facts_record,
-    memories_recall,
-    memory_tool_recall,
-    session_close,
-    session_open,
-    turn_record,
-)
+from memoryapp.sessions import session_open
 from memoryapp.types import MemoryUnavailable
 from tests.assistant.servers import MemoryProxy
 

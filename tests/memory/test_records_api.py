@@ -13,7 +13,8 @@ from asgiref.sync import async_to_sync
 from django.test import Client
 from django.urls import reverse
 
-from memoryapp.services import facts_record, session_open, turn_record
+from memoryapp.recording import facts_record, turn_record
+from memoryapp.sessions import session_open
 from shop.services import shopper_get_or_create
 from tests.memory.panels import PanelListener
 from tests.support.agentmemory_server import start_agentmemory_server

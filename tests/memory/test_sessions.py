@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memoryapp.sessions import session_id_clean, session_number, session_number_highest, text_clean
+from memoryapp.cleaning import session_id_clean, session_number, session_number_highest, text_clean
 
 
 @pytest.mark.parametrize(

@@ -13,11 +13,14 @@ import pytest
 from agentmemory import AsyncAgentMemoryClient, AsyncSessionResource, AsyncUserResource
 from agentmemory.exceptions import NotFoundError
 
-from memoryapp import services
+from memoryapp import sessions
 from memoryapp.clients import memory_client_async
+from memoryapp.episodes import session_close
 from memoryapp.greeting import greeting_read
+from memoryapp.recall import memories_recall
+from memoryapp.recording import turn_record
 from memoryapp.selectors import records_list
-from memoryapp.services import memories_recall, session_close, session_open, turn_record
+from memoryapp.sessions import session_open
 from memoryapp.types import MemoryUnavailable
 from tests.assistant.servers import MemoryProxy
 
@@ -142,7 +145,7 @@ async def test_a_returning_shoppers_new_visit_costs_one_request(live_memory, sho
 
 async def test_a_shopper_this_process_has_not_seen_costs_two(live_memory, shopper_name):
     await open_session(shopper_name)
-    services._session_highest.pop(shopper_name)  # as after a restart
+    sessions._session_highest.pop(shopper_name)  # as after a restart
     with requests_counted() as sent:
         memory = await open_session(shopper_name)
     assert memory.session_id == "session2"
@@ -153,7 +156,7 @@ async def test_after_the_greeting_a_returning_shopper_s_first_turn_costs_one(
     live_memory, shopper_name
 ):
     await open_session(shopper_name)
-    services._session_highest.pop(shopper_name)  # as after a restart
+    sessions._session_highest.pop(shopper_name)  # as after a restart
     assert (await greeting_read(username=shopper_name)).returning
     with requests_counted() as sent:
         memory = await open_session(shopper_name)
@@ -187,7 +190,7 @@ async def test_the_next_session_follows_the_highest_stored_with_a_gap_in_the_mid
         assert (await open_session(shopper_name)).session_id == f"session{n}"
     user = await memory_client_async().get_user(shopper_name)
     await (await user.get_session("session2")).delete()
-    services._session_highest.pop(shopper_name)  # as in a process that never minted them
+    sessions._session_highest.pop(shopper_name)  # as in a process that never minted them
     with requests_counted() as sent:
         memory = await open_session(shopper_name)
     assert memory.session_id == "session4"

@@ -1,0 +1,184 @@
+"""Recording an exchange: its turn block, its judged facts, and retiring the facts replaced.
+
+Writes are guarded: a failed write costs the exchange's memory, never the answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from agentmemory import AsyncSessionResource
+
+from llm.fact_schema import slot_from_sentence
+from memoryapp.blocks import FACT, TURN, clock, created_at_for
+from memoryapp.cleaning import text_clean
+from memoryapp.conf import memory_conf
+from memoryapp.consolidation import (
+    HISTORY_TYPE,
+    FactsPlan,
+    facts_plan,
+    history_annotations,
+)
+from memoryapp.guard import guarded
+from memoryapp.judge import JudgedFact, facts_judge
+from memoryapp.sessions import MemorySession
+
+
+async def turn_record(*, memory: MemorySession, query: str, answer: str) -> list[str]:
+    """Store the exchange as one turn block; it inherits the session's retention."""
+    conf = memory_conf()
+    ok, response = await guarded(
+        memory.resource.add_memory(
+            messages=[{"user_content": text_clean(query), "assistant_content": text_clean(answer)}],
+            annotations=TURN,
+            context_required=True,
+            created_at=created_at_for(memory.info.session_date),
+        ),
+        path="write",
+        lost="this exchange",
+        timeout=conf.write_timeout_seconds,
+    )
+    return list(response.block_ids) if ok and response else []
+
+
+async def facts_record(*, memory: MemorySession, facts: Sequence[JudgedFact | str]) -> list[str]:
+    """Store judged facts, consolidated with the shopper's current facts (consolidation.py).
+
+    Facts are written in their own requests (the server rejects messages and facts in one)
+    and outlive the session (TTL 0 by default). Returns the ids of the facts stored; a
+    restatement stores nothing. With the current facts unreadable, the facts are stored
+    as they are: a copy is collapsed at recall, a lost fact is lost for good.
+    """
+    return [block_id for block_id, _ in await _facts_store(memory=memory, facts=facts)]
+
+
+async def _facts_store(
+    *, memory: MemorySession, facts: Sequence[JudgedFact | str]
+) -> list[tuple[str, str]]:
+    """facts_record's work; returns (block id, sentence) of each fact stored."""
+    judged = [
+        f if isinstance(f, JudgedFact) else JudgedFact(f, slot_from_sentence(f)) for f in facts
+    ]
+    if not judged:
+        return []
+    conf = memory_conf()
+    created_at = created_at_for(memory.info.session_date)
+    ok, current = await guarded(
+        memory.resource.search_memory(filters={"session_ids": "all", "annotations": FACT}),
+        path="read",
+        lost="consolidating this exchange's facts",
+        timeout=conf.write_timeout_seconds,
+    )
+    stated_at = datetime.fromisoformat(created_at) if created_at else clock()
+    plan = facts_plan(
+        new=judged,
+        current=list(current.memory_blocks) if ok and current else [],
+        stated_at=stated_at,
+    )
+    stored = await asyncio.gather(
+        *(_fact_add(memory, fact, created_at=created_at) for fact in plan.store)
+    )
+    await _facts_retire(memory, plan, stored_ids=list(stored))
+    return [
+        (block_id, fact.text) for block_id, fact in zip(stored, plan.store, strict=True) if block_id
+    ]
+
+
+async def _fact_add(
+    memory: MemorySession, fact: JudgedFact, *, created_at: str | None
+) -> str | None:
+    conf = memory_conf()
+    ok, response = await guarded(
+        memory.resource.add_memory(
+            facts=[fact.text],
+            annotations={**FACT, **fact.annotations},
+            memory_block_ttl=conf.fact_ttl_seconds,
+            context_required=False,
+            created_at=created_at,
+        ),
+        path="write",
+        lost="facts from this exchange",
+        timeout=conf.write_timeout_seconds,
+    )
+    return response.block_ids[0] if ok and response and response.block_ids else None
+
+
+async def _facts_retire(
+    memory: MemorySession, plan: FactsPlan, *, stored_ids: list[str | None]
+) -> None:
+    """Copy replaced facts into history, then delete them and stale copies where they live."""
+    conf = memory_conf()
+    doomed: list[Any] = list(plan.duplicates)
+    for replaced in plan.replaced:
+        by = stored_ids[replaced.by] if isinstance(replaced.by, int) else replaced.by
+        if by is None:
+            continue  # its replacement was not stored: it stays current
+        block = replaced.block
+        ok, _ = await guarded(
+            memory.resource.add_memory(
+                facts=[block.fact],
+                annotations=history_annotations(block, by=by),
+                memory_block_ttl=conf.fact_ttl_seconds,
+                context_required=False,
+                created_at=block.created_at or block.ingested_at,
+            ),
+            path="write",
+            lost="the history of a replaced fact",
+            timeout=conf.write_timeout_seconds,
+        )
+        if ok:
+            doomed.append(block)  # only once its history is safe
+    for fact, by in plan.born_history:
+        await guarded(
+            memory.resource.add_memory(
+                facts=[fact.text],
+                annotations={
+                    **fact.annotations,
+                    "type": HISTORY_TYPE,
+                    "superseded_by": by,
+                    "stated_in": memory.session_id,
+                },
+                memory_block_ttl=conf.fact_ttl_seconds,
+                context_required=False,
+                created_at=created_at_for(memory.info.session_date),
+            ),
+            path="write",
+            lost="a fact older than the current one",
+            timeout=conf.write_timeout_seconds,
+        )
+    by_session: dict[str, list[str]] = {}
+    for block in doomed:
+        by_session.setdefault(block.session_id, []).append(block.block_id)
+    for session_id, block_ids in by_session.items():
+        # Facts of ended sessions: deleting is allowed there, updating is not.
+        session = AsyncSessionResource(memory.resource._http, memory.username, session_id)
+        await guarded(
+            session.delete_memory(block_ids),
+            path="write",
+            lost="retiring replaced facts",
+            timeout=conf.write_timeout_seconds,
+        )
+
+
+async def exchange_remember(
+    *, memory: MemorySession, query: str, answer: str
+) -> dict[str, list[str]]:
+    """After the answer is sent: record the turn, judge it for facts, record those.
+
+    Returns the saved block ids ("turn", "fact") and the fact sentences stored ("facts"); a
+    fact the shopper only restated is not stored again, so it is in neither.
+    """
+    query, answer = text_clean(query), text_clean(answer)
+    turn_ids, facts = await asyncio.gather(
+        turn_record(memory=memory, query=query, answer=answer),
+        facts_judge(query=query, answer=answer),
+    )
+    stored = await _facts_store(memory=memory, facts=facts)
+    return {
+        "turn": turn_ids,
+        "fact": [block_id for block_id, _ in stored],
+        "facts": [text for _, text in stored],
+    }
