@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, Literal
 
-from memoryapp.public import RETENTION_PRESETS
+from memoryapp.public import RETENTION_PRESETS, session_id_clean, text_clean
 
 MAX_TEXT_CHARS = 4000
 # Three history exchanges of two full texts each, with room for the other fields.
@@ -28,10 +28,6 @@ CATALOG_FILTERS = ("q", "category", "colour", "size", "brand", "max_price")
 PAGE_KINDS = ("product", "catalog", "other")
 
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-# The ids Aisle mints are session{n}; an id from elsewhere must still be one the SDK can put
-# in a URL path unchanged (no '/', '?', '#', '%', dot segments, control characters).
-_SESSION_ID = re.compile(r"[A-Za-z0-9_-]{1,100}")
-_UNSTORABLE = re.compile(r"[\x00\ud800-\udfff]")
 
 
 class FrameError(ValueError):
@@ -81,8 +77,12 @@ class HelloRequest:
 
 
 def text_normalise(value: str) -> str:
-    """Remove what can be neither stored nor encoded: NUL and lone UTF-16 surrogates."""
-    return _UNSTORABLE.sub("", value)
+    """Remove what can be neither stored nor encoded: NUL and lone UTF-16 surrogates.
+
+    The memory policy's own rule (`memoryapp.cleaning.text_clean`): a frame is cleaned
+    exactly as a memory write would be.
+    """
+    return text_clean(value)
 
 
 def frame_decode(raw: str | None) -> dict[str, Any]:
@@ -117,7 +117,8 @@ def _session_id(data: dict[str, Any]) -> str | None:
         return None
     if not isinstance(value, str):
         raise FrameError(400, "session_id must be a string or null.")
-    return value if _SESSION_ID.fullmatch(value) else None
+    # The memory policy's own rule: an id it could not look up never reaches it.
+    return session_id_clean(value)
 
 
 def _message_text(data: dict[str, Any]) -> str:

@@ -8,6 +8,7 @@ pipeline uses less still: the handle's names in `memoryapp.turn`.
 from __future__ import annotations
 
 from memoryapp import admin_views
+from memoryapp.cleaning import session_id_clean, text_clean
 from memoryapp.clients import memory_health_status
 from memoryapp.conf import RETENTION_CHOICES, RETENTION_PRESETS
 from memoryapp.erasure import shopper_memory_erase
@@ -42,8 +43,10 @@ __all__ = [
     "memory_health_status",
     "notes_message",
     "session_close",
+    "session_id_clean",
     "sessions_metadata_read",
     "shopper_group",
     "shopper_memory_erase",
+    "text_clean",
     "verbatim_lines",
 ]

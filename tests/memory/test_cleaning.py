@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from assistant.validation import text_normalise, turn_request_parse
 from memoryapp.cleaning import session_id_clean, session_number, session_number_highest, text_clean
 
 
@@ -67,3 +68,21 @@ def test_only_minted_ids_have_a_number():
     assert session_number("session") is None
     assert session_number("conv-2026-05-01") is None
     assert session_number("session12a") is None
+
+
+@pytest.mark.parametrize(
+    "raw", ["smile \ud83d\ude00", "jeans\x00 in M\ud800", "\udfff\ud800", "a\ud83d\x00\ude00"]
+)
+def test_a_chat_frame_is_cleaned_exactly_as_a_memory_write(raw):
+    """The frame validation and memory share one rule: a pair sent as two halves keeps its
+    emoji in the panel's own message as well as in memory."""
+    request = turn_request_parse({"type": "message", "text": f"hi {raw}"})
+    assert request.text == text_clean(f"hi {raw}").strip()
+    assert text_normalise(raw) == text_clean(raw)
+    assert text_normalise("smile \ud83d\ude00") == "smile 😀"
+
+
+@pytest.mark.parametrize("raw", ["session1", "A-b_9", "a/b", "séssion1", "x" * 101, ".."])
+def test_a_chat_frame_names_a_session_exactly_when_memory_could_look_it_up(raw):
+    request = turn_request_parse({"type": "message", "text": "hi", "session_id": raw})
+    assert request.session_id == session_id_clean(raw)
