@@ -18,10 +18,9 @@ from typing import Any
 import openai
 
 from assistant.tools import ToolOutcome
+from llm.cards import MAX_CARDS
 
 MAX_ROUNDS = 4
-# Cards under one answer; the text talks about the same products.
-MAX_CARDS = 4
 
 
 @dataclass

@@ -10,12 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar, Literal, TypedDict
 
+from llm.cards import MAX_CARDS  # a handful; more products are one "show more" away
+
 Mode = Literal["remembering", "stateless", "memory_off", "memory_unavailable"]
 MODES: tuple[Mode, ...] = ("remembering", "stateless", "memory_off", "memory_unavailable")
 ChangeReason = Literal["erased", "record_deleted"]
 
-# The panel shows a handful of cards; more products are one "show more" away.
-MAX_CARDS = 4
 # 400 bad frame, 409 a turn is already running, 422 malformed session_date, 500 unexpected,
 # 502 the model failed, 504 the model timed out.
 ERROR_CODES = (400, 409, 422, 500, 502, 504)

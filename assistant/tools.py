@@ -14,13 +14,14 @@ from typing import Any
 
 from asgiref.sync import sync_to_async
 
+from llm.cards import MAX_CARDS
 from memoryapp.public import notes_message
 from shop.selectors import catalog_vocabulary, product_get, products_page
 
 MAX_LIMIT = 10
 # A panel shows at most this many cards under an answer, so a search returns that many
 # unless the model asks for more; "show more" asks for the next page with `offset`.
-DEFAULT_LIMIT = 4
+DEFAULT_LIMIT = MAX_CARDS
 CARD_KEYS = (
     "sku",
     "name",

@@ -13,6 +13,7 @@ import json
 import re
 from dataclasses import dataclass, field, replace
 
+from llm.cards import MAX_CARDS
 from llm.offline.facts import Profile, profile_from_facts
 from llm.offline.memory import memory_answer, memory_topic
 from llm.offline.notes import Memory, Notes, notes_parse
@@ -28,7 +29,7 @@ from llm.transcript import (
 )
 
 # Products one answer shows: the cards under it say the rest.
-SHOWN_PRODUCTS = 4
+SHOWN_PRODUCTS = MAX_CARDS
 
 _CHEAPER = re.compile(
     r"\b(cheaper|less expensive|lower price|more affordable|too expensive|too pricey)\b"

@@ -11,6 +11,7 @@ from channels.testing import WebsocketCommunicator
 
 from assistant.models import ChatSession, ChatTurn
 from config.asgi import application
+from llm.cards import MAX_CARDS
 from llm.transcript import page_context_parse, products_shown_parse
 from memoryapp.notify import shopper_group
 from memoryapp.render import NOTES_OPEN
@@ -339,7 +340,7 @@ async def test_done_carries_at_most_four_cards_more_and_no_turn_id_when_stateles
         events = await chat.turn("all the jeans", until=("done",))
     done = events[-1]
     assert set(done) == {"type", "text", "products", "more", "turn_id", "model", "spans"}
-    assert 1 <= len(done["products"]) <= 4
+    assert 1 <= len(done["products"]) <= MAX_CARDS
     assert done["turn_id"] is None and isinstance(done["more"], bool)
 
 

@@ -12,6 +12,7 @@ from assistant.agent import FinalEvent, LinkGuard, TokenEvent, agent_run
 from assistant.prompting import MEMORY_RULES, turn_messages
 from assistant.tools import ToolOutcome
 from llm.asgi_stream import StreamingASGITransport
+from llm.cards import MAX_CARDS
 from llm.factory import OFFLINE_BASE_URL, OFFLINE_MODEL
 from llm.offline import OfflineModel
 from llm.transcript import PAGE_OPEN, memory_state_line, page_context_message
@@ -117,7 +118,7 @@ async def test_at_most_four_cards(fake: FakeOpenAI) -> None:
         Reply(text=" ".join(f"**{p['name']}**" for p in six)),
     )
     final = _final(await _run(fake, _search(six, total=6)))
-    assert len(final.products) == 4
+    assert len(final.products) == MAX_CARDS
     assert final.more is True, "six matched, four are shown"
 
 

@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+from llm.cards import MAX_CARDS
 from tests.llm.shopping import Answer, Shopper
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("catalog")]
@@ -23,7 +24,7 @@ def _sizes_said(text: str) -> set[str]:
 
 def _consistent(answer: Answer) -> None:
     """The text talks about exactly the products on the cards, and counts as the tool did."""
-    assert len(answer.products) <= 4
+    assert len(answer.products) <= MAX_CARDS
     assert list(dict.fromkeys(_named(answer.text))) == [card["name"] for card in answer.products]
     counted = re.match(r"Here are (\d+) (?:more )?of (?:the )?(\d+)", answer.text)
     if counted:
@@ -41,7 +42,7 @@ async def test_list_then_more_then_the_black_one_then_in_m_then_cheaper() -> Non
 
     more = await shopper.ask("show more")
     _consistent(more)
-    assert json.loads(more.tools[-1].arguments)["offset"] == 4
+    assert json.loads(more.tools[-1].arguments)["offset"] == MAX_CARDS
     assert not {c["sku"] for c in more.products} & {c["sku"] for c in listed.products}
     assert more.text.startswith("Here are 4 more of the 10 t-shirts under €24:") and more.more
 
