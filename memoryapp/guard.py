@@ -36,28 +36,32 @@ MEMORY_ERRORS = (
 
 
 class OutageLog:
-    """Remember which paths are failing so each outage is logged once, and its end once."""
+    """Remember which paths are failing so each outage is logged once, and its end once.
 
-    def __init__(self) -> None:
+    The memory paths use the default wording; the model roles (`memoryapp.judge`) their own.
+    """
+
+    def __init__(
+        self,
+        *,
+        failing: str = "Agent Memory %s failed; %s lost (logged once until it recovers): %s: %s",
+        still: str = "Agent Memory %s still failing (%s lost): %r",
+        recovered: str = "Agent Memory %s recovered",
+    ) -> None:
         self._down: set[str] = set()
+        self._failing, self._still, self._recovered = failing, still, recovered
 
     def failed(self, path: str, lost: str, exc: BaseException) -> None:
         if path in self._down:
-            logger.debug("Agent Memory %s still failing (%s lost): %r", path, lost, exc)
+            logger.debug(self._still, path, lost, exc)
             return
         self._down.add(path)
-        logger.warning(
-            "Agent Memory %s failed; %s lost (logged once until it recovers): %s: %s",
-            path,
-            lost,
-            type(exc).__name__,
-            exc,
-        )
+        logger.warning(self._failing, path, lost, type(exc).__name__, exc)
 
     def succeeded(self, path: str) -> None:
         if path in self._down:
             self._down.discard(path)
-            logger.info("Agent Memory %s recovered", path)
+            logger.info(self._recovered, path)
 
     def reset(self) -> None:
         self._down.clear()

@@ -27,6 +27,7 @@ from llm.fact_schema import (
 from llm.factory import chat_client, model_for
 from llm.prompts import episode_messages, judge_messages
 from memoryapp.conf import memory_conf
+from memoryapp.guard import OutageLog
 
 logger = logging.getLogger("memoryapp")
 
@@ -210,32 +211,16 @@ def _same_slot(fact: JudgedFact, other: JudgedFact) -> bool:
     return bool(fact.slot and other.slot and fact.slot.slot == other.slot.slot)
 
 
-class _ModelOutage:
+def model_outage_log() -> OutageLog:
     """Log a failing model role once, not on every call, and say when it recovers."""
-
-    def __init__(self) -> None:
-        self._down: set[str] = set()
-
-    def failed(self, role: str, lost: str, exc: BaseException) -> None:
-        if role in self._down:
-            logger.debug("The %s model still fails (%s): %r", role, lost, exc)
-            return
-        self._down.add(role)
-        logger.warning(
-            "The %s model failed; %s (logged once until it recovers): %s: %s",
-            role,
-            lost,
-            type(exc).__name__,
-            exc,
-        )
-
-    def succeeded(self, role: str) -> None:
-        if role in self._down:
-            self._down.discard(role)
-            logger.info("The %s model answers again", role)
+    return OutageLog(
+        failing="The %s model failed; %s (logged once until it recovers): %s: %s",
+        still="The %s model still fails (%s): %r",
+        recovered="The %s model answers again",
+    )
 
 
-model_outages = _ModelOutage()
+model_outages = model_outage_log()
 
 
 async def _complete_json(*, role: str, messages: list[dict]) -> str | None:

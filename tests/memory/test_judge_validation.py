@@ -203,7 +203,7 @@ async def test_a_failing_judge_keeps_no_facts_and_logs_once_until_it_recovers(mo
         return reply
 
     monkeypatch.setattr(judge, "_complete_json", complete)
-    monkeypatch.setattr(judge, "model_outages", judge._ModelOutage())
+    monkeypatch.setattr(judge, "model_outages", judge.model_outage_log())
     with caplog.at_level(logging.DEBUG, logger="memoryapp"):
         assert await facts_judge(query="I wear M", answer="") == []
         assert await facts_judge(query="I wear M", answer="") == []
@@ -234,7 +234,7 @@ def model_endpoint(settings, monkeypatch):
     settings.OPENAI_BASE_URL = fake.base_url
     settings.JUDGE_MODEL = "gpt-test-judge"
     settings.EPISODE_MODEL = "gpt-test-episode"
-    monkeypatch.setattr(judge, "model_outages", judge._ModelOutage())
+    monkeypatch.setattr(judge, "model_outages", judge.model_outage_log())
     yield fake
     fake.stop()
 
@@ -293,7 +293,7 @@ async def test_a_model_answering_with_no_choice_gives_no_facts(monkeypatch, sett
 
 
 async def test_the_operator_is_told_which_model_failed_what_is_lost_and_why(monkeypatch, caplog):
-    outages = judge._ModelOutage()
+    outages = judge.model_outage_log()
     request = httpx.Request("POST", "http://judge.invalid/v1/chat/completions")
     with caplog.at_level(logging.DEBUG, logger="memoryapp"):
         outages.failed("judge", "no facts are kept meanwhile", openai.APITimeoutError(request))
