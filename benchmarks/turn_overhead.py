@@ -79,6 +79,7 @@ def start_memory_server(embedder: str, *, label: str = "overhead") -> tuple[str,
 
 async def populate(username: str, size: int) -> str:
     """Spread `size` blocks over ten earlier visits; return a current session with 5 turns."""
+    from memoryapp.blocks import TURN
     from memoryapp.recording import facts_record
     from memoryapp.sessions import session_open
 
@@ -96,7 +97,7 @@ async def populate(username: str, size: int) -> str:
         for start in range(0, len(messages), 50):
             await memory.resource.add_memory(
                 messages=messages[start : start + 50],
-                annotations={"type": "turn"},
+                annotations=TURN,
                 context_required=False,
             )
         if facts:
@@ -105,7 +106,7 @@ async def populate(username: str, size: int) -> str:
     for i in range(5):
         await current.resource.add_memory(
             messages=[{"user_content": QUERIES[i], "assistant_content": "Here are some."}],
-            annotations={"type": "turn"},
+            annotations=TURN,
             context_required=False,
         )
     return current.session_id
@@ -148,6 +149,7 @@ async def overhead(
 ) -> dict[str, list]:
     from assistant.prompting import turn_messages
     from assistant.tools import tool_schemas, vocabulary_load
+    from memoryapp.blocks import TURN
     from memoryapp.clients import memory_session_async
     from memoryapp.turn import TurnMemory, notes_message
 
@@ -199,7 +201,7 @@ async def overhead(
         cpu = cpu_now(server_pid)
         await memory_session_async(username, session_id).search_memory(
             query=message(i, size, "alone"),
-            filters={"session_ids": "all", "annotations": {"type": "turn"}, "relevant_k": 10},
+            filters={"session_ids": "all", "annotations": TURN, "relevant_k": 10},
         )
         figures["one_search"].append((time.perf_counter() - started) * 1000)
         figures["one_search_cpu"].append(cpu_since(cpu, server_pid))

@@ -9,6 +9,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from memoryapp.blocks import KINDS
 from memoryapp.erasure import record_delete
 from memoryapp.records import RecordNotFound
 from memoryapp.selectors import records_list
@@ -25,7 +26,7 @@ class RecordsQuery(serializers.Serializer):
 class RecordSerializer(serializers.Serializer):
     block_id = serializers.CharField()
     session_id = serializers.CharField()
-    kind = serializers.ChoiceField(choices=["turn", "fact", "episode"])
+    kind = serializers.ChoiceField(choices=list(KINDS))
     text = serializers.CharField()
     created_at = serializers.CharField(allow_null=True)
     ingested_at = serializers.CharField()

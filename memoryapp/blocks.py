@@ -8,10 +8,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC, date, datetime
+from typing import Any, Literal, get_args
 
-TURN = {"type": "turn"}
-FACT = {"type": "fact"}
-EPISODE = {"type": "episode"}
+# The kinds a shopper's record can be (the inspector, the admin, the records API).
+Kind = Literal["turn", "fact", "episode"]
+KINDS: tuple[Kind, ...] = get_args(Kind)
+TURN_KIND, FACT_KIND, EPISODE_KIND = KINDS
+# A fact replaced by a newer one of its slot, kept as history (consolidation.py).
+SUPERSEDED = "superseded_fact"
+
+# The annotations each kind is stored with, and searched by.
+TURN = {"type": TURN_KIND}
+FACT = {"type": FACT_KIND}
+EPISODE = {"type": EPISODE_KIND}
 
 # Injectable so tests can place "now" where they need it.
 clock: Callable[[], datetime] = lambda: datetime.now(UTC)  # noqa: E731
@@ -23,3 +32,32 @@ def created_at_for(session_date: date | None, *, now: datetime | None = None) ->
         return None
     now = now or clock()
     return datetime.combine(session_date, now.astimezone(UTC).time(), tzinfo=UTC).isoformat()
+
+
+def block_date(block: Any) -> str:
+    """The day a block speaks for: its created_at (the shopper's timeline), else ingested_at."""
+    stamp = getattr(block, "created_at", None) or getattr(block, "ingested_at", None) or ""
+    return stamp[:10]
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def block_time(block: Any) -> datetime:
+    """When a block happened, as an aware UTC datetime (naive stamps are UTC)."""
+    stamp = getattr(block, "created_at", None) or getattr(block, "ingested_at", None) or ""
+    try:
+        moment = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    except ValueError:
+        return _EPOCH
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def block_kind(block: Any) -> str:
+    """turn, fact, episode, or superseded_fact: history, which is never recalled."""
+    annotations = getattr(block, "annotations", None) or {}
+    if annotations.get("type") == SUPERSEDED:
+        return SUPERSEDED
+    if getattr(block, "fact", None) and annotations.get("type") != EPISODE_KIND:
+        return FACT_KIND
+    return annotations.get("type") or (TURN_KIND if getattr(block, "message", None) else FACT_KIND)

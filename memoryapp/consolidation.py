@@ -35,11 +35,8 @@ from datetime import datetime
 from typing import Any
 
 from llm.fact_schema import FactSlot, size_sentence, size_step, slot_from_sentence, slot_valid
+from memoryapp.blocks import SUPERSEDED, block_time
 from memoryapp.judge import JudgedFact
-from memoryapp.render import SUPERSEDED, block_time
-
-FACT_TYPE = "fact"
-HISTORY_TYPE = SUPERSEDED
 
 
 def block_slot(block: Any) -> FactSlot | None:
@@ -167,7 +164,7 @@ def _retire(plan: FactsPlan, blocks: Iterable[Any], *, keep: Any, by: str | int)
 def history_annotations(block: Any, *, by: str) -> dict[str, str]:
     """Annotations of the history copy of a replaced fact."""
     slot = block_slot(block)
-    annotations = {"type": HISTORY_TYPE, "superseded_by": by, "stated_in": block.session_id}
+    annotations = {"type": SUPERSEDED, "superseded_by": by, "stated_in": block.session_id}
     if slot is not None:
         annotations |= {"category": slot.category, "slot": slot.slot, "value": slot.value}
     return annotations

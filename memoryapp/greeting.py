@@ -10,11 +10,10 @@ from dataclasses import dataclass
 
 from agentmemory.exceptions import NotFoundError
 
-from memoryapp.blocks import FACT
+from memoryapp.blocks import FACT, block_time
 from memoryapp.clients import memory_client_async
 from memoryapp.conf import memory_conf
 from memoryapp.guard import guarded
-from memoryapp.render import block_time
 from memoryapp.sessions import shopper_absent_noted, shopper_sessions_seen
 
 GREETING_FACT_K = 10

@@ -13,11 +13,10 @@ from typing import Any
 from agentmemory import AsyncSessionResource
 
 from llm.fact_schema import slot_from_sentence
-from memoryapp.blocks import FACT, TURN, clock, created_at_for
+from memoryapp.blocks import FACT, SUPERSEDED, TURN, clock, created_at_for
 from memoryapp.cleaning import text_clean
 from memoryapp.conf import memory_conf
 from memoryapp.consolidation import (
-    HISTORY_TYPE,
     FactsPlan,
     facts_plan,
     history_annotations,
@@ -137,7 +136,7 @@ async def _facts_retire(
                 facts=[fact.text],
                 annotations={
                     **fact.annotations,
-                    "type": HISTORY_TYPE,
+                    "type": SUPERSEDED,
                     "superseded_by": by,
                     "stated_in": memory.session_id,
                 },

@@ -11,12 +11,9 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any, Literal
+from typing import Any
 
-from memoryapp.render import SUPERSEDED, block_kind
-
-Kind = Literal["turn", "fact", "episode"]
-KINDS: tuple[Kind, ...] = ("turn", "fact", "episode")
+from memoryapp.blocks import FACT_KIND, KINDS, SUPERSEDED, TURN_KIND, Kind, block_kind
 
 
 class RecordNotFound(Exception):
@@ -54,7 +51,7 @@ class RecordPage:
 
 def block_ttl(block: Any, *, session_ttls: dict[str, int | None], fact_ttl: int) -> int | None:
     """The TTL the server applies to block, in seconds; None when no TTL is known."""
-    if (block.annotations or {}).get("type") in ("fact", SUPERSEDED):
+    if (block.annotations or {}).get("type") in (FACT_KIND, SUPERSEDED):
         return fact_ttl
     return session_ttls.get(block.session_id)
 
@@ -82,11 +79,11 @@ def record_from_block(block: Any, *, ttl: int | None) -> MemoryRecord:
         text = block.fact or ""
     status = getattr(block.status, "value", block.status)
     annotations = block.annotations or {}
-    is_fact = kind in ("fact", SUPERSEDED)
+    is_fact = kind in (FACT_KIND, SUPERSEDED)
     return MemoryRecord(
         block_id=block.block_id,
         session_id=block.session_id,
-        kind=kind if kind in KINDS else "turn" if block.message is not None else "fact",
+        kind=kind if kind in KINDS else TURN_KIND if block.message is not None else FACT_KIND,
         text=text,
         created_at=block.created_at,
         ingested_at=block.ingested_at,

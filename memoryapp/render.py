@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from datetime import UTC, datetime
 from typing import Any
 
 from llm.prompts import NOTES_CLOSE, NOTES_OPEN
+from memoryapp.blocks import SUPERSEDED, block_date, block_kind, block_time
 from memoryapp.types import RecalledItem, Scope
 
 NOTES_WARNING = (
@@ -59,39 +59,6 @@ def verbatim_lines(text: str, *, max_chars: int) -> list[str]:
         rest = rest[cut:].lstrip()
         prefix = CONTINUED
     return lines
-
-
-def block_date(block: Any) -> str:
-    """The day a block speaks for: its created_at (the shopper's timeline), else ingested_at."""
-    stamp = getattr(block, "created_at", None) or getattr(block, "ingested_at", None) or ""
-    return stamp[:10]
-
-
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-
-
-def block_time(block: Any) -> datetime:
-    """When a block happened, as an aware UTC datetime (naive stamps are UTC)."""
-    stamp = getattr(block, "created_at", None) or getattr(block, "ingested_at", None) or ""
-    try:
-        moment = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
-    except ValueError:
-        return _EPOCH
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
-
-
-# A fact replaced by a newer one of its slot, kept as history (consolidation.py).
-SUPERSEDED = "superseded_fact"
-
-
-def block_kind(block: Any) -> str:
-    """turn, fact, episode, or superseded_fact: history, which is never recalled."""
-    annotations = getattr(block, "annotations", None) or {}
-    if annotations.get("type") == SUPERSEDED:
-        return SUPERSEDED
-    if getattr(block, "fact", None) and annotations.get("type") != "episode":
-        return "fact"
-    return annotations.get("type") or ("turn" if getattr(block, "message", None) else "fact")
 
 
 def exchange_raw(block: Any) -> str:

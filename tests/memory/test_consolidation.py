@@ -9,8 +9,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from llm.fact_schema import FactSlot
+from memoryapp.blocks import SUPERSEDED
 from memoryapp.consolidation import (
-    HISTORY_TYPE,
     block_key,
     block_slot,
     facts_distinct,
@@ -191,7 +191,7 @@ def test_text_keys_ignore_case_spacing_and_a_final_full_stop_only():
 def test_a_history_copy_says_what_replaced_it_and_where_it_was_stated():
     m = stored("The shopper wears size M.", at=SPRING, session="session3", slot=size("M"))
     assert history_annotations(m, by="f99") == {
-        "type": HISTORY_TYPE,
+        "type": SUPERSEDED,
         "superseded_by": "f99",
         "stated_in": "session3",
         "category": "size",

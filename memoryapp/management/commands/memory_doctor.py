@@ -16,6 +16,7 @@ from agentmemory.resources.health import ALL_ENTITIES
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from memoryapp.blocks import FACT
 from memoryapp.clients import memory_client_sync
 from memoryapp.guard import MEMORY_ERRORS
 
@@ -161,7 +162,7 @@ def round_trip(client: AgentMemoryClient) -> list[Check]:
             "write a fact",
             lambda: session.add_memory(
                 facts=[probe],
-                annotations={"type": "fact"},
+                annotations=FACT,
                 async_processing=False,
                 context_required=False,
             ),
