@@ -12,6 +12,18 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from llm.note_lines import (
+    CONTINUED,
+    EARLIER,
+    EARLIER_VISIT,
+    FACT,
+    PAST_VISIT_SUMMARY,
+    RESOLVED,
+    STATED,
+    THIS_VISIT,
+    UNRESOLVED,
+    note_label,
+)
 from llm.prompts import NOTES_CLOSE, NOTES_OPEN
 from memoryapp.blocks import SUPERSEDED, block_date, block_kind, block_time
 from memoryapp.types import RecalledItem, Scope
@@ -40,14 +52,14 @@ def note_clean(text: str, *, max_chars: int = 500) -> str:
 # A verbatim exchange is what lets "the black one — in M?" be answered, so it is never cut
 # at the line limit: it continues on further lines, each within the limit, up to this many.
 VERBATIM_MAX_LINES = 8
-CONTINUED = "[this visit · continued] "
+CONTINUED_LABEL = note_label(THIS_VISIT, CONTINUED)
 
 
 def verbatim_lines(text: str, *, max_chars: int) -> list[str]:
     """Split a verbatim exchange over lines of at most max_chars, breaking between words."""
     rest = note_clean(text, max_chars=max_chars * VERBATIM_MAX_LINES)
     lines: list[str] = []
-    prefix = "[this visit] "
+    prefix = note_label(THIS_VISIT)
     while rest:
         room = max_chars - len(prefix)
         if len(rest) <= room:
@@ -57,7 +69,7 @@ def verbatim_lines(text: str, *, max_chars: int) -> list[str]:
         cut = cut if cut > 0 else room
         lines.append(prefix + rest[:cut].rstrip())
         rest = rest[cut:].lstrip()
-        prefix = CONTINUED
+        prefix = CONTINUED_LABEL
     return lines
 
 
@@ -80,15 +92,17 @@ def exchange_compressed(block: Any) -> str:
 
 
 def fact_line(block: Any, *, max_chars: int) -> str:
-    return note_clean(f"[fact · stated {block_date(block)}] {block.fact}", max_chars=max_chars)
+    return note_clean(
+        f"{note_label(FACT, f'{STATED} {block_date(block)}')}{block.fact}", max_chars=max_chars
+    )
 
 
 def episode_line(block: Any, *, max_chars: int) -> str:
     annotations = getattr(block, "annotations", None) or {}
-    state = "resolved" if annotations.get("resolved") == "true" else "unresolved"
+    state = RESOLVED if annotations.get("resolved") == "true" else UNRESOLVED
     text = block.fact or exchange_compressed(block)
     return note_clean(
-        f"[past visit summary · {block_date(block)} · {state}] {text}", max_chars=max_chars
+        f"{note_label(PAST_VISIT_SUMMARY, block_date(block), state)}{text}", max_chars=max_chars
     )
 
 
@@ -132,7 +146,8 @@ def session_items(
             items.append(_item(block, "session", line))
         else:
             line = note_clean(
-                f"[this visit · earlier] {exchange_compressed(block)}", max_chars=max_chars
+                f"{note_label(THIS_VISIT, EARLIER)}{exchange_compressed(block)}",
+                max_chars=max_chars,
             )
             items.append(_item(block, "session", line))
     return items
@@ -184,7 +199,7 @@ def recall_items(
     items = [_item(b, "episode", episode_line(b, max_chars=max_chars)) for b in episodes]
     for block in sorted(turns, key=block_time):
         line = note_clean(
-            f"[earlier visit · {block_date(block)}] {exchange_compressed(block)}",
+            f"{note_label(EARLIER_VISIT, block_date(block))}{exchange_compressed(block)}",
             max_chars=max_chars,
         )
         items.append(_item(block, "turn", line))
@@ -216,7 +231,7 @@ def tool_items(blocks: Sequence[Any], *, max_chars: int) -> list[RecalledItem]:
             line = episode_line(block, max_chars=max_chars)
         else:
             line = note_clean(
-                f"[{block_date(block)}] {exchange_compressed(block)}", max_chars=max_chars
+                f"{note_label(block_date(block))}{exchange_compressed(block)}", max_chars=max_chars
             )
         items.append(_item(block, "tool", line))
     return items

@@ -1,6 +1,6 @@
 """Read the recalled-memory notes the assistant is sent, and its own earlier answers.
 
-Line formats (a fixed contract with the memory code), one per line inside the fence:
+Line formats (`llm.note_lines`, which the memory code writes with), one per line inside the fence:
   [fact · stated 2026-05-01] The shopper wears size M.
   [earlier visit · 2026-04-12] <compressed exchange>
   [past visit summary · 2026-04-12 · unresolved] <episode summary>
@@ -17,9 +17,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from llm.note_lines import (
+    CONTINUED,
+    EARLIER,
+    EARLIER_VISIT,
+    FACT,
+    PAST_VISIT_SUMMARY,
+    THIS_VISIT,
+    note_line_read,
+)
 from llm.prompts import NOTES_CLOSE, NOTES_OPEN
 
-_LINE = re.compile(r"^\s*\[(?P<label>[^\]]{1,120})\]\s*(?P<body>.*)$")
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _EXCHANGE = re.compile(
     r"^\s*Shopper:\s*(?P<query>.*?)\s*(?:‖|\|\|)\s*Assistant:\s*(?P<answer>.*)$", re.S
@@ -63,22 +71,21 @@ def notes_parse(text: str) -> Notes:
     """Parse the fenced notes; lines of any other shape are ignored."""
     notes = Notes()
     for order, line in enumerate(_fenced(text).splitlines()):
-        match = _LINE.match(line)
-        if not match:
+        read = note_line_read(line)
+        if read is None:
             continue
-        parts = [part.strip().lower() for part in re.split(r"[·|]", match.group("label"))]
-        body = match.group("body").strip()
+        parts, body = read
         date = next((found.group(0) for found in map(_DATE.search, parts) if found), "")
-        if parts[0] == "fact":
+        if parts[0] == FACT:
             notes.facts.append(Fact(date=date, text=body, order=order))
-        elif parts[0] == "this visit" and len(parts) == 1:
+        elif parts[0] == THIS_VISIT and len(parts) == 1:
             exchange = _EXCHANGE.match(body)
             if exchange:
                 notes.exchanges.append(Exchange(exchange["query"], exchange["answer"]))
-        elif parts == ["this visit", "continued"] and notes.exchanges:
+        elif parts == [THIS_VISIT, CONTINUED] and notes.exchanges:
             last = notes.exchanges[-1]
             notes.exchanges[-1] = Exchange(last.query, f"{last.answer} {body}")
-        elif parts == ["this visit", "earlier"]:
+        elif parts == [THIS_VISIT, EARLIER]:
             # Replayed before the verbatim window, so "cheaper" still knows the search.
             exchange = _EXCHANGE.match(body)
             asked = _ASKED.match(body)
@@ -86,9 +93,9 @@ def notes_parse(text: str) -> Notes:
                 notes.exchanges.append(Exchange(exchange["query"], exchange["answer"]))
             elif asked:
                 notes.exchanges.append(Exchange(asked["query"], asked["rest"] or ""))
-        elif parts[0] in ("earlier visit", "past visit summary") or _DATE.fullmatch(parts[0]):
+        elif parts[0] in (EARLIER_VISIT, PAST_VISIT_SUMMARY) or _DATE.fullmatch(parts[0]):
             notes.earlier.append(
-                Memory(date=date, text=body, summary=parts[0] == "past visit summary")
+                Memory(date=date, text=body, summary=parts[0] == PAST_VISIT_SUMMARY)
             )
     return notes
 

@@ -6,6 +6,8 @@ import itertools
 
 from agentmemory import ChatMessage, MemoryBlock
 
+from memoryapp.blocks import EPISODE, FACT, TURN
+
 _ids = itertools.count(1)
 
 
@@ -26,7 +28,7 @@ def turn(
         message=ChatMessage(user_content=query, assistant_content=answer),
         ingested_at=at,
         created_at=at,
-        annotations={"type": "turn"},
+        annotations=dict(TURN),
         summary=summary,
         contexts=contexts,
         rel_score=score,
@@ -43,7 +45,7 @@ def fact(
         fact=text,
         ingested_at=at,
         created_at=at if created == "same" else created,
-        annotations={"type": "fact"},
+        annotations=dict(FACT),
     )
 
 
@@ -55,5 +57,5 @@ def episode(text: str, *, at: str, session: str, resolved: bool) -> MemoryBlock:
         fact=text,
         ingested_at=at,
         created_at=at,
-        annotations={"type": "episode", "resolved": "true" if resolved else "false"},
+        annotations={**EPISODE, "resolved": "true" if resolved else "false"},
     )

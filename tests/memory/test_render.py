@@ -480,3 +480,26 @@ def test_a_line_is_not_broken_at_a_space_early_in_it():
     first, second = render_module.verbatim_lines(text, max_chars=60)
     assert first == "[this visit] abcdefghijklmnopq " + "d" * 29
     assert second == "[this visit · continued] " + "d" * 31
+
+
+def test_the_offline_model_reads_back_every_line_the_notes_are_written_with():
+    """Writer and reader share llm.note_lines: each kind of line lands where it belongs."""
+    from llm.offline.notes import notes_parse
+    from memoryapp.render import notes_message, recall_items
+    from tests.memory.factories import episode, fact, turn
+
+    at = "2026-05-01T10:00:00+00:00"
+    items = recall_items(
+        session_blocks=[turn("black jeans?", "Here are two.", at=at, session="session2")],
+        fact_blocks=[fact("The shopper wears size M.", at=at)],
+        turn_blocks=[turn("boots?", "Shown boots.", at=at, session="session1")],
+        episode_blocks=[episode("Looked for boots.", at=at, session="session1", resolved=False)],
+        current_session_id="session2",
+        window_turns=3,
+        max_chars=500,
+    )
+    notes = notes_parse(notes_message([item.line for item in items]) or "")
+    assert [(f.date, f.text) for f in notes.facts] == [("2026-05-01", "The shopper wears size M.")]
+    assert [(e.query, e.answer) for e in notes.exchanges] == [("black jeans?", "Here are two.")]
+    assert sorted(m.summary for m in notes.earlier) == [False, True]
+    assert {m.date for m in notes.earlier} == {"2026-05-01"}
