@@ -39,7 +39,7 @@ from assistant.demo import demo_settings_get
 from assistant.models import ChatTurn, DemoSettings
 from assistant.page import catalog_filters_known, history_notes, page_context_build
 from assistant.prompting import turn_messages
-from assistant.tools import tool_run, tool_schemas
+from assistant.tools import tool_run, tool_schemas, vocabulary_load
 from assistant.validation import CloseRequest, HelloRequest, TurnRequest, text_normalise
 from assistant.welcome import greeting_text, preferences_from_facts, suggestions_compose
 from llm.factory import chat_client, model_for
@@ -54,7 +54,6 @@ from memoryapp.turn import (
     notes_message,
     session_close,
 )
-from shop.selectors import catalog_vocabulary
 from shop.services import shopper_display_name
 
 logger = logging.getLogger("assistant")
@@ -110,9 +109,8 @@ def _demo_settings() -> DemoSettings:
     return demo_settings_get()
 
 
-@database_sync_to_async
-def _vocabulary() -> dict[str, list[str]]:
-    return catalog_vocabulary()
+# The tools' own loader: the pipeline and the benchmarks read the vocabulary one way.
+_vocabulary = vocabulary_load
 
 
 _chat_session_touch = database_sync_to_async(chat_session_touch)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from asgiref.sync import sync_to_async
+from channels.db import database_sync_to_async
 
 from llm.cards import MAX_CARDS
 from memoryapp.public import notes_message
@@ -339,4 +340,4 @@ async def tool_run(
 
 
 async def vocabulary_load() -> dict[str, list[str]]:
-    return await sync_to_async(catalog_vocabulary)()
+    return await database_sync_to_async(catalog_vocabulary)()
