@@ -11,9 +11,8 @@ from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar, Literal, TypedDict
 
 from llm.cards import MAX_CARDS  # a handful; more products are one "show more" away
+from llm.modes import MODES, Mode  # noqa: F401 (MODES: the protocol document is checked against it)
 
-Mode = Literal["remembering", "stateless", "memory_off", "memory_unavailable"]
-MODES: tuple[Mode, ...] = ("remembering", "stateless", "memory_off", "memory_unavailable")
 ChangeReason = Literal["erased", "record_deleted"]
 
 # 400 bad frame, 409 a turn is already running, 422 malformed session_date, 500 unexpected,

@@ -116,3 +116,11 @@ def test_no_app_module_grows_past_its_bounds():
             if lines > MODULE_LINES_LONG:
                 long[name] = lines
     assert len(long) <= LONG_MODULES_MAX, long
+
+
+def test_the_memory_modes_are_named_once_and_each_is_explained_to_the_model():
+    from assistant import events
+    from llm import modes, transcript
+
+    assert events.MODES is modes.MODES
+    assert set(transcript.MEMORY_MODES) == set(modes.MODES)
