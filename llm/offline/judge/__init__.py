@@ -1,0 +1,103 @@
+"""The fact-judge role: durable facts the shopper stated about themselves, nothing else.
+
+Only the shopper's message is read; the assistant's answer never is, so nothing the
+assistant said can become a fact about the shopper.
+
+How a message is read:
+1. Sentences; one that claims an entitlement or gives an instruction is dropped whole.
+2. Clauses, split at commas and conjunctions. A clause is a question, a request ("show me",
+   "I'm looking for") or a statement; only statements give sizes, budgets and preferences
+   (a question or a search states nothing: "do you have jeans under 50 EUR?" is no budget),
+   and only clauses about the shopper count ("my husband wears XL" does not).
+3. Preferences by polarity: cues ("love", "not a fan of", "anything but", "without") set
+   whether the colours, brands, designs, materials and values after them are liked or
+   disliked; a negator flips a liking ("don't really like"); a comparison ends it ("blue
+   over black" likes blue and says nothing of black); a predicate after the word resolves
+   it ("green is my favourite", "beige washes me out"). A list after a comma goes on.
+4. Sizes, budgets and occasions by pattern, within the same clauses.
+Every fact is written in the sentences of `llm.fact_schema`, with its category and slot.
+
+The package is laid out by what it reads: `clauses` (sentences, clauses and what kind each
+is), `predicates` (the lexicon of cues) and `preferences`, `sizes`, `budget`, `occasion`.
+"""
+
+from __future__ import annotations
+
+import json
+
+from llm.fact_schema import OCCASION_PHRASES
+from llm.offline.judge.budget import budget_facts
+from llm.offline.judge.clauses import TAINTED, Sentence, normalise, sentences_read
+from llm.offline.judge.judged import Judged
+from llm.offline.judge.occasion import occasion_facts
+from llm.offline.judge.preferences import Pending, lowercase_brand_facts, preference_facts
+from llm.offline.judge.sizes import MEASURE_FIRST, size_facts, waist_inseam_facts
+from llm.offline.payload import last_user_text, payload_read
+from llm.offline.replies import Reply, text_reply
+
+__all__ = ["MAX_FACTS", "OCCASION_PHRASES", "Judged", "facts_judge", "judge_reply"]
+
+MAX_FACTS = 8
+
+
+def judge_reply(messages: list[dict]) -> Reply:
+    payload = payload_read(messages)
+    query = payload.get("shopper_message")
+    if not isinstance(query, str):
+        query = last_user_text(messages)
+    facts = [fact.as_dict() for fact in facts_judge(query)]
+    return text_reply(json.dumps({"facts": facts}, ensure_ascii=False))
+
+
+def facts_judge(query: str) -> list[Judged]:
+    """Return the durable facts in the shopper's message, in the order they were said.
+
+    A slot said twice keeps the later value: "I'm an M, well, an L now" is an L.
+    """
+    found: dict[str, Judged] = {}
+    for sentence in sentences_read(normalise(query or "")):
+        if not TAINTED.search(sentence.text):
+            for fact in _sentence_facts(sentence):
+                found.pop(fact.slot, None)
+                found[fact.slot] = fact
+    return sorted(found.values(), key=lambda fact: fact.position)[:MAX_FACTS]
+
+
+def _sentence_facts(sentence: Sentence) -> list[Judged]:
+    facts: list[Judged] = []
+    polarity: str | None = None
+    pending: Pending = []
+    sized = False
+    for clause in sentence.clauses:
+        at = sentence.start + clause.start
+        if clause.hard:
+            polarity = None
+        if clause.kind == "statement" and not clause.about_shopper and not clause.other_person:
+            # "Up to 400 EUR is fine" is the shopper's budget with no "I" in it.
+            facts += budget_facts(clause, at, acceptable_only=True)
+        if clause.other_possessive and clause.kind != "question":
+            facts += occasion_facts(clause, at)
+        if clause.kind == "question" or not clause.about_shopper:
+            polarity, pending, sized = None, [], False
+            continue
+        facts += occasion_facts(clause, at)
+        if clause.kind == "request" or clause.past:
+            polarity, pending, sized = None, [], False
+            continue
+        sizes = size_facts(clause, at, listed=sized)
+        sized = sized or bool(sizes)
+        facts += sizes
+        facts += budget_facts(clause, at)
+        preferences, polarity, pending = preference_facts(
+            clause, at, inherited=polarity, carried=[] if clause.hard else pending
+        )
+        if not any(fact.category == "brand" for fact in preferences):
+            preferences += lowercase_brand_facts(clause, at)
+        facts += preferences
+    # Waist and inseam are named outright, so "32 waist, 34 leg" needs no "I".
+    if not facts and all(c.kind == "statement" for c in sentence.clauses):
+        for clause in sentence.clauses:
+            if MEASURE_FIRST.match(clause.text):
+                at = sentence.start + clause.start
+                facts += waist_inseam_facts(clause.text, at)
+    return facts

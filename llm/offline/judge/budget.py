@@ -1,0 +1,94 @@
+"""Budgets: a figure the shopper will spend up to, or a tight budget in words."""
+
+from __future__ import annotations
+
+import math
+import re
+
+from llm.fact_schema import BUDGET_SLOT, TIGHT_BUDGET, budget_sentence
+from llm.offline.judge.clauses import Clause
+from llm.offline.judge.judged import Judged
+
+_AMOUNT = r"(?P<cur1>€|eur\b|euro\b|\$|£)?\s*(?P<amount>\d{1,5}(?:[.,]\d{1,2})?)\s*(?P<cur2>€|eur\b|euros?\b|bucks\b|dollars?\b|\$|£|pounds?\b|quid\b)?"
+_ACCEPTABLE = (
+    r"\s*(?:(?:is|are|would\s+be|'s|works?|would\s+work|seems?)\s+)?(?:fine|ok|okay|good|great|"
+    r"alright|acceptable|reasonable|ideal|ideally|preferably|perfect|my\s+limit|the\s+max|"
+    r"for\s+me|if\s+possible|by\s+me)\b"
+)
+_EUROS = r"(?=(?:€|eur\b)|\d+\s*(?:€|eur\b|euros?\b))"
+# Budgets said by the shopper about themselves (the clause is theirs).
+_BUDGET_STATED = tuple(
+    re.compile(pattern, re.I)
+    for pattern in (
+        r"\bbudget\b[^\d€.?!]{0,30}?" + _AMOUNT,
+        r"\b(?:spend|spending|pay|paying|afford|go|going|stretch|splash\s+out)\b(?:\s+(?:more|much|over|above|beyond|past|up|to|than|around|about|roughly|max|maximum|at|most|maybe|like|between))*\s+" + _AMOUNT,
+        r"\b(?:limit|max|maximum|ceiling|price\s+limit|upper\s+limit|spending\s+limit)\s+(?:is|would\s+be|'s|of|at)\s+(?:about\s+|around\s+)?" + _AMOUNT,
+        r"\b(?:keep(?:ing)?|stay(?:ing)?|stick(?:ing)?)\s+(?:it\s+|things\s+)?(?:under|below|within|around)\s+" + _AMOUNT,
+        r"\b(?:nothing|not)\s+(?:over|above|more\s+than)\s+" + _AMOUNT,
+        r"\b(?:no\s+more\s+than|at\s+most|max(?:imum)?)\s+" + _AMOUNT + r"\s+for\s+me",
+        _AMOUNT + r"\s*(?:max|tops|at\s+most)\b",
+        _AMOUNT + r"\s+(?:to\s+spend|to\s+play\s+with)\b",
+        r"\b(?:anything|everything)\s+(?:above|over|more\s+than)\s+" + _AMOUNT
+        + r"\s*(?:is|'s)\s+too\s+(?:much|expensive|pricey|dear)",
+    )
+)  # fmt: skip
+# Budgets that need no "I": "up to 400 EUR is fine", "ideally under 75 euros", "€60 tops".
+_BUDGET_ACCEPTABLE = tuple(
+    re.compile(pattern, re.I)
+    for pattern in (
+        r"(?:\b(?:up\s+to|under|below|less\s+than|max(?:imum)?|around|about|roughly)\s+|" + _EUROS + r")" + _AMOUNT + _ACCEPTABLE,
+        r"\b(?:ideally|preferably)\s+(?:up\s+to|under|below|less\s+than|max(?:imum)?|around)\s+" + _AMOUNT,
+        _EUROS + _AMOUNT + r"\s*(?:max|tops|at\s+most)\b",
+        r"\b(?:max(?:imum)?|top)\s+spend\s+(?:is\s+|of\s+)?" + _AMOUNT,
+        _AMOUNT + r"\s*(?:is|'s|would\s+be)\s+(?:my|the|our)\s+(?:absolute\s+)?(?:limit|max|maximum|ceiling|budget|upper\s+limit|top|most)",
+    )
+)  # fmt: skip
+_TIGHT = re.compile(
+    r"\b(?:tight|limited|small|low|strict|shoestring)\s+budget\b|\bon\s+a\s+budget\b|"
+    r"\bbudget\s+is\s+(?:really\s+|very\s+|quite\s+|a\s+bit\s+)?(?:tight|limited)\b|\bmoney\s+is\s+tight\b|\bcan't\s+spend\s+(?:much|a\s+lot)\b|"
+    r"\bsaving\s+(?:money|up)\b|\bcan't\s+afford\s+(?:much|a\s+lot)\b|\bnothing\s+(?:too\s+)?(?:expensive|pricey|fancy)\b",
+    re.I,
+)
+_NO_BUDGET = re.compile(
+    r"\b(?:money|price|budget)\s+(?:is|isn't)\s+(?:no|not an?)\s+(?:object|issue|problem)\b", re.I
+)
+
+
+def budget_facts(clause: Clause, at: int, *, acceptable_only: bool = False) -> list[Judged]:
+    text = clause.text
+    if _NO_BUDGET.search(text):
+        return []
+    patterns = _BUDGET_ACCEPTABLE if acceptable_only else _BUDGET_ACCEPTABLE + _BUDGET_STATED
+    for pattern in patterns:
+        match = pattern.search(text)
+        if not match:
+            continue
+        currency = (match.group("cur1") or "") + (match.group("cur2") or "")
+        if re.search(r"\$|£|dollar|pound|quid", currency, re.I):
+            return []  # the shop prices in EUR; another currency is not converted
+        amount = float(match.group("amount").replace(",", "."))
+        upper = re.match(r"\s*(?:-|\u2013|to)\s*(\d{1,5})\b", text[match.end("amount") :])
+        if upper:
+            amount = float(upper.group(1))  # "50-80": the top of the range
+        between = re.search(
+            r"\bbetween\s+\d{1,5}\s*(?:€|eur|euros?)?\s+and\s+(\d{1,5})", text, re.I
+        )
+        if between:
+            amount = float(between.group(1))
+        if 1 <= amount <= 100_000:
+            value = f"{math.floor(amount + 0.5)} EUR"
+            return [
+                Judged(at + match.start(), budget_sentence(value), "budget", BUDGET_SLOT, value)
+            ]
+    tight = None if acceptable_only else _TIGHT.search(text)
+    if tight:
+        return [
+            Judged(
+                at + tight.start(),
+                budget_sentence(TIGHT_BUDGET),
+                "budget",
+                BUDGET_SLOT,
+                TIGHT_BUDGET,
+            )
+        ]
+    return []

@@ -1,0 +1,201 @@
+"""Sentences and clauses: what each clause is (a statement, a request or a question), whose it is
+and when it holds."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from llm.offline.judge.predicates import BRAND_SUBJECT, VERDICT
+from llm.offline.judge.words import FIRST_PERSON, GARMENT_NOUNS
+
+# An entitlement claim or an instruction taints its whole sentence: nothing in it is kept.
+TAINTED = re.compile(
+    r"\d+\s*(?:%|percent)\s*off\b|\b(?:discount|promo|voucher|coupon)(?:s|\s+codes?)?\b|"
+    r"\bfree\s+(?:shipping|delivery|returns?|gifts?|items?|stuff|upgrades?)\b|\bfor free\b|"
+    r"\b(?:entitled|eligible|promised|refund|refunds|cashback|price match|staff price|vip)\b|"
+    r"\bowe me\b|\bfree for me\b|\bis free\b|"
+    r"\b(?:ignore|disregard|forget)\b.{0,30}\b(?:rules?|instructions?|prompt|previous|"
+    r"above|everything)\b|\bfrom now on\b|\b(?:you|the assistant)\s+(?:must|should|will|shall)\b|"
+    r"\bsystem prompt\b|\bpretend\b|\byour (?:rules|instructions)\b|"
+    r"\b(?:always|never)\s+(?:give|offer|apply|tell|say|answer|recommend|show|send)\s+me\b",
+    re.I,
+)
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+|\s+[\u2014\u2013]\s+|\s+-\s+")
+_CLAUSE_SEP = re.compile(
+    r"\s*(?:,(?!\d)|;|"
+    r"\b(?<!anything )(?<!everything )(?<!nothing )(?<!all )but\b|\bthough\b|\balthough\b|"
+    r"\bhowever\b|\bwhereas\b|\bwhile\b|\bbecause\b|\bcause\b|"
+    r"\band\b(?=\s+(?:i|i'm|im|i've|i'd|i'll|my|me|we|we're|show|find|do|can|could|please|what|"
+    r"which|is|are|have|any|also|need|prefer|love|like|hate|budget|size)\b)|"
+    r"\bso\b(?=\s+(?:i|i'm|im|i've|my|please|show|can|could|do|what)\b))\s*",
+    re.I,
+)
+_HARD_SEPS = ("but", "though", "although", "however", "whereas", "while", "because", "cause")
+_QUESTION_START = re.compile(
+    r"^(?:(?:so|and|also|ok|okay|hi|hey|hello|well|oh|um|btw)\b[\s,]*)*"
+    r"(?:(?:do|does|did|can|could|would|will|is|are|was|were|have|has|should|shall|may|might|"
+    r"isn't|aren't|don't|wouldn't|won't)\s+(?:you|i|we|it|this|that|these|those|they|there|he|she|"
+    r"any|the|a|an|my|your|u)|what|what's|whats|which|where|when|why|who|how|any|got)(?![\w'])",
+    re.I,
+)
+_REQUEST = re.compile(
+    r"^(?:please|pls)\b(?![\s,]+(?:no|not|never|don't|nothing|avoid|skip|only|stay away|"
+    r"keep away)\b)|\b(?:show|find|get|give|send|bring)\s+(?:me|us)\b|\brecommend|\bsuggest|"
+    r"\b(?:looking|searching|search|shopping around)\s+for\b|\b(?:to|'ll)\s+look\s+for\b|"
+    r"(?:\b(?:i|we)\s+(?:really\s+)?(?:need|want|would like|am after)|\b(?:i'd|we'd)\s+(?:like|love)|"
+    r"\b(?:i'm|we're)\s+after)\b(?!\s+to\s+(?:spend|stay|keep|pay|go))|"
+    r"\b(?:need|want)\s+(?:a|an|some|new|the|something|anything)\b|"
+    r"\bdo you (?:have|sell|carry|stock)\b|\bhave you got\b|\bgot any\b|"
+    r"\b(?:can|could|may)\s+(?:i|we|you)\b|\bwould you\b|\bwill you\b|\blet me see\b|"
+    r"\bi'll (?:take|have|get|go with|go for)\b|\bhelp me\b|\bin stock\b|\bavailable\b|"
+    r"\b(?:what|how) about\b|"
+    r"\bwondering\b|\bwonder if\b|\bdo you know\b|\bany chance\b",
+    re.I,
+)
+_PEOPLE = (
+    r"(?:partner|husband|wife|boyfriend|girlfriend|son|daughter|kid|kids|child|children|mum|mom|"
+    r"mother|dad|father|brother|sister|friend|friends|colleague|boss|baby|niece|nephew|grandma|"
+    r"grandpa|aunt|uncle|fiance|fiancee)"
+)
+# A clause whose subject is someone else says nothing about the shopper...
+_OTHER_PERSON = re.compile(
+    r"^(?:(?:and|but|so|also|plus|while)\s+)?(?:(?:my|our)\s+(?:\w+\s+)?" + _PEOPLE + r"(?![\w'])|"
+    r"he|she|they|he's|she's|they're|his|her|their)\b",
+    re.I,
+)
+# ...though the shopper may well go to their occasion ("my best friend's wedding").
+_OTHER_POSSESSIVE = re.compile(
+    r"^(?:(?:and|but|so|also|plus|while)\s+)?(?:my|our)\s+(?:\w+\s+)?" + _PEOPLE + r"'s\b", re.I
+)
+_PAST = re.compile(
+    r"\b(?:used to|back then|as a kid|as a child|when i was|i was|i wore|years ago|"
+    r"last (?:year|summer|winter|time) i|got back|came back|returned from|back from)\b",
+    re.I,
+)
+# A clause that starts with one of these is the shopper talking with "I" left out
+# ("not a fan of orange", "prefer Adidas", "budget about 100 euros").
+_ELIDED_I = re.compile(
+    r"^(?:(?:and|also|plus|so|oh|honestly|personally|definitely|really|please)\s+)*"
+    r"(?:not|no|never|love|loves|like|prefer|hate|can't|cannot|big|huge|only|always|mostly|"
+    r"usually|anything but|everything but|nothing|budget|allergic|sick of|tired of|done with|"
+    r"strictly|going|heading|off to|team|shoe size|generally|typically|normally|pure|could|would|"
+    r"can|might|looking to|planning)\b",
+    re.I,
+)
+# In a sentence that asks for nothing, these name the shopper's own measures without an "I":
+# "shoe size 43", "38 in shoes, M in tops", "Budget: 150".
+_FACT_NOUN = re.compile(
+    r"\b(?:shoe size|size\s+(?:\d{1,2}|xxs|xs|s|m|l|xl|xxl)|budget|waist|inseam|w\d{2}|"
+    r"\d{2}\s*(?:leg|length))\b|"
+    r"^" + GARMENT_NOUNS + r"\s*:?\s*(?:always\s+|usually\s+|normally\s+)?"
+    r"(?:\d{1,2}|xxs|xs|s|m|l|xl|xxl)\b|"
+    r"^(?:(?:and|also|plus|generally|usually|normally|mostly|always)\s+)?(?:an?\s+)?"
+    r"(?:\d{1,2}|xxs|xs|s|m|l|xl|xxl|small|medium|large)\s+(?:in|for)\s+(?:my\s+|most\s+)?"
+    + GARMENT_NOUNS
+    + r"\b",
+    re.I,
+)
+
+
+_PRODUCT_SUBJECT = re.compile(r"^(?:this|that|these|those|the|it|it's|its)\b", re.I)
+BARE_SIZE = re.compile(r"^(?:size\s+)?(?:XXS|XS|S|M|L|XL|XXL|XXXL)$")
+_PLEASE = re.compile(r"\bplease\b", re.I)
+_PREFERENCE_WORD = re.compile(r"\b(?:only|no|not|never|pure|nothing|without|avoid)\b|100%", re.I)
+
+
+@dataclass
+class Clause:
+    text: str
+    start: int
+    kind: str  # "statement", "request" or "question"
+    about_shopper: bool
+    other_person: bool
+    other_possessive: bool
+    past: bool
+    hard: bool  # begins after "but", "though"...: a list does not go on across it
+
+
+@dataclass
+class Sentence:
+    text: str
+    start: int
+    clauses: list[Clause] = field(default_factory=list)
+
+
+def normalise(text: str) -> str:
+    text = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u00a0", " ")
+    # "vintage-looking", "sporty-style": the word before is the term.
+    text = re.sub(r"(?<=\w)-(?=(?:looking|style|inspired|ish)\b)", " ", text, flags=re.I)
+    text = re.sub(r"\b(budget|size)-wise\b,?", r"\1", text, flags=re.I)  # "budget-wise, 60"
+    return re.sub(r"(?<=\w)-and-(?=\w)", " and ", text)  # "black-and-white"
+
+
+def sentences_read(text: str) -> list[Sentence]:
+    sentences = []
+    position = 0
+    for part in _SENTENCE_END.split(text):
+        start = text.find(part, position) if part else position
+        position = start + len(part)
+        if part.strip():
+            sentence = Sentence(text=part.strip(), start=start)
+            sentence.clauses = _clauses(sentence.text)
+            sentences.append(sentence)
+    return sentences
+
+
+def _clauses(sentence: str) -> list[Clause]:
+    pieces: list[tuple[str, int, bool]] = []
+    last, hard = 0, False
+    for match in _CLAUSE_SEP.finditer(sentence):
+        pieces.append((sentence[last : match.start()], last, hard))
+        hard = match.group(0).strip().lower() in _HARD_SEPS
+        last = match.end()
+    pieces.append((sentence[last:], last, hard))
+    question_sentence = sentence.rstrip().endswith("?")
+    first_person = any(
+        FIRST_PERSON.search(text) and not _OTHER_PERSON.search(text.strip())
+        for text, _, _ in pieces
+    )
+    kept = [(text.strip(), start, hard) for text, start, hard in pieces if text.strip()]
+    kinds = []
+    for index, (text, _, _) in enumerate(kept):
+        if (question_sentence and index == len(kept) - 1) or _QUESTION_START.search(text):
+            kinds.append("question")
+        elif _REQUEST.search(text) or (
+            # "XL please" asks; "cotton only please" states a preference.
+            not first_person and _PLEASE.search(text) and not _PREFERENCE_WORD.search(text)
+        ):
+            kinds.append("request")
+        else:
+            kinds.append("statement")
+    asks = any(
+        kind != "statement" and not _PLEASE.fullmatch(text)
+        for kind, (text, _, _) in zip(kinds, kept, strict=True)
+    )
+    clauses = []
+    # "XS, love pink, vegan only": a bare size among the shopper's own words is theirs.
+    elided = not asks and any(_ELIDED_I.search(text) for text, _, _ in kept)
+    for (text, start, hard), kind in zip(kept, kinds, strict=True):
+        other = bool(_OTHER_PERSON.search(text))
+        possessive = bool(_OTHER_POSSESSIVE.search(text))
+        if _PRODUCT_SUBJECT.match(text) and not FIRST_PERSON.search(text):
+            # "This shirt is 100% cotton" describes a product, not the shopper.
+            clauses.append(Clause(text, start, kind, False, False, False, False, hard))
+            continue
+        about = (
+            not other
+            and not possessive
+            and bool(
+                FIRST_PERSON.search(text)
+                or first_person
+                or _ELIDED_I.search(text)
+                or (not asks and (_FACT_NOUN.search(text) or _PREFERENCE_WORD.search(text)))
+                or (elided and BARE_SIZE.match(text))
+                or (not asks and BRAND_SUBJECT.match(text))
+                or (not asks and VERDICT.search(text))
+            )
+        )
+        past = bool(_PAST.search(text))
+        clauses.append(Clause(text, start, kind, about, other, possessive, past, hard))
+    return clauses

@@ -1,0 +1,181 @@
+"""The lexicon of preferences: cues of liking, disliking and discomfort, negators, and the
+terms (colours, designs, materials, values) they judge."""
+
+from __future__ import annotations
+
+import re
+
+from llm.fact_schema import COLOUR_TERMS, DESIGN_TERMS, MATERIAL_TERMS, VALUE_TERMS
+from llm.offline.judge.words import GARMENT_NOUNS
+
+NEGATORS = frozenset(
+    "not don't dont do_not doesn't doesnt does_not never no_longer didn't didnt isn't isnt "
+    "aren't arent wouldn't wouldnt won't wont hardly rarely".split()
+)
+_NEGATIVE_CUES = (
+    "hate", "hates", "hated", "dislike", "dislikes", "detest", "loathe", "avoid", "avoids",
+    "can't stand", "cannot stand", "can't bear", "can't do", "not a fan of",
+    "not a big fan of", "not a huge fan of", "not much of a fan of", "no fan of", "not into",
+    "not really into", "not keen on", "not fond of", "not crazy about", "not big on",
+    "sick of", "tired of", "done with", "over it", "allergic to", "stay away from",
+    "steer clear of", "keep away from", "without", "no", "not", "never", "nothing",
+    "nothing in", "anything but", "everything but", "anything except", "everything except",
+    "except", "apart from", "other than", "no more", "boycott", "stopped buying",
+    "stopped wearing", "never buy", "never wear", "don't wear", "do not wear", "won't wear",
+    "wouldn't wear", "can't wear", "don't buy", "won't buy", "doesn't suit me",
+    "don't suit me", "does not suit me", "isn't my colour", "isn't my color",
+    "is not my colour", "aren't my colours", "not my colour", "not my color", "not my thing",
+    "not my style", "not for me", "isn't for me", "aren't for me", "isn't me", "aren't me",
+    "aren't really me", "isn't really me", "washes me out", "wash me out", "makes me itch",
+    "make me itch", "makes me sweat", "make me sweat", "look terrible in", "look awful in",
+    "look bad in", "looks terrible on me", "looks awful on me", "looks bad on me", "a no-go",
+    "a no go", "can't stand the", "ugh", "i'm over", "i am over", "so over", "a big no",
+    "gone off", "gone right off", "had enough of", "a hard no", "hard no",
+    "stopped shopping at", "wary of", "look washed out in", "washed out in",
+    "fallen out of love with", "boring", "so boring", "ugly", "hideous", "awful", "horrible",
+    "unflattering", "not flattering", "itchy", "itchy in", "get itchy", "not a big fan",
+    "stopped buying from", "no longer buy", "boycotting", "too", "bad luck with",
+    "bad experience with", "disappointed with", "disappointed by", "sensitive to", "react to",
+)  # fmt: skip
+_POSITIVE_CUES = (
+    "like", "likes", "love", "loves", "adore", "prefer", "prefers", "preferably", "favourite",
+    "favorite", "fave", "go-to", "fan", "fan of", "loyal to", "swear by", "stick to",
+    "stick with", "always buy", "always wear", "always go for", "usually go for",
+    "usually buy", "usually wear", "tend to go for", "tend to wear", "tend to buy",
+    "mostly wear", "mostly buy", "mainly wear", "often wear", "only wear", "only buy", "only",
+    "strictly", "100%", "pure", "i'm into", "i am into", "really into", "big into",
+    "all about", "obsessed with", "suits me", "suit me", "look good in", "look great in",
+    "looks good on me", "looks great on me", "is my colour", "is my color", "my thing",
+    "my style", "matter to me", "matters to me", "important to me", "care about", "must",
+    "a must", "fits me best", "fit me best", "works for me", "trust", "can't live without",
+    "go for", "opt for", "lean towards", "gravitate towards", "is the best", "are the best",
+    "try to buy", "try to", "trying to", "person", "guy", "girl", "gal", "team",
+    "wear a lot of", "wear lots of", "own a lot of", "lovely on me", "great on me",
+    "good on me", "nice on me", "best on me", "loved", "always loved", "always liked",
+    "shop at", "buy from", "shop from", "matters", "matter", "i buy", "i wear",
+    "never let me down", "never lets me down", "never disappoints", "never disappoint",
+    "never fails", "fits my feet", "fit my feet", "for me", "obsessed", "always", "big on",
+    "go back to", "rate", "really rate", "faithful to", "for life", "forever", "the way to go",
+    "way to go", "choose", "i'd choose", "every time", "top picks", "my picks", "top choice",
+    "first choice", "go-tos", "go-to's", "uniform", "my colour", "my color", "clothes at",
+    "clothes from", "everything at", "everything from", "stuff at", "stuff from", "fit me",
+    "fits me", "more into", "more of a", "all the way", "look for", "always look for",
+    "favourites", "favorites", "faves", "i'd rather", "would rather", "rather have", "loyal",
+    "my weakness", "weakness for", "works on me", "work on me", "fit me perfectly",
+    "fits me perfectly", "fit me well", "fits me well", "try to wear", "try to stick to",
+)  # fmt: skip
+_NEUTRAL_CUES = (
+    "don't mind", "do not mind", "doesn't matter", "fine with", "ok with", "okay with",
+    "open to", "whatever", "either", "not sure", "don't care", "less", "fewer", "heard of",
+    "too expensive", "too pricey", "too dear", "too much", "too expensive for me",
+    "too pricey for me",
+)  # fmt: skip
+_CONTRAST_CUES = ("over", "rather than", "instead of", "more than", "than", "versus", "vs")
+DETERMINERS = frozenset("this that these those it its it's which".split())
+PRODUCT_NOUNS = frozenset("one ones pair pairs version style model item".split())
+
+
+# Capitalised words that are not brands.
+NOT_BRANDS = frozenset(
+    """money price prices shipping delivery quality comfort style fit everything nothing
+    something anything this that it these those which what who budget sustainability honestly
+    maybe sorry great wow cool nice perfect lovely sure really actually also plus well usually
+    normally generally mostly always never only just going keep show find give get tell
+    i i'm i've i'd i'll im ok okay hi hello hey thanks thank please yes no eu uk us usa eur
+    xs xxs s m l xl xxl xxxl monday tuesday wednesday thursday friday saturday sunday january
+    february march april may june july august september october november december christmas
+    easter the a an my and but so also honestly personally size medium small large""".split()
+)
+PREPOSITIONS = frozenset("in from at to near around into through".split())
+TOKEN = re.compile(r"[A-Za-z0-9]+(?:['&.\-][A-Za-z0-9]+)*%?|&|[?,.;!]")
+MAX_PHRASE = 4
+
+
+def _phrase_table() -> dict[tuple[str, ...], tuple[str, object]]:
+    table: dict[tuple[str, ...], tuple[str, object]] = {}
+    for cue in _NEUTRAL_CUES:
+        table[tuple(cue.split())] = ("neutral", None)
+    for cue in _CONTRAST_CUES:
+        table[tuple(cue.split())] = ("contrast", None)
+    for cue in _POSITIVE_CUES:
+        table[tuple(cue.split())] = ("positive", None)
+    for cue in _NEGATIVE_CUES:
+        table[tuple(cue.split())] = ("negative", None)
+    for negator in NEGATORS:
+        table.setdefault(tuple(negator.replace("_", " ").split()), ("negator", None))
+    for category, terms in (
+        ("material", MATERIAL_TERMS),
+        ("design", DESIGN_TERMS),
+        ("values", VALUE_TERMS),
+        ("colour", COLOUR_TERMS),
+    ):
+        for word, (key, phrase) in terms.items():
+            table[tuple(TOKEN.findall(word))] = ("term", (category, key, phrase))
+            if category == "colour" and " " not in word and not word.endswith("s"):
+                table.setdefault((word + "s",), ("term", (category, key, phrase)))  # "pinks"
+    # "I'm vegan" is a value in itself; "vegan leather" stays one term.
+    table[("i'm", "vegan")] = ("term+", ("values", *VALUE_TERMS["vegan"]))
+    table[("i", "am", "vegan")] = ("term+", ("values", *VALUE_TERMS["vegan"]))
+    return table
+
+
+PHRASES = _phrase_table()
+# Cues that can follow the word they judge ("green is my favourite", "wool makes me itch");
+# the others take the word after them ("I hate yellow", "never black").
+PREDICATE_CUES = frozenset(
+    (
+        "favourite", "favorite", "favourites", "favorites", "fave", "faves", "go-to", "go-tos",
+        "go-to's", "suits me", "suit me", "look good in", "look great in", "looks good on me",
+        "looks great on me", "is my colour", "is my color", "my colour", "my color",
+        "my thing", "my style", "matter to me", "matters to me", "matters", "matter",
+        "important to me", "a must", "must", "fits me best", "fit me best", "fits me",
+        "fit me", "fit me perfectly", "fits me perfectly", "fit me well", "fits me well",
+        "fits my feet", "fit my feet", "works for me", "works on me", "work on me", "for me",
+        "person", "guy", "girl", "gal", "fan", "is the best", "are the best",
+        "never let me down", "never lets me down", "never disappoints", "never disappoint",
+        "never fails", "lovely on me", "great on me", "good on me", "nice on me", "best on me",
+        "my weakness", "uniform", "top picks", "my picks", "top choice", "first choice",
+        "all the way", "only", "loyal", "doesn't suit me", "don't suit me", "does not suit me",
+        "isn't my colour", "isn't my color", "is not my colour", "aren't my colours",
+        "not my colour", "not my color", "not my thing", "not my style", "not for me",
+        "isn't for me", "aren't for me", "isn't me", "aren't me", "aren't really me",
+        "isn't really me", "washes me out", "wash me out", "makes me itch", "make me itch",
+        "makes me sweat", "make me sweat", "looks terrible on me", "looks awful on me",
+        "looks bad on me", "a no-go", "a no go", "a big no", "boring", "so boring", "ugly",
+        "hideous", "awful", "horrible", "unflattering", "not flattering", "too", "itchy",
+        "every time", "a hard no", "hard no", "for life", "forever", "the way to go",
+        "way to go",
+    )
+)  # fmt: skip
+# A verdict in so many words makes a clause the shopper's even with no "I" in it
+# ("recycled materials are the way to go", "neon is a hard no").
+VERDICT = re.compile(
+    r"\b(?:"
+    + "|".join(
+        re.escape(cue)
+        for cue in sorted(PREDICATE_CUES, key=len, reverse=True)
+        if " " in cue or cue in ("boring", "ugly", "hideous", "awful", "horrible", "itchy")
+    )
+    + r")\b",
+    re.I,
+)
+
+CUE_KINDS = ("positive", "negative", "negator", "neutral")
+BRAND_IS_FAVOURITE = re.compile(
+    r"\b(?:my|our)\s+(?:absolute\s+)?(?:favourite|favorite|fave|go-to|usual|preferred)\s+"
+    r"(?:brand|label)s?\s+(?:is|are|has to be|would be)\s+(?P<brand>[\w'&]+(?:\s+(?:&\s+)?[\w'&]+)?)"
+    r"|(?P<brand2>[\w'&]+(?:\s+&\s+[\w'&]+)?)\s+(?:is|are)\s+(?:my|our)\s+(?:absolute\s+)?"
+    r"(?:favourite|favorite|fave|go-to|usual|preferred)\s+(?:brand|label)\b",
+    re.I,
+)
+
+BRAND_POSSESSIONS = frozenset(
+    "designs design stuff style styles clothes clothing collection collections things range cut "
+    "cuts fit quality fabrics sizing sizes prices price service stores shops website products "
+    "items".split()
+)
+BRAND_SUBJECT = re.compile(
+    r"[A-Z][\w'&]*(?:\s+(?:&\s+|and\s+)?[A-Z][\w'&]*)*(?:\s+" + GARMENT_NOUNS + r")?\s+"
+    r"(?:is|are|has|have|makes?|fits?|suits?|never|all the way|for life|forever|"
+    r"always|really|just|runs?|works?)\b"
+)

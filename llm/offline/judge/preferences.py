@@ -1,0 +1,211 @@
+"""Preferences: the colours, brands, designs, materials and values a clause likes or dislikes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from llm.fact_schema import COLOUR_TERMS, DISLIKE, LIKE, preference_sentence, slot_key
+from llm.offline.judge.clauses import Clause
+from llm.offline.judge.judged import Judged
+from llm.offline.judge.predicates import (
+    BRAND_IS_FAVOURITE,
+    BRAND_POSSESSIONS,
+    BRAND_SUBJECT,
+    CUE_KINDS,
+    DETERMINERS,
+    MAX_PHRASE,
+    NOT_BRANDS,
+    PHRASES,
+    PREDICATE_CUES,
+    PREPOSITIONS,
+    PRODUCT_NOUNS,
+    TOKEN,
+)
+from llm.offline.judge.words import GARMENT_WORDS
+
+
+def _product_reference(tokens: list[_Token], index: int, width: int) -> bool:
+    """ "the black one", "that red dress", "the Vela jacket": a product, not a preference."""
+    before = tokens[index - 1].lower if index > 0 else ""
+    after = tokens[index + width].lower if index + width < len(tokens) else ""
+    if before in DETERMINERS:
+        return True
+    return before == "the" and (after in PRODUCT_NOUNS or after in GARMENT_WORDS)
+
+
+@dataclass(frozen=True)
+class _Token:
+    text: str
+    lower: str
+    start: int
+
+
+Pending = list[tuple[int, tuple[str, str, str]]]
+
+
+def preference_facts(
+    clause: Clause, at: int, *, inherited: str | None, carried: Pending
+) -> tuple[list[Judged], str | None, Pending]:
+    """Liked and disliked terms of one clause, the polarity a following list inherits, and
+    the terms still waiting for a predicate ("beige, cream and white are my go-tos")."""
+    tokens = [
+        _Token(m.group(0), m.group(0).lower(), m.start()) for m in TOKEN.finditer(clause.text)
+    ]
+    facts: list[Judged] = []
+    # A list goes on after a comma only when the clause brings no cue of its own:
+    # "I love navy, olive and grey" but "I hate brown, and Vela is my favourite brand".
+    own_cue = any(_phrase_at(tokens, i)[0] in CUE_KINDS for i in range(len(tokens)))
+    polarity = None if own_cue else inherited
+    negator_at = -10
+    # Words waiting for a predicate carry over a comma only into a list of more such words.
+    first = next((i for i, t in enumerate(tokens) if t.lower not in ("and", "or")), None)
+    continues = first is not None and _phrase_at(tokens, first)[0] == "term"
+    pending: Pending = list(carried) if continues else []
+    taken_since_cue = False
+    last_cue = ""
+    cue_end = -10
+    index = 0
+    while index < len(tokens):
+        kind, value, width = _phrase_at(tokens, index)
+        # "loyal to Birkenstock", "stopped buying from Primark": a cue just before a name.
+        after_cue = index - cue_end <= 1
+        if kind == "word" and _is_brand_start(tokens, index, clause, after_cue=after_cue):
+            brand, width = _brand_at(tokens, index)
+            kind, value = "term", ("brand", slot_key(brand), brand)
+        if kind == "negator":
+            negator_at, polarity, taken_since_cue = index, DISLIKE, False
+            last_cue = tokens[index].lower
+        elif kind == "positive" and width == 2 and tokens[index].lower == "for" and polarity:
+            pass  # "for me" only confirms a word nothing else has judged yet
+        elif kind == "positive" and _such_as(tokens, index, width):
+            pass  # "brands like Shein": an example of what went before, not a liking
+        elif kind == "positive":
+            polarity = DISLIKE if index - negator_at <= 3 else LIKE
+            taken_since_cue, last_cue = (
+                False,
+                " ".join(t.lower for t in tokens[index : index + width]),
+            )
+        elif kind == "negative":
+            polarity = "ignore" if 0 < index - negator_at <= 3 else DISLIKE
+            taken_since_cue, last_cue = False, tokens[index].lower
+            if width == 1 and last_cue in ("not", "never", "no"):
+                negator_at = index  # "not really a fan of" flips the liking after it
+        elif kind == "neutral":
+            polarity, taken_since_cue = "ignore", False
+        elif kind == "contrast" or (
+            tokens[index].lower == "to" and last_cue.startswith("prefer") and taken_since_cue
+        ):
+            # "blue over black", "muted tones over bright ones": what it is compared with
+            # is not liked (nor disliked).
+            if polarity == LIKE and (taken_since_cue or last_cue.startswith("prefer")):
+                polarity = "ignore"
+        elif kind in ("term", "term+"):
+            if kind == "term+":
+                polarity = LIKE
+            following = tokens[index + width].lower if index + width < len(tokens) else ""
+            if _product_reference(tokens, index, width):
+                pass  # "the black one" is a product, not a preference
+            elif [t.lower for t in tokens[max(0, index - 2) : index]] == ["the", "only"]:
+                pass  # "merino is the only wool I can wear" says nothing of other wool
+            elif following in ("brand", "brands", "label") and value[0] == "material":
+                pass  # "the only denim brand I trust" names a brand, not a material
+            elif polarity in (LIKE, DISLIKE):
+                facts.append(_preference(value, polarity, at + tokens[index].start))
+                taken_since_cue = True
+            elif polarity is None:
+                pending.append((at + tokens[index].start, value))
+        cue = " ".join(t.lower for t in tokens[index : index + width])
+        if pending and cue in PREDICATE_CUES and polarity in (LIKE, DISLIKE):
+            # A predicate after the word: "green is my favourite", "beige washes me out";
+            # "navy, never black" says nothing of navy.
+            facts += [_preference(term, polarity, position) for position, term in pending]
+            pending = []
+            taken_since_cue = True
+        if kind in ("positive", "negative", "negator"):
+            cue_end = index + width
+        index += width
+    return facts, polarity if polarity in (LIKE, DISLIKE) else None, pending
+
+
+_LIKE_SUBJECTS = frozenset(
+    "i we you they really also still just do don't dont i'd we'd would actually totally "
+    "definitely genuinely quite kinda generally usually mostly and to".split()
+)
+
+
+def _such_as(tokens: list[_Token], index: int, width: int) -> bool:
+    """ "like" after a noun means "such as" ("fabrics like linen", "brands like Shein")."""
+    if width != 1 or tokens[index].lower != "like" or index == 0:
+        return False
+    return tokens[index - 1].lower not in _LIKE_SUBJECTS and tokens[index - 1].text.isalpha()
+
+
+def _phrase_at(tokens: list[_Token], index: int) -> tuple[str, object, int]:
+    for width in range(min(MAX_PHRASE, len(tokens) - index), 0, -1):
+        hit = PHRASES.get(tuple(t.lower for t in tokens[index : index + width]))
+        if hit:
+            # "no more than 50" is a budget; "any" before a term is not neutral about it.
+            following = tokens[index + width].lower if index + width < len(tokens) else ""
+            if hit[0] == "negative" and following == "than":
+                continue
+            return hit[0], hit[1], width
+    return "word", None, 1
+
+
+def _is_brand_start(tokens: list[_Token], index: int, clause: Clause, *, after_cue: bool) -> bool:
+    token = tokens[index]
+    if not token.text[:1].isupper() or token.lower in NOT_BRANDS or token.lower.isdigit():
+        return False
+    if (
+        index > 0
+        and tokens[index - 1].text[:1].isupper()
+        and tokens[index - 1].lower not in NOT_BRANDS
+    ):
+        return False  # inside a name already read
+    if index > 0 and tokens[index - 1].lower in PREPOSITIONS and not after_cue:
+        return False  # "in Berlin", "from Spain": places
+    if index == 0 and clause.start == 0:
+        # A sentence's first word is capitalised anyway: a brand only when a verb about it
+        # follows ("Patagonia has never let me down", "Zara never fits me").
+        return bool(BRAND_IS_FAVOURITE.match(clause.text) or BRAND_SUBJECT.match(clause.text))
+    return True
+
+
+def _brand_at(tokens: list[_Token], index: int) -> tuple[str, int]:
+    """Read a brand name: capitalised words, joined by "&" ("Fjord & Pine", "New Balance")."""
+    end = index + 1
+    while end < len(tokens):
+        token = tokens[end]
+        if token.text == "&" and end + 1 < len(tokens) and tokens[end + 1].text[:1].isupper():
+            end += 2
+        elif token.text[:1].isupper() and token.lower not in NOT_BRANDS:
+            end += 1
+        else:
+            break
+    words = [t.text for t in tokens[index:end]]
+    following = tokens[end].lower if end < len(tokens) else ""
+    if words[-1].endswith("'s") and following in BRAND_POSSESSIONS:
+        words[-1] = words[-1][:-2]  # "Vela's designs" is Vela; "Levi's jeans" stays Levi's
+    return " ".join(words).replace(" & ", " & "), end - index
+
+
+def _preference(term: tuple[str, str, str], polarity: str, position: int) -> Judged:
+    category, key, phrase = term
+    return Judged(
+        position=position,
+        fact=preference_sentence(category, polarity, phrase),
+        category=category,
+        slot=f"{category}/{key}",
+        value=polarity,
+    )
+
+
+def lowercase_brand_facts(clause: Clause, at: int) -> list[Judged]:
+    match = BRAND_IS_FAVOURITE.search(clause.text)
+    if not match:
+        return []
+    brand = (match.group("brand") or match.group("brand2")).strip()
+    if brand.lower() in NOT_BRANDS or brand.lower() in COLOUR_TERMS:
+        return []
+    shown = brand if any(ch.isupper() for ch in brand) else brand.title()
+    return [_preference(("brand", slot_key(shown), shown), LIKE, at + match.start())]

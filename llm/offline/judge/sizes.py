@@ -1,0 +1,259 @@
+"""Sizes: letter, garment and shoe sizes, waist and inseam, and changes of size."""
+
+from __future__ import annotations
+
+import re
+
+from llm.fact_schema import relative_size_sentence, size_sentence
+from llm.offline.judge.clauses import BARE_SIZE, Clause
+from llm.offline.judge.judged import Judged
+from llm.offline.judge.words import GARMENT, GARMENT_NOUNS, GARMENT_WORDS
+
+_LETTER = r"(?:XXXL|XXL|XL|XXS|XS|3XL|2XL|S|M|L)"
+_LETTER_WORDS = {
+    "extra small": "XS", "x-small": "XS", "small": "S", "medium": "M", "large": "L",
+    "extra large": "XL", "x-large": "XL", "xx-large": "XXL", "2xl": "XXL", "3xl": "XXXL",
+}  # fmt: skip
+_SIZE_MENTION = re.compile(
+    rf"(?<![\w'&])(?P<letter>{_LETTER}|xxxl|xxl|xl|xxs|xs|s|m|l)(?![\w'&])"
+    r"|\b(?P<word>(?i:extra small|x-small|extra large|x-large|xx-large|small|medium|large))\b"
+    r"|(?P<number>\b(?i:(?:eu|uk|us)\s*)?\d{1,2}(?:[.,]5)?(?![\d%])(?i:\s*(?:eu|uk|us)\b)?)",
+)
+# What makes a size the shopper's own, said before it.
+_SIZE_CUE = re.compile(
+    r"\b(?:i'm|im|i am|i\s+(?:usually\s+|normally\s+|always\s+|generally\s+|typically\s+|"
+    r"mostly\s+|often\s+|tend to\s+)?(?:wear|take|get|buy|order|go for|fit)|i'm usually|i'm normally|i'm generally|i'm typically|i'm always|"
+    r"i'm now|i'm more of|now|size|sizes|wear|take|fits me|fit me|gone up to|went up to|"
+    r"gone down to|went down to|moved up to|moved down to|my feet are|feet are|waist|inseam|"
+    r"leg|length|i've been|been|usually|normally|generally|typically|gone from|went from|"
+    r"dropped to|dropped down to|down to|switched to|moved to|shrunk to)\b|"
+    r"\b(?:is|are)\s+(?:always\s+|usually\s+|normally\s+)?(?:an?|size)\s+(?=\w)|"
+    r"\b" + GARMENT_NOUNS + r"\s+(?:are|is)\s+(?:always\s+|usually\s+|normally\s+)?"
+    r"(?:an?\s+|size\s+)?(?=\d|[SMLX])|"
+    r"^"
+    + GARMENT_NOUNS
+    + r"\s*:?\s*(?:always\s+|usually\s+|normally\s+)?(?:\d|[SMLX])|\b(?:in|for)\s+(?:my\s+)?"
+    + GARMENT_NOUNS
+    + r"\b",
+    re.I,
+)
+_NEGATED_SIZE = re.compile(
+    r"\b(?:not|no longer|never|isn't|aren't|instead of|rather than|from)\s+(?:really\s+)?"
+    r"(?:(?:a|an|in)\s+)?(?:size\s+)?(?:" + _LETTER + r"|\d{1,2}|small|medium|large)\b"
+    r"(?:\s+any\s?more)?",
+    re.I,
+)
+_PRICE_BEFORE = re.compile(
+    r"(?:than|under|over|below|above|(?<!went )(?<!gone )(?<!moved )up to|max|about|around|spend|"
+    r"spending|pay|budget|€)$"
+)
+_NUMBER_VALUE = re.compile(r"^(?:(eu|uk|us)\s*)?(\d{1,2})(?:[.,](5))?(?:\s*(eu|uk|us))?$", re.I)
+_SIZE_SYSTEM = re.compile(r"(?i:\b(uk|us|eu)\s+siz(?:es|ing)\b)|\b(UK|US|EU)\b")
+_SHOE_CONTEXT = re.compile(
+    r"\b(?:shoes?|sneakers?|trainers?|boots?|sandals?|heels|loafers|feet|foot|footwear|eu)\b", re.I
+)
+_ARTICLE_NUMBER = re.compile(
+    r"\b(?:i'm|im|i am|i take|i wear|i usually take|i usually wear)\s+(?:a|an|size)\s+(\d{2})\b",
+    re.I,
+)
+_NOT_A_SIZE = re.compile(
+    r"^\s*(?:years?|yo|y/o|kg|kilos?|cm|lbs?|pounds|euros?|eur|€|%|minutes|km|times)\b", re.I
+)
+_RELATIVE = re.compile(
+    r"\b(?:went|gone|going|go|moved|move|have gone|'ve gone)\s+(?P<way>up|down)\s+"
+    r"(?P<count>a|one|two|1|2)\s+(?:(?P<kind>shoe|dress|jeans|trouser|jacket|coat)\s+)?sizes?\b"
+    r"|\b(?:i'm|i am|im)\s+(?:now\s+)?(?P<count2>a|one|two)\s+"
+    r"(?:(?P<kind2>shoe|dress|jeans|trouser|jacket|coat)\s+)?sizes?\s+"
+    r"(?P<way2>bigger|larger|up|smaller|down)\b",
+    re.I,
+)
+
+
+def size_facts(clause: Clause, at: int, *, listed: bool) -> list[Judged]:
+    """Sizes of one clause, each for the garment named next to it ("a 38 in shoes and a small
+    in tops"). A garment given two different sizes ("M or L") gets none."""
+    text = clause.text
+    if not (_SIZE_CUE.search(text) or listed or _RELATIVE.search(text) or BARE_SIZE.match(text)):
+        return []
+    cleaned = _NEGATED_SIZE.sub(_blank, text)
+    facts = waist_inseam_facts(cleaned, at)
+    for pattern in (_WAIST_BY_INSEAM, _WAIST, _INSEAM):
+        cleaned = pattern.sub(_blank, cleaned) if facts else cleaned
+    garments = list(GARMENT.finditer(cleaned))
+    mentions = list(_SIZE_MENTION.finditer(cleaned))
+    by_slot: dict[str, list[tuple[int, str, str | None]]] = {}
+    floor = 0
+    for number, match in enumerate(mentions):
+        limit = mentions[number + 1].start() if number + 1 < len(mentions) else len(cleaned)
+        garment, floor = _garment_near(garments, match, floor=floor, limit=limit)
+        slot = GARMENT_WORDS[garment] if garment else "size/tops"
+        sized = _size_value(match, cleaned, slot=slot, garment=garment is not None)
+        if sized is None:
+            continue
+        kind, value = sized
+        by_slot.setdefault("size/shoes" if kind == "shoe" else slot, []).append(
+            (match.start(), value, garment)
+        )
+    for slot, found in by_slot.items():
+        if len({value for _, value, _ in found}) != 1:
+            continue
+        start, value, garment = found[0]
+        # The shopper's own garment word, except where the slot says it already.
+        shown = None
+        if garment and slot != "size/shoes" and garment not in ("tops", "top"):
+            shown = _plural(garment)
+        facts.append(Judged(at + start, size_sentence(slot, value, shown), "size", slot, value))
+    if not facts:
+        clause_garment = garments[0].group(1).lower() if garments else None
+        slot = GARMENT_WORDS[clause_garment] if clause_garment else "size/tops"
+        relative = _relative_fact(cleaned, at, slot=slot)
+        facts += [relative] if relative else []
+    return facts
+
+
+def _blank(match: re.Match) -> str:
+    return " " * len(match.group(0))
+
+
+def _garment_near(
+    garments: list[re.Match], mention: re.Match, *, floor: int, limit: int
+) -> tuple[str | None, int]:
+    """The garment a size is given for: the first named after it (before the next size and
+    close by), else the last named before it and after the garment of the size before
+    ("for dresses I'm a small"). Returns it and where the next size may look back to."""
+    after = [g for g in garments if mention.end() <= g.start() < min(limit, mention.end() + 40)]
+    if after:
+        return after[0].group(1).lower(), after[0].end()
+    before = [g for g in garments if floor <= g.start() < mention.start()]
+    return (before[-1].group(1).lower() if before else None), mention.end()
+
+
+def _size_value(match: re.Match, text: str, *, slot: str, garment: bool) -> tuple[str, str] | None:
+    """("letter" | "shoe" | "garment", value) for one size mention, or None."""
+    if text[: match.start()].rstrip().lower().endswith(("the", "that", "this")):
+        return None  # "returning the L": a product's size, not the shopper's
+    before = text[: match.start()].rstrip().lower()
+    if match.group("letter"):
+        letter = match.group("letter")
+        # Lowercase "m", "s", "l" are words, not sizes, unless "size" says otherwise.
+        if letter in ("s", "m", "l") and not before.endswith("size"):
+            return None
+        if slot == "size/shoes":
+            return None
+        return "letter", letter.upper().replace("2XL", "XXL").replace("3XL", "XXXL")
+    if re.match(
+        r"\s*[-/]\s*(?:xxs|xs|s|m|l|xl|xxl|small|medium|large)\b", text[match.end() :], re.I
+    ):
+        return None  # "medium-large", "M/L": between sizes
+    if match.group("word"):
+        before = text[max(0, match.start() - 12) : match.start()].lower()
+        after = text[match.end() :].lower()
+        if not (
+            re.search(r"\b(?:a|an|size|wear|take|in|usually|normally|get)\s+$", before)
+            or re.match(
+                r"\s+(?:fits|suits|works|is my size|in|for|" + GARMENT_NOUNS + r")\b", after
+            )
+        ):
+            return None  # "I'm small" is a build, "I'm a small" a size
+        if slot == "size/shoes":
+            return None
+        return "letter", _LETTER_WORDS[match.group("word").lower()]
+    number = _NUMBER_VALUE.match(match.group("number").strip())
+    if not number or _NOT_A_SIZE.match(text[match.end() :]) or _PRICE_BEFORE.search(before):
+        return None
+    if text[: match.start()].rstrip().lower().endswith(("the", "that", "this")):
+        return None  # "returning the 42": a product's size
+    system = number.group(1) or number.group(4)
+    if not system and (named := _SIZE_SYSTEM.search(text)):
+        system = named.group(1) or named.group(2)
+    whole, half = int(number.group(2)), number.group(3)
+    shown = f"{whole}.5" if half else str(whole)
+    if system and system.lower() in ("uk", "us"):
+        shown = f"{system.upper()} {shown}"
+    shoe = slot == "size/shoes" or _SHOE_CONTEXT.search(text)
+    if shoe and (system or 34 <= whole <= 49):
+        return "shoe", shown
+    if garment and slot != "size/shoes" and (system or 2 <= whole <= 58):
+        return "garment", shown
+    if not garment and system and system.lower() in ("uk", "us") and 2 <= whole <= 30:
+        return "garment", shown  # "a size 14 UK": a clothing size
+    if not garment and _ARTICLE_NUMBER.search(text) and 35 <= whole <= 48 and not half:
+        # "I'm a 42": with no garment named, a number in shoe range is a shoe size.
+        return "shoe", shown
+    return None
+
+
+def _relative_fact(text: str, at: int, *, slot: str) -> Judged | None:
+    match = _RELATIVE.search(text)
+    if not match:
+        return None
+    way = (match.group("way") or match.group("way2")).lower()
+    count = (match.group("count") or match.group("count2")).lower()
+    steps = 2 if count in ("two", "2") else 1
+    sign = "+" if way in ("up", "bigger", "larger") else "-"
+    kind = match.group("kind") or match.group("kind2")
+    slot = _RELATIVE_KINDS.get((kind or "").lower(), slot)
+    change = f"{sign}{steps}"
+    fact = relative_size_sentence(slot, change)
+    return Judged(position=at + match.start(), fact=fact, category="size", slot=slot, value=change)
+
+
+_RELATIVE_KINDS = {
+    "shoe": "size/shoes", "dress": "size/dresses", "jeans": "size/bottoms",
+    "trouser": "size/bottoms", "jacket": "size/outerwear", "coat": "size/outerwear",
+}  # fmt: skip
+
+
+_WAIST = re.compile(
+    r"\b(?P<a>\d{2})\s*(?:\"|''|in(?:ch(?:es)?)?\b)?\s*(?:in\s+the\s+)?waist\b"
+    r"|\bwaist(?:\s+size|\s+measurement)?(?:\s+is|\s+of|:)?\s+(?:a\s+|an\s+)?(?P<b>\d{2})\b"
+    r"|(?<![\w])w\s?(?P<c>\d{2})\b",
+    re.I,
+)
+_INSEAM = re.compile(
+    r"\b(?P<a>\d{2})\s*(?:\"|''|in(?:ch(?:es)?)?\b)?\s*(?:inseam|inside leg|leg length|leg|length)\b"
+    r"|\b(?:inseam|inside leg|leg length|leg)(?:\s+is|\s+of|:)?\s+(?:a\s+)?(?P<b>\d{2})\b"
+    r"|(?<![\w])l\s?(?P<c>\d{2})\b",
+    re.I,
+)
+MEASURE_FIRST = re.compile(
+    r"^\s*(?:w\s?\d{2}|\d{2}\s*(?:\"|''|in(?:ch(?:es)?)?)?\s*(?:waist|inseam|leg)|waist|inseam)\b",
+    re.I,
+)
+_WAIST_BY_INSEAM = re.compile(r"\b(?P<w>\d{2})\s*(?:/|x|\u00d7|by)\s*(?P<l>\d{2})\b", re.I)
+_PAIR_CUE = re.compile(r"\b(?:i'm|i am|i wear|i take|size)\s+(?:an?\s+)?$", re.I)
+_BOTTOMS = re.compile(r"\b(?:jeans|trousers|pants|chinos|waist|inseam|leg)\b", re.I)
+
+
+def waist_inseam_facts(text: str, at: int) -> list[Judged]:
+    facts = []
+    pair = _WAIST_BY_INSEAM.search(text)
+    if pair and (_BOTTOMS.search(text) or _PAIR_CUE.search(text[: pair.start()])):
+        waist, inseam = int(pair.group("w")), int(pair.group("l"))
+        if 22 <= waist <= 50 and 26 <= inseam <= 38:
+            position = at + pair.start()
+            return [
+                _measure("size/waist", str(waist), position),
+                _measure("size/inseam", str(inseam), position + 1),
+            ]
+    waist_match = _WAIST.search(text)
+    inseam_match = _INSEAM.search(text)
+    if waist_match:
+        value = next(g for g in waist_match.group("a", "b", "c") if g)
+        if 22 <= int(value) <= 50 and (waist_match.group("c") is None or inseam_match):
+            facts.append(_measure("size/waist", value, at + waist_match.start()))
+    if inseam_match:
+        value = next(g for g in inseam_match.group("a", "b", "c") if g)
+        if 26 <= int(value) <= 38 and (inseam_match.group("c") is None or waist_match):
+            facts.append(_measure("size/inseam", value, at + inseam_match.start()))
+    return facts
+
+
+def _measure(slot: str, value: str, position: int) -> Judged:
+    return Judged(position, size_sentence(slot, value), "size", slot, value)
+
+
+def _plural(word: str) -> str:
+    if word.endswith("s") or word in ("knitwear", "outerwear", "footwear", "denim"):
+        return word
+    return word + "es" if word.endswith(("sh", "ch")) else word + "s"
