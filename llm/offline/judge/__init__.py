@@ -24,13 +24,20 @@ is), `predicates` (the lexicon of cues) and `preferences`, `sizes`, `budget`, `o
 from __future__ import annotations
 
 import json
+import re
 
-from llm.fact_schema import OCCASION_PHRASES
+from llm.fact_schema import DISLIKE, LIKE, OCCASION_PHRASES
 from llm.offline.judge.budget import budget_facts
 from llm.offline.judge.clauses import TAINTED, Sentence, normalise, sentences_read
 from llm.offline.judge.judged import Judged
 from llm.offline.judge.occasion import occasion_facts
-from llm.offline.judge.preferences import Pending, lowercase_brand_facts, preference_facts
+from llm.offline.judge.preferences import (
+    Pending,
+    Referent,
+    lowercase_brand_facts,
+    preference_fact,
+    preference_facts,
+)
 from llm.offline.judge.sizes import MEASURE_FIRST, size_facts, waist_inseam_facts
 from llm.offline.payload import last_user_text, payload_read
 from llm.offline.replies import Reply, text_reply
@@ -63,15 +70,40 @@ def facts_judge(query: str) -> list[Judged]:
     return sorted(found.values(), key=lambda fact: fact.position)[:MAX_FACTS]
 
 
+# A clause that only takes back what an earlier one said the shopper used to like.
+_GIVEN_UP = re.compile(
+    r"^(?:(?:but|and|though)\s+)?(?:not|no|none of (?:it|that))\s+(?:any\s?more|longer|now|"
+    r"these days|nowadays)$|^(?:(?:but|and)\s+)?(?:that's|that is)\s+(?:over|in the past)$",
+    re.I,
+)
+
+
 def _sentence_facts(sentence: Sentence) -> list[Judged]:
     facts: list[Judged] = []
     polarity: str | None = None
     pending: Pending = []
     sized = False
+    referent = Referent()
     for clause in sentence.clauses:
         at = sentence.start + clause.start
         if clause.hard:
             polarity = None
+        if clause.hedged:
+            # A supposition or a hedge states nothing for sure: better a question on the
+            # next visit than a wrong fact on every one.
+            if not clause.supposed and clause.kind == "statement" and not clause.other_person:
+                facts += budget_facts(clause, at, acceptable_only=not clause.about_shopper)
+            polarity, pending, sized = None, [], False
+            continue
+        if (
+            _GIVEN_UP.match(clause.text.rstrip(" .!"))
+            and referent.term
+            and referent.past
+            and referent.polarity == LIKE
+        ):
+            # "I used to love Zara, not any more": a liking given up.
+            facts.append(preference_fact(referent.term, DISLIKE, at))
+            continue
         if clause.kind == "statement" and not clause.about_shopper and not clause.other_person:
             # "Up to 400 EUR is fine" is the shopper's budget with no "I" in it.
             facts += budget_facts(clause, at, acceptable_only=True)
@@ -82,6 +114,9 @@ def _sentence_facts(sentence: Sentence) -> list[Judged]:
             continue
         facts += occasion_facts(clause, at)
         if clause.kind == "request" or clause.past:
+            if clause.past and clause.kind == "statement":
+                # What the shopper used to like is not kept, but a later "it" may take it up.
+                preference_facts(clause, at, inherited=None, carried=[], referent=referent)
             polarity, pending, sized = None, [], False
             continue
         sizes = size_facts(clause, at, listed=sized)
@@ -89,7 +124,11 @@ def _sentence_facts(sentence: Sentence) -> list[Judged]:
         facts += sizes
         facts += budget_facts(clause, at)
         preferences, polarity, pending = preference_facts(
-            clause, at, inherited=polarity, carried=[] if clause.hard else pending
+            clause,
+            at,
+            inherited=polarity,
+            carried=[] if clause.hard else pending,
+            referent=referent,
         )
         if not any(fact.category == "brand" for fact in preferences):
             preferences += lowercase_brand_facts(clause, at)

@@ -26,12 +26,16 @@ _CLAUSE_SEP = re.compile(
     r"\s*(?:,(?!\d)|;|"
     r"\b(?<!anything )(?<!everything )(?<!nothing )(?<!all )but\b|\bthough\b|\balthough\b|"
     r"\bhowever\b|\bwhereas\b|\bwhile\b|\bbecause\b|\bcause\b|"
+    r"\b(?<!even )(?<!only )(?:if|unless|in case|suppose|supposing|assuming|say)\b(?=\s+(?:i|i'm|"
+    r"im|my|we|it|the|this|that|they|you|a|an)\b)|"
     r"\band\b(?=\s+(?:i|i'm|im|i've|i'd|i'll|my|me|we|we're|show|find|do|can|could|please|what|"
     r"which|is|are|have|any|also|need|prefer|love|like|hate|budget|size)\b)|"
     r"\bso\b(?=\s+(?:i|i'm|im|i've|my|please|show|can|could|do|what)\b))\s*",
     re.I,
 )
 _HARD_SEPS = ("but", "though", "although", "however", "whereas", "while", "because", "cause")
+# A clause after one of these states a supposition, not a fact ("if I were an M").
+_CONDITIONS = ("if", "unless", "in case", "suppose", "supposing", "assuming")
 _QUESTION_START = re.compile(
     r"^(?:(?:so|and|also|ok|okay|hi|hey|hello|well|oh|um|btw)\b[\s,]*)*"
     r"(?:(?:do|does|did|can|could|would|will|is|are|was|were|have|has|should|shall|may|might|"
@@ -68,9 +72,41 @@ _OTHER_PERSON = re.compile(
 _OTHER_POSSESSIVE = re.compile(
     r"^(?:(?:and|but|so|also|plus|while)\s+)?(?:my|our)\s+(?:\w+\s+)?" + _PEOPLE + r"'s\b", re.I
 )
+# A state that held once and may not now: "I used to be an M", "last year I loved neon".
 _PAST = re.compile(
-    r"\b(?:used to|back then|as a kid|as a child|when i was|i was|i wore|years ago|"
-    r"last (?:year|summer|winter|time) i|got back|came back|returned from|back from)\b",
+    r"\b(?:used to|use to|back then|back in|back when|as an? (?:kid|child|teen|teenager|student|"
+    r"baby|boy|girl)|when i was|when we were|i was|we were|i wore|i had|i liked|i loved|i hated|"
+    r"i preferred|i adored|i bought|i hated|was (?:into|obsessed|mad about|crazy about)|"
+    r"\w+ ago|last (?:year|month|week|summer|winter|spring|autumn|fall|christmas|season|time)|"
+    r"in the past|previously|formerly|at one point|for a while|in my (?:teens|twenties|thirties|"
+    r"forties|youth|younger days)|in (?:high school|college|school|uni|university)|"
+    r"before (?:my|i|the|having|kids)|got back|came back|returned from|back from)\b",
+    re.I,
+)
+# ...unless it still holds: "I've worn Birkenstocks since I was a teenager".
+_STILL = re.compile(
+    r"\b(?:i've|i have|we've|have|has)\s+(?:\w+\s+){0,2}?(?:been|worn|bought|loved|liked|"
+    r"had|shopped|stuck|stayed|used)\b.*\b(?:since|for (?:years|ages|decades|a decade|"
+    r"a long time|as long as|\w+ years))\b",
+    re.I,
+)
+# A state compared with a past one still holds: "I've gone up to an XL since last year".
+_SINCE_THEN = re.compile(r"\b(?:since|from|than)\s+(?:last\s+\w+|\w+\s+ago|before)\b", re.I)
+# A supposition: "if I were an M", "in case my size is a 40". Nothing in it holds.
+_SUPPOSED = re.compile(
+    r"\b(?:if(?!\s+(?:possible|at all possible|i can|that helps|it helps|that matters|you need "
+    r"to know|you must know|you're wondering|you're asking)\b)|unless|in case|suppose|supposing|"
+    r"assuming|whether)\b",
+    re.I,
+)
+# A hedge: the shopper is unsure of what the clause says ("I might be a medium", "I'd
+# probably take a 40", "not sure if I'm a 38"). A figure to spend is approximate by nature
+# ("maybe 60 euros max"), so a hedge keeps only the budget.
+_HEDGED = re.compile(
+    r"\b(?:might|maybe|perhaps|probably|possibly|presumably|not sure|unsure|no idea|"
+    r"don't know|do not know|dunno|not certain|i think|i guess|i suppose|i reckon|i believe|"
+    r"hopefully|would be|'d be|could be|may be|ought to be|should be)\b|"
+    r"\b(?:would|'d|could)\s+(?:(?!never\b|not\b|rather\b)\w+\s+)?(?:take|wear|fit|be)\b",
     re.I,
 )
 # A clause that starts with one of these is the shopper talking with "I" left out
@@ -114,6 +150,8 @@ class Clause:
     other_possessive: bool
     past: bool
     hard: bool  # begins after "but", "though"...: a list does not go on across it
+    supposed: bool = False  # a supposition: nothing in it holds
+    hedged: bool = False  # unsure: it keeps at most a budget
 
 
 @dataclass
@@ -146,12 +184,26 @@ def sentences_read(text: str) -> list[Sentence]:
 
 def _clauses(sentence: str) -> list[Clause]:
     pieces: list[tuple[str, int, bool]] = []
-    last, hard = 0, False
+    supposed: set[int] = set()  # starts of the clauses that state a supposition
+    last, hard, condition = 0, False, False
     for match in _CLAUSE_SEP.finditer(sentence):
         pieces.append((sentence[last : match.start()], last, hard))
-        hard = match.group(0).strip().lower() in _HARD_SEPS
+        if condition:
+            supposed.add(last)
+        separator = match.group(0).strip(" ,;").lower()
+        hard = separator in _HARD_SEPS or separator in _CONDITIONS
+        condition = separator in _CONDITIONS
+        if condition and not sentence[: match.start()].strip(" ,"):
+            # "If I were an M, would it fit?": what follows the condition is supposed too.
+            supposed.add(-1)
         last = match.end()
     pieces.append((sentence[last:], last, hard))
+    if condition:
+        supposed.add(last)
+    if -1 in supposed:
+        condition_starts = sorted(start for start in supposed if start >= 0)
+        after = [s for _, s, _ in pieces if condition_starts and s > condition_starts[0]]
+        supposed.update(after[:1])
     question_sentence = sentence.rstrip().endswith("?")
     first_person = any(
         FIRST_PERSON.search(text) and not _OTHER_PERSON.search(text.strip())
@@ -196,6 +248,9 @@ def _clauses(sentence: str) -> list[Clause]:
                 or (not asks and VERDICT.search(text))
             )
         )
-        past = bool(_PAST.search(text))
-        clauses.append(Clause(text, start, kind, about, other, possessive, past, hard))
+        past = bool(_PAST.search(_SINCE_THEN.sub(" ", text))) and not _STILL.search(text)
+        clause = Clause(text, start, kind, about, other, possessive, past, hard)
+        clause.supposed = start in supposed or bool(_SUPPOSED.search(text))
+        clause.hedged = clause.supposed or bool(_HEDGED.search(text))
+        clauses.append(clause)
     return clauses

@@ -41,13 +41,34 @@ class _Token:
 
 
 Pending = list[tuple[int, tuple[str, str, str]]]
+_PRONOUNS = frozenset(("it", "them"))
+
+
+@dataclass
+class Referent:
+    """The last term a sentence judged or named, which a later "it" or "them" stands for:
+    "I used to hate pink, but now I love it" likes pink."""
+
+    term: tuple[str, str, str] | None = None
+    polarity: str | None = None
+    past: bool = False
 
 
 def preference_facts(
-    clause: Clause, at: int, *, inherited: str | None, carried: Pending
+    clause: Clause,
+    at: int,
+    *,
+    inherited: str | None,
+    carried: Pending,
+    referent: Referent | None = None,
 ) -> tuple[list[Judged], str | None, Pending]:
     """Liked and disliked terms of one clause, the polarity a following list inherits, and
-    the terms still waiting for a predicate ("beige, cream and white are my go-tos")."""
+    the terms still waiting for a predicate ("beige, cream and white are my go-tos").
+
+    A referent from an earlier clause is what a pronoun after a cue stands for; the terms
+    of this clause become the referent for the next."""
+    referent = referent if referent is not None else Referent()
+    earlier = referent.term
     tokens = [
         _Token(m.group(0), m.group(0).lower(), m.start()) for m in TOKEN.finditer(clause.text)
     ]
@@ -110,21 +131,48 @@ def preference_facts(
             elif following in ("brand", "brands", "label") and value[0] == "material":
                 pass  # "the only denim brand I trust" names a brand, not a material
             elif polarity in (LIKE, DISLIKE):
-                facts.append(_preference(value, polarity, at + tokens[index].start))
+                facts.append(preference_fact(value, polarity, at + tokens[index].start))
                 taken_since_cue = True
+                _refer(referent, value, polarity, clause, adjective=following in GARMENT_WORDS)
             elif polarity is None:
                 pending.append((at + tokens[index].start, value))
+                _refer(referent, value, None, clause, adjective=following in GARMENT_WORDS)
+        elif (
+            tokens[index].lower in _PRONOUNS
+            and earlier is not None
+            and index == cue_end
+            and polarity in (LIKE, DISLIKE)
+        ):
+            # "...but now I love it": the pronoun stands for the earlier clause's term.
+            facts.append(preference_fact(earlier, polarity, at + tokens[index].start))
+            taken_since_cue = True
         cue = " ".join(t.lower for t in tokens[index : index + width])
         if pending and cue in PREDICATE_CUES and polarity in (LIKE, DISLIKE):
             # A predicate after the word: "green is my favourite", "beige washes me out";
             # "navy, never black" says nothing of navy.
-            facts += [_preference(term, polarity, position) for position, term in pending]
+            facts += [preference_fact(term, polarity, position) for position, term in pending]
+            if referent.term in [term for _, term in pending]:
+                referent.polarity = polarity
             pending = []
             taken_since_cue = True
         if kind in ("positive", "negative", "negator"):
             cue_end = index + width
         index += width
     return facts, polarity if polarity in (LIKE, DISLIKE) else None, pending
+
+
+def _refer(
+    referent: Referent,
+    term: tuple[str, str, str],
+    polarity: str | None,
+    clause: Clause,
+    *,
+    adjective: bool,
+) -> None:
+    if adjective:
+        referent.term = None  # "a red dress ... I love it" loves the dress, not red
+        return
+    referent.term, referent.polarity, referent.past = term, polarity, clause.past
 
 
 _LIKE_SUBJECTS = frozenset(
@@ -189,7 +237,7 @@ def _brand_at(tokens: list[_Token], index: int) -> tuple[str, int]:
     return " ".join(words).replace(" & ", " & "), end - index
 
 
-def _preference(term: tuple[str, str, str], polarity: str, position: int) -> Judged:
+def preference_fact(term: tuple[str, str, str], polarity: str, position: int) -> Judged:
     category, key, phrase = term
     return Judged(
         position=position,
@@ -208,4 +256,4 @@ def lowercase_brand_facts(clause: Clause, at: int) -> list[Judged]:
     if brand.lower() in NOT_BRANDS or brand.lower() in COLOUR_TERMS:
         return []
     shown = brand if any(ch.isupper() for ch in brand) else brand.title()
-    return [_preference(("brand", slot_key(shown), shown), LIKE, at + match.start())]
+    return [preference_fact(("brand", slot_key(shown), shown), LIKE, at + match.start())]
