@@ -12,7 +12,68 @@ NEGATORS = frozenset(
     "not don't dont do_not doesn't doesnt does_not never no_longer didn't didnt isn't isnt "
     "aren't arent wouldn't wouldnt won't wont hardly rarely".split()
 )
-_NEGATIVE_CUES = (
+
+
+def _inflected(*stems: str) -> tuple[str, ...]:
+    """A verb's forms a predicate can take: "irritate" -> irritates, irritated, irritating."""
+    forms = []
+    for stem in stems:
+        base = stem[:-1] if stem.endswith("e") else stem
+        third = stem + ("es" if stem.endswith(("ch", "sh", "s", "x")) else "s")
+        forms += [stem, third, base + "ed", base + "ing"]
+    return tuple(forms)
+
+
+# What a material, a colour or a cut does to the shopper, said after it: "wool irritates my
+# skin", "nylon gives me a rash", "beige is so draining on me". Negated, it judges nothing
+# ("cashmere never irritates me").
+_DISCOMFORT_CUES = (
+    *_inflected(
+        "irritate", "itch", "scratch", "bother", "chafe", "pinch", "prickle", "sting", "drain"
+    ),
+    "rub", "rubs", "hurt", "hurts", "gives me a rash", "give me a rash", "gives me rashes",
+    "give me rashes", "gives me hives", "give me hives", "brings me out in", "bring me out in",
+    "brings me out in a rash", "makes me break out", "make me break out", "breaks me out",
+    "break me out", "uncomfortable", "so uncomfortable", "too hot", "too warm", "too clingy",
+    "clingy", "scratchy", "prickly", "sweaty", "rashes", "a rash", "hives",
+    "doesn't agree with me", "don't agree with me", "doesn't agree with my skin",
+    "don't agree with my skin", "does nothing for me", "do nothing for me",
+    "doesn't do anything for me", "don't do anything for me", "doesn't work for me",
+    "don't work for me", "doesn't work on me", "don't work on me", "never works on me",
+    "never work on me", "never suits me", "never suit me", "ages me", "age me",
+    "doesn't flatter me", "don't flatter me", "never flatters me", "not flattering on me",
+    "clashes with my skin", "clash with my skin", "looks off on me", "look off on me",
+)  # fmt: skip
+# A mind changed, either way: "I've come round to florals", "I've given up on skinny fits".
+_TURNED_TO_CUES = (
+    "come round to", "come around to", "came round to", "came around to", "warmed to",
+    "warmed up to", "grown to like", "grown to love", "grew to like", "grew to love",
+    "getting into", "got into", "gotten into", "now into", "started liking", "started loving",
+    "started wearing", "started buying", "fallen for", "fell for", "converted to",
+    "a convert to", "won over by", "finally like", "finally love",
+)  # fmt: skip
+_TURNED_FROM_CUES = (
+    "went off", "going off", "grown out of", "grew out of", "outgrown", "given up",
+    "given up on", "gave up", "gave up on", "stopped liking", "stopped loving", "quit",
+    "moved away from", "moving away from", "moved on from", "so done with",
+    "fell out of love with", "falling out of love with", "lost interest in",
+)  # fmt: skip
+# Loyalty said as a habit: "I always end up buying Levi's", "half my wardrobe is Uniqlo".
+_HABIT_CUES = (
+    "end up buying", "end up with", "ends up being", "always end up buying",
+    "always end up with", "keep buying", "keep going back to", "keep coming back to",
+    "keep returning to", "always come back to", "always go back to", "always going back to",
+    "going back to", "went back to", "coming back to", "been buying", "been wearing",
+    "been shopping at", "been loyal to", "i've worn", "i have worn", "wardrobe is",
+    "my wardrobe is", "half my wardrobe is", "most of my wardrobe is", "wardrobe is mostly",
+    "wardrobe is full of", "closet is", "closet is full of", "most of my clothes are",
+    "nothing beats", "nothing compares to", "can't beat", "cannot beat", "you can't beat",
+    "never shop anywhere but", "never buy anything but", "only ever buy", "only ever wear",
+    "only shop at", "buy everything from", "buy everything at", "get everything from",
+    "do most of my shopping at", "lifelong fan", "religiously", "swear by",
+    "can always count on", "always count on", "count on", "rely on", "always rely on",
+)  # fmt: skip
+_DISLIKING = (
     "hate", "hates", "hated", "dislike", "dislikes", "detest", "loathe", "avoid", "avoids",
     "can't stand", "cannot stand", "can't bear", "can't do", "not a fan of",
     "not a big fan of", "not a huge fan of", "not much of a fan of", "no fan of", "not into",
@@ -37,7 +98,9 @@ _NEGATIVE_CUES = (
     "stopped buying from", "no longer buy", "boycotting", "too", "bad luck with",
     "bad experience with", "disappointed with", "disappointed by", "sensitive to", "react to",
 )  # fmt: skip
-_POSITIVE_CUES = (
+_NEGATIVE_CUES = (*_DISLIKING, *_DISCOMFORT_CUES, *_TURNED_FROM_CUES)
+
+_LIKING = (
     "like", "likes", "love", "loves", "adore", "prefer", "prefers", "preferably", "favourite",
     "favorite", "fave", "go-to", "fan", "fan of", "loyal to", "swear by", "stick to",
     "stick with", "always buy", "always wear", "always go for", "usually go for",
@@ -64,6 +127,7 @@ _POSITIVE_CUES = (
     "my weakness", "weakness for", "works on me", "work on me", "fit me perfectly",
     "fits me perfectly", "fit me well", "fits me well", "try to wear", "try to stick to",
 )  # fmt: skip
+_POSITIVE_CUES = (*_LIKING, *_TURNED_TO_CUES, *_HABIT_CUES)
 _NEUTRAL_CUES = (
     "don't mind", "do not mind", "doesn't matter", "fine with", "ok with", "okay with",
     "open to", "whatever", "either", "not sure", "don't care", "less", "fewer", "heard of",
@@ -88,7 +152,7 @@ NOT_BRANDS = frozenset(
 )
 PREPOSITIONS = frozenset("in from at to near around into through".split())
 TOKEN = re.compile(r"[A-Za-z0-9]+(?:['&.\-][A-Za-z0-9]+)*%?|&|[?,.;!]")
-MAX_PHRASE = 4
+MAX_PHRASE = 5
 
 
 def _phrase_table() -> dict[tuple[str, ...], tuple[str, object]]:
@@ -144,7 +208,7 @@ PREDICATE_CUES = frozenset(
         "looks bad on me", "a no-go", "a no go", "a big no", "boring", "so boring", "ugly",
         "hideous", "awful", "horrible", "unflattering", "not flattering", "too", "itchy",
         "every time", "a hard no", "hard no", "for life", "forever", "the way to go",
-        "way to go",
+        "way to go", *_DISCOMFORT_CUES,
     )
 )  # fmt: skip
 # A verdict in so many words makes a clause the shopper's even with no "I" in it
