@@ -9,7 +9,14 @@ from llm.fact_schema import BUDGET_SLOT, TIGHT_BUDGET, budget_sentence
 from llm.offline.judge.clauses import Clause
 from llm.offline.judge.judged import Judged
 
-_AMOUNT = r"(?P<cur1>€|eur\b|euro\b|\$|£)?\s*(?P<amount>\d{1,5}(?:[.,]\d{1,2})?)\s*(?P<cur2>€|eur\b|euros?\b|bucks\b|dollars?\b|\$|£|pounds?\b|quid\b)?"
+# Words around a figure that leave it the figure: "nothing over about 60", "say 80 or so".
+_ROUGHLY = (
+    r"(?:(?:about|around|roughly|approximately|approx\.?|say|like|maybe|circa|some|just|ish)\s+)*"
+)
+_AMOUNT = (
+    _ROUGHLY
+    + r"(?P<cur1>€|eur\b|euro\b|\$|£)?\s*(?P<amount>\d{1,5}(?:[.,]\d{1,2})?)\s*(?P<cur2>€|eur\b|euros?\b|bucks\b|dollars?\b|\$|£|pounds?\b|quid\b)?"
+)
 _ACCEPTABLE = (
     r"\s*(?:(?:is|are|would\s+be|'s|works?|would\s+work|seems?)\s+)?(?:fine|ok|okay|good|great|"
     r"alright|acceptable|reasonable|ideal|ideally|preferably|perfect|my\s+limit|the\s+max|"

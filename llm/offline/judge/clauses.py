@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, field
 
 from llm.offline.judge.predicates import BRAND_SUBJECT, VERDICT
-from llm.offline.judge.words import FIRST_PERSON, GARMENT_NOUNS
+from llm.offline.judge.words import FIRST_PERSON, GARMENT_NOUNS, numbers_in_digits
 
 # An entitlement claim or an instruction taints its whole sentence: nothing in it is kept.
 TAINTED = re.compile(
@@ -166,7 +166,8 @@ def normalise(text: str) -> str:
     # "vintage-looking", "sporty-style": the word before is the term.
     text = re.sub(r"(?<=\w)-(?=(?:looking|style|inspired|ish)\b)", " ", text, flags=re.I)
     text = re.sub(r"\b(budget|size)-wise\b,?", r"\1", text, flags=re.I)  # "budget-wise, 60"
-    return re.sub(r"(?<=\w)-and-(?=\w)", " and ", text)  # "black-and-white"
+    text = re.sub(r"(?<=\w)-and-(?=\w)", " and ", text)  # "black-and-white"
+    return numbers_in_digits(text)
 
 
 def sentences_read(text: str) -> list[Sentence]:
