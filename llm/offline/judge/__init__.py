@@ -38,7 +38,15 @@ from llm.offline.judge.preferences import (
     preference_fact,
     preference_facts,
 )
-from llm.offline.judge.sizes import MEASURE_FIRST, size_facts, waist_inseam_facts
+from llm.offline.judge.sizes import (
+    MEASURE_FIRST,
+    SHOE_CONTEXT,
+    SizeCandidate,
+    garment_named,
+    size_facts,
+    sizes_settle,
+    waist_inseam_facts,
+)
 from llm.offline.payload import last_user_text, payload_read
 from llm.offline.replies import Reply, text_reply
 
@@ -78,12 +86,18 @@ _GIVEN_UP = re.compile(
 )
 
 
+_NAMES_ITS_OWN = re.compile(r"\b(?:in|for|with)\s+\w+", re.I)
+
+
 def _sentence_facts(sentence: Sentence) -> list[Judged]:
     facts: list[Judged] = []
     polarity: str | None = None
     pending: Pending = []
     sized = False
     referent = Referent()
+    sizes: list[SizeCandidate] = []
+    carried: str | None = None  # the garment the last sizes were given for
+    shoes = bool(SHOE_CONTEXT.search(sentence.text))
     for clause in sentence.clauses:
         at = sentence.start + clause.start
         if clause.hard:
@@ -119,9 +133,13 @@ def _sentence_facts(sentence: Sentence) -> list[Judged]:
                 preference_facts(clause, at, inherited=None, carried=[], referent=referent)
             polarity, pending, sized = None, [], False
             continue
-        sizes = size_facts(clause, at, listed=sized)
-        sized = sized or bool(sizes)
-        facts += sizes
+        # "a 42 or 43 in shoes, mostly 43": a bare size goes on with the garment before it;
+        # "medium in everything else" names its own.
+        bare = sized and not _NAMES_ITS_OWN.search(clause.text)
+        said = size_facts(clause, at, listed=sized, carried=carried if bare else None, shoes=shoes)
+        sized = sized or bool(said)
+        carried = garment_named(clause.text) or carried
+        sizes += said
         facts += budget_facts(clause, at)
         preferences, polarity, pending = preference_facts(
             clause,
@@ -133,6 +151,7 @@ def _sentence_facts(sentence: Sentence) -> list[Judged]:
         if not any(fact.category == "brand" for fact in preferences):
             preferences += lowercase_brand_facts(clause, at)
         facts += preferences
+    facts += sizes_settle(sizes)
     # Waist and inseam are named outright, so "32 waist, 34 leg" needs no "I".
     if not facts and all(c.kind == "statement" for c in sentence.clauses):
         for clause in sentence.clauses:

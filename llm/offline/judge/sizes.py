@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
-from llm.fact_schema import relative_size_sentence, size_sentence
+from llm.fact_schema import relative_size_sentence, size_sentence, slot_key
 from llm.offline.judge.clauses import BARE_SIZE, Clause
 from llm.offline.judge.judged import Judged
 from llm.offline.judge.words import GARMENT, GARMENT_NOUNS, GARMENT_WORDS
@@ -49,7 +50,7 @@ _PRICE_BEFORE = re.compile(
 )
 _NUMBER_VALUE = re.compile(r"^(?:(eu|uk|us)\s*)?(\d{1,2})(?:[.,](5))?(?:\s*(eu|uk|us))?$", re.I)
 _SIZE_SYSTEM = re.compile(r"(?i:\b(uk|us|eu)\s+siz(?:es|ing)\b)|\b(UK|US|EU)\b")
-_SHOE_CONTEXT = re.compile(
+SHOE_CONTEXT = re.compile(
     r"\b(?:shoes?|sneakers?|trainers?|boots?|sandals?|heels|loafers|feet|foot|footwear|eu)\b", re.I
 )
 _ARTICLE_NUMBER = re.compile(
@@ -69,46 +70,143 @@ _RELATIVE = re.compile(
 )
 
 
-def size_facts(clause: Clause, at: int, *, listed: bool) -> list[Judged]:
+# How sure the shopper is of one size among several: "usually an M" is the size, "sometimes
+# an L" an exception; "now", "these days" correct what came before.
+_PREFERRED = re.compile(
+    r"\b(?:usually|mostly|normally|generally|typically|mainly|most of the time|more often|"
+    r"tend to|nearly always|almost always|in most|now|nowadays|these days|currently|actually|"
+    r"i mean)\b[^,;]{0,20}$",
+    re.I,
+)
+_EXCEPTION = re.compile(
+    r"\b(?:sometimes|occasionally|at times|now and then|once in a while|rarely|can be|"
+    r"or even|even|sometimes even|between|in some brands|depending)\b[^,;]{0,25}$|"
+    r"^\s*(?:\S+\s+){0,3}?(?:in some brands|depending on|sometimes|occasionally|if it runs)\b",
+    re.I,
+)
+# The word before a garment that says what kind it is for: "running shoes", "hiking boots".
+_ACTIVITY = re.compile(
+    r"\b(running|hiking|walking|trail|football|dress|work|winter|ski|climbing|cycling|tennis|"
+    r"gym|training|dance|riding|rain|snow|summer|casual|formal|smart)\s+$",
+    re.I,
+)
+_GENERIC_GARMENTS = frozenset("tops top shoes shoe footwear feet foot bottoms".split())
+
+
+@dataclass(frozen=True)
+class SizeCandidate:
+    """One size said in a sentence, before the sentence's sizes are settled together."""
+
+    fact: Judged
+    kind: str | None  # the kind of garment or activity it is for ("boots", "running"), if any
+    weight: int  # +1 the usual or corrected size, -1 an exception or one end of a range
+    clause: int
+
+
+def size_facts(
+    clause: Clause, at: int, *, listed: bool, carried: str | None = None, shoes: bool = False
+) -> list[SizeCandidate]:
     """Sizes of one clause, each for the garment named next to it ("a 38 in shoes and a small
-    in tops"). A garment given two different sizes ("M or L") gets none."""
+    in tops"). `carried` is the garment an earlier clause gave sizes for ("a 42 or 43 in
+    shoes, mostly 43"); `shoes`, that the sentence is about footwear."""
     text = clause.text
     if not (_SIZE_CUE.search(text) or listed or _RELATIVE.search(text) or BARE_SIZE.match(text)):
         return []
     cleaned = _NEGATED_SIZE.sub(_blank, text)
-    facts = waist_inseam_facts(cleaned, at)
+    measured = waist_inseam_facts(cleaned, at)
+    found = [SizeCandidate(fact, None, 0, clause.start) for fact in measured]
     for pattern in (_WAIST_BY_INSEAM, _WAIST, _INSEAM):
-        cleaned = pattern.sub(_blank, cleaned) if facts else cleaned
+        cleaned = pattern.sub(_blank, cleaned) if measured else cleaned
     garments = list(GARMENT.finditer(cleaned))
     mentions = list(_SIZE_MENTION.finditer(cleaned))
-    by_slot: dict[str, list[tuple[int, str, str | None]]] = {}
     floor = 0
     for number, match in enumerate(mentions):
         limit = mentions[number + 1].start() if number + 1 < len(mentions) else len(cleaned)
         garment, floor = _garment_near(garments, match, floor=floor, limit=limit)
+        named = garment is not None
+        garment = garment or carried
         slot = GARMENT_WORDS[garment] if garment else "size/tops"
-        sized = _size_value(match, cleaned, slot=slot, garment=garment is not None)
+        sized = _size_value(
+            match, cleaned, slot=slot, garment=garment is not None, shoes=shoes and not named
+        )
         if sized is None:
             continue
         kind, value = sized
-        by_slot.setdefault("size/shoes" if kind == "shoe" else slot, []).append(
-            (match.start(), value, garment)
-        )
-    for slot, found in by_slot.items():
-        if len({value for _, value, _ in found}) != 1:
-            continue
-        start, value, garment = found[0]
+        slot = "size/shoes" if kind == "shoe" else slot
         # The shopper's own garment word, except where the slot says it already.
         shown = None
         if garment and slot != "size/shoes" and garment not in ("tops", "top"):
             shown = _plural(garment)
-        facts.append(Judged(at + start, size_sentence(slot, value, shown), "size", slot, value))
-    if not facts:
-        clause_garment = garments[0].group(1).lower() if garments else None
+        before = cleaned[: match.start()]
+        weight = 1 if _PREFERRED.search(before) else -1 if _EXCEPTION.search(before) else 0
+        if re.match(r"\s*(?:or so|ish|at a push|sometimes|occasionally)\b", cleaned[match.end() :]):
+            weight = -1
+        fact = Judged(at + match.start(), size_sentence(slot, value, shown), "size", slot, value)
+        found.append(SizeCandidate(fact, _kind_of(cleaned, garment, named), weight, clause.start))
+    if not any(c.fact.slot not in ("size/waist", "size/inseam") for c in found):
+        clause_garment = garments[0].group(1).lower() if garments else carried
         slot = GARMENT_WORDS[clause_garment] if clause_garment else "size/tops"
         relative = _relative_fact(cleaned, at, slot=slot)
-        facts += [relative] if relative else []
-    return facts
+        found += [SizeCandidate(relative, None, 0, clause.start)] if relative else []
+    return found
+
+
+def garment_named(text: str) -> str | None:
+    """The last garment a clause names, for the sizes of the clauses after it."""
+    named = list(GARMENT.finditer(text))
+    return named[-1].group(1).lower() if named else None
+
+
+def _kind_of(text: str, garment: str | None, named: bool) -> str | None:
+    """The kind a size is for, when the shopper names one: "running" (shoes), "boots"."""
+    if not garment or not named:
+        return None
+    match = re.search(rf"\b{re.escape(garment)}\b", text, re.I)
+    activity = _ACTIVITY.search(text[: match.start()]) if match else None
+    if activity:
+        return activity.group(1).lower()
+    return None if garment in _GENERIC_GARMENTS else slot_key(_plural(garment))
+
+
+def sizes_settle(candidates: list[SizeCandidate]) -> list[Judged]:
+    """The sizes a sentence states, one per slot (or per kind within a slot).
+
+    Several values for one slot: a stated change of size gives way to the size itself, an
+    exception ("sometimes an L") to the rule; sizes for different kinds ("42 in running
+    shoes, 43 in boots") are held per kind (`size/shoes/running`), a size with no kind in the
+    plain slot; else the one marked usual ("usually an M") or corrected ("an L now"). Two
+    values nothing tells apart ("M or L") give none."""
+    by_slot: dict[str, list[SizeCandidate]] = {}
+    for candidate in candidates:
+        by_slot.setdefault(candidate.fact.slot, []).append(candidate)
+    settled = []
+    for found in by_slot.values():
+        absolute = [c for c in found if c.fact.value[:1] not in "+-"]
+        found = absolute or found
+        found = [c for c in found if c.weight >= 0] or found
+        values = {c.fact.value for c in found}
+        if len(values) == 1:
+            settled.append(found[0].fact)
+            continue
+        kinds: dict[str | None, set[str]] = {}
+        for c in found:
+            kinds.setdefault(c.kind, set()).add(c.fact.value)
+        if len(kinds) > 1 and all(len(v) == 1 for v in kinds.values()):
+            for c in found:
+                if c.kind is None or c.fact.slot in ("size/waist", "size/inseam"):
+                    settled.append(c.fact)
+                else:
+                    settled.append(_for_kind(c.fact, c.kind))
+            continue
+        preferred = {c.fact.value for c in found if c.weight > 0}
+        if len(preferred) == 1:
+            settled.append(next(c.fact for c in reversed(found) if c.weight > 0))
+    return settled
+
+
+def _for_kind(fact: Judged, kind: str) -> Judged:
+    slot = f"{fact.slot}/{kind}"
+    return Judged(fact.position, size_sentence(slot, fact.value), "size", slot, fact.value)
 
 
 def _blank(match: re.Match) -> str:
@@ -128,7 +226,9 @@ def _garment_near(
     return (before[-1].group(1).lower() if before else None), mention.end()
 
 
-def _size_value(match: re.Match, text: str, *, slot: str, garment: bool) -> tuple[str, str] | None:
+def _size_value(
+    match: re.Match, text: str, *, slot: str, garment: bool, shoes: bool = False
+) -> tuple[str, str] | None:
     """("letter" | "shoe" | "garment", value) for one size mention, or None."""
     if text[: match.start()].rstrip().lower().endswith(("the", "that", "this")):
         return None  # "returning the L": a product's size, not the shopper's
@@ -170,7 +270,7 @@ def _size_value(match: re.Match, text: str, *, slot: str, garment: bool) -> tupl
     shown = f"{whole}.5" if half else str(whole)
     if system and system.lower() in ("uk", "us"):
         shown = f"{system.upper()} {shown}"
-    shoe = slot == "size/shoes" or _SHOE_CONTEXT.search(text)
+    shoe = slot == "size/shoes" or shoes or SHOE_CONTEXT.search(text)
     if shoe and (system or 34 <= whole <= 49):
         return "shoe", shown
     if garment and slot != "size/shoes" and (system or 2 <= whole <= 58):
