@@ -28,7 +28,14 @@ import re
 
 from llm.fact_schema import DISLIKE, LIKE, OCCASION_PHRASES
 from llm.offline.judge.budget import budget_facts
-from llm.offline.judge.clauses import TAINTED, Sentence, normalise, sentences_read
+from llm.offline.judge.clauses import (
+    TAINTED,
+    Clause,
+    Sentence,
+    for_someone_else,
+    normalise,
+    sentences_read,
+)
 from llm.offline.judge.judged import Judged
 from llm.offline.judge.occasion import occasion_facts
 from llm.offline.judge.preferences import (
@@ -42,6 +49,7 @@ from llm.offline.judge.sizes import (
     MEASURE_FIRST,
     SHOE_CONTEXT,
     SizeCandidate,
+    asked_size_facts,
     garment_named,
     size_facts,
     sizes_settle,
@@ -98,6 +106,15 @@ def _sentence_facts(sentence: Sentence) -> list[Judged]:
     sizes: list[SizeCandidate] = []
     carried: str | None = None  # the garment the last sizes were given for
     shoes = bool(SHOE_CONTEXT.search(sentence.text))
+    if (
+        any(clause.kind != "statement" for clause in sentence.clauses)
+        and not any(c.supposed or c.past or c.other_person for c in sentence.clauses)
+        and not for_someone_else(sentence.text)
+    ):
+        # The shopper's own measure, asked with: "jeans for my 32 waist", "boots in my
+        # size, a 39?".
+        whole = Clause(sentence.text, 0, "request", True, False, False, False, False)
+        sizes += asked_size_facts(whole, sentence.start, shoes=shoes)
     for clause in sentence.clauses:
         at = sentence.start + clause.start
         if clause.hard:

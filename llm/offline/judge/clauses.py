@@ -73,6 +73,18 @@ _OTHER_POSSESSIVE = re.compile(
     r"^(?:(?:and|but|so|also|plus|while)\s+)?(?:my|our)\s+(?:\w+\s+)?" + _PEOPLE + r"'s\b", re.I
 )
 # A state that held once and may not now: "I used to be an M", "last year I loved neon".
+# Shopping for someone else: the sizes asked for are theirs ("jeans for my son, 28 waist").
+_FOR_SOMEONE = re.compile(
+    r"\bfor\s+(?:my|our|a)\s+(?:\w+\s+)?" + _PEOPLE + r"\b|\bfor\s+(?:him|her|them|someone)\b|"
+    r"\b(?:gift|present)\b",
+    re.I,
+)
+
+
+def for_someone_else(text: str) -> bool:
+    return bool(_FOR_SOMEONE.search(text))
+
+
 _PAST = re.compile(
     r"\b(?:used to|use to|back then|back in|back when|as an? (?:kid|child|teen|teenager|student|"
     r"baby|boy|girl)|when i was|when we were|i was|we were|i wore|i had|i liked|i loved|i hated|"

@@ -151,6 +151,42 @@ def size_facts(
     return found
 
 
+# A size the shopper calls their own in the middle of asking for something: "boots in my
+# size, a 39", "trousers in a 34 waist, that's my size".
+_MY_SIZE = re.compile(
+    r"\bmy\s+(?:usual\s+|normal\s+|shoe\s+)?size(?:\s*[,:(-]|\s+is|\s+which is)?\s+"
+    r"(?:a\s+|an\s+)?(?P<after>[^\s,.?!)]+(?:\s+waist)?)"
+    r"|(?:a\s+|an\s+)?(?P<before>[^\s,.?!]+(?:\s+waist)?)\s*,?\s*(?:that's|that is|which is|is)\s+"
+    r"my\s+(?:usual\s+|normal\s+)?size\b",
+    re.I,
+)
+
+
+def asked_size_facts(clause: Clause, at: int, *, shoes: bool) -> list[SizeCandidate]:
+    """Sizes that are the shopper's own inside a request or a question: a waist or inseam
+    measurement ("jeans for my 32 waist"), or a size called "my size"."""
+    text = _NEGATED_SIZE.sub(_blank, clause.text)
+    found = [SizeCandidate(fact, None, 0, clause.start) for fact in waist_inseam_facts(text, at)]
+    if found:
+        return found
+    match = _MY_SIZE.search(text)
+    if not match:
+        return []
+    said = match.group("after") or match.group("before")
+    garment = garment_named(text[: match.start()])  # "boots in my size", not a later ask
+    stated = f"I wear size {said}" + (f" in {garment}" if garment else "")
+    own = Clause(stated, clause.start, "statement", True, False, False, False, False)
+    return [
+        SizeCandidate(
+            Judged(at + match.start(), c.fact.fact, c.fact.category, c.fact.slot, c.fact.value),
+            c.kind,
+            c.weight,
+            c.clause,
+        )
+        for c in size_facts(own, 0, listed=False, shoes=shoes)
+    ]
+
+
 def garment_named(text: str) -> str | None:
     """The last garment a clause names, for the sizes of the clauses after it."""
     named = list(GARMENT.finditer(text))
