@@ -94,6 +94,7 @@ _GIVEN_UP = re.compile(
 )
 
 
+_THEY_ON_ME = re.compile(r"^(?:they|they've|they're|it|it's|it has)\b.*\b(?:me|my)\b", re.I)
 _NAMES_ITS_OWN = re.compile(r"\b(?:in|for|with)\s+\w+", re.I)
 
 
@@ -140,6 +141,15 @@ def _sentence_facts(sentence: Sentence) -> list[Judged]:
             facts += budget_facts(clause, at, acceptable_only=True)
         if clause.other_possessive and clause.kind != "question":
             facts += occasion_facts(clause, at)
+        if (
+            clause.kind == "statement"
+            and referent.term
+            and _THEY_ON_ME.match(clause.text)
+            and not clause.past
+        ):
+            # "I was never into florals, but they've grown on me": "they" are the florals.
+            facts += preference_facts(clause, at, inherited=None, carried=[], referent=referent)[0]
+            continue
         if clause.kind == "question" or not clause.about_shopper:
             polarity, pending, sized = None, [], False
             continue

@@ -92,7 +92,8 @@ _PAST = re.compile(
     r"\w+ ago|last (?:year|month|week|summer|winter|spring|autumn|fall|christmas|season|time)|"
     r"in the past|previously|formerly|at one point|for a while|in my (?:teens|twenties|thirties|"
     r"forties|youth|younger days)|in (?:high school|college|school|uni|university)|"
-    r"before (?:my|i|the|having|kids)|got back|came back|returned from|back from)\b",
+    r"before (?:my|i|the|having|kids)|got back|came back|returned from|back from|"
+    r"(?:my|the)\s+(?:old|former|previous)|(?:budget|size|waist|limit)\s+(?:was|were|used))\b",
     re.I,
 )
 # ...unless it still holds: "I've worn Birkenstocks since I was a teenager".
@@ -178,6 +179,7 @@ def normalise(text: str) -> str:
     # "vintage-looking", "sporty-style": the word before is the term.
     text = re.sub(r"(?<=\w)-(?=(?:looking|style|inspired|ish)\b)", " ", text, flags=re.I)
     text = re.sub(r"\b(budget|size)-wise\b,?", r"\1", text, flags=re.I)  # "budget-wise, 60"
+    text = re.sub(r"\b(?:spending|price|money|cost)-wise\b,?", "budget", text, flags=re.I)
     text = re.sub(r"(?<=\w)-and-(?=\w)", " and ", text)  # "black-and-white"
     return numbers_in_digits(text)
 

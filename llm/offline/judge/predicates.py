@@ -29,7 +29,8 @@ def _inflected(*stems: str) -> tuple[str, ...]:
 # ("cashmere never irritates me").
 _DISCOMFORT_CUES = (
     *_inflected(
-        "irritate", "itch", "scratch", "bother", "chafe", "pinch", "prickle", "sting", "drain"
+        "irritate", "itch", "scratch", "bother", "chafe", "pinch", "prickle", "sting", "drain",
+        "overheat"
     ),
     "rub", "rubs", "hurt", "hurts", "gives me a rash", "give me a rash", "gives me rashes",
     "give me rashes", "gives me hives", "give me hives", "brings me out in", "bring me out in",
@@ -43,14 +44,25 @@ _DISCOMFORT_CUES = (
     "never work on me", "never suits me", "never suit me", "ages me", "age me",
     "doesn't flatter me", "don't flatter me", "never flatters me", "not flattering on me",
     "clashes with my skin", "clash with my skin", "looks off on me", "look off on me",
+    *(
+        f"{verb} me look {looks}"
+        for verb in ("make", "makes", "made")
+        for looks in (
+            "tired", "old", "older", "pale", "ill", "sick", "washed out", "frumpy", "bigger",
+            "wider", "heavier", "drained", "dull", "grey", "sallow", "shapeless", "boxy",
+        )
+    ),
 )  # fmt: skip
+_GROWN_ON = ("grown on me", "grew on me", "growing on me", "grow on me", "grows on me")
 # A mind changed, either way: "I've come round to florals", "I've given up on skinny fits".
 _TURNED_TO_CUES = (
     "come round to", "come around to", "came round to", "came around to", "warmed to",
     "warmed up to", "grown to like", "grown to love", "grew to like", "grew to love",
     "getting into", "got into", "gotten into", "now into", "started liking", "started loving",
     "started wearing", "started buying", "fallen for", "fell for", "converted to",
-    "a convert to", "won over by", "finally like", "finally love",
+    "a convert to", "won over by", "finally like", "finally love", *_GROWN_ON,
+    "never say no to", "can't resist",
+    "can never resist", "can't say no to", "never turn down",
 )  # fmt: skip
 _TURNED_FROM_CUES = (
     "went off", "going off", "grown out of", "grew out of", "outgrown", "given up",
@@ -152,7 +164,7 @@ NOT_BRANDS = frozenset(
 )
 PREPOSITIONS = frozenset("in from at to near around into through".split())
 TOKEN = re.compile(r"[A-Za-z0-9]+(?:['&.\-][A-Za-z0-9]+)*%?|&|[?,.;!]")
-MAX_PHRASE = 5
+MAX_PHRASE = 6
 
 
 def _phrase_table() -> dict[tuple[str, ...], tuple[str, object]]:
@@ -208,7 +220,7 @@ PREDICATE_CUES = frozenset(
         "looks bad on me", "a no-go", "a no go", "a big no", "boring", "so boring", "ugly",
         "hideous", "awful", "horrible", "unflattering", "not flattering", "too", "itchy",
         "every time", "a hard no", "hard no", "for life", "forever", "the way to go",
-        "way to go", *_DISCOMFORT_CUES,
+        "way to go", *_DISCOMFORT_CUES, *_GROWN_ON,
     )
 )  # fmt: skip
 # A verdict in so many words makes a clause the shopper's even with no "I" in it

@@ -42,6 +42,7 @@ class _Token:
 
 Pending = list[tuple[int, tuple[str, str, str]]]
 _PRONOUNS = frozenset(("it", "them"))
+_SUBJECT_PRONOUNS = frozenset("it it's its they they've they're they'd".split())
 
 
 @dataclass
@@ -82,6 +83,9 @@ def preference_facts(
     first = next((i for i, t in enumerate(tokens) if t.lower not in ("and", "or")), None)
     continues = first is not None and _phrase_at(tokens, first)[0] == "term"
     pending: Pending = list(carried) if continues else []
+    if earlier is not None and first is not None and tokens[first].lower in _SUBJECT_PRONOUNS:
+        # "...but they've grown on me": the subject stands for the earlier clause's term.
+        pending.append((at + tokens[first].start, earlier))
     taken_since_cue = False
     last_cue = ""
     cue_end = -10

@@ -22,9 +22,11 @@ _SIZE_MENTION = re.compile(
 )
 # What makes a size the shopper's own, said before it.
 _SIZE_CUE = re.compile(
+    r"^(?:an?\s+)?(?:XXS|XS|S|M|L|XL|XXL|\d{2})\s+or\s+(?:an?\s+)?(?:XXS|XS|S|M|L|XL|XXL|\d{2})$|"
     r"\b(?:i'm|im|i am|i\s+(?:usually\s+|normally\s+|always\s+|generally\s+|typically\s+|"
     r"mostly\s+|often\s+|tend to\s+)?(?:wear|take|get|buy|order|go for|fit)|i'm usually|i'm normally|i'm generally|i'm typically|i'm always|"
     r"i'm now|i'm more of|now|size|sizes|wear|take|fits me|fit me|gone up to|went up to|"
+    r"mostly|mainly|most of the time|"
     r"gone down to|went down to|moved up to|moved down to|my feet are|feet are|waist|inseam|"
     r"leg|length|i've been|been|usually|normally|generally|typically|gone from|went from|"
     r"dropped to|dropped down to|down to|switched to|moved to|shrunk to)\b|"
