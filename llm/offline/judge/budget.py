@@ -51,7 +51,9 @@ _BUDGET_ACCEPTABLE = tuple(
     )
 )  # fmt: skip
 _TIGHT = re.compile(
-    r"\b(?:tight|limited|small|low|strict|shoestring)\s+budget\b|\bon\s+a\s+budget\b|"
+    r"\b(?:tight|limited|small|low|strict|shoestring|student|modest|lean)\s+budget\b|"
+    r"\bon\s+a\s+(?:\w+\s+)?budget\b|\b(?:budget's|budget is|money's)\s+(?:a\s+bit\s+)?tight\b|"
+    r"\bon\s+a\s+shoestring\b|\b(?:i'm|i am)\s+(?:a\s+bit\s+|pretty\s+|quite\s+)?(?:skint|broke)\b|"
     r"\bbudget\s+is\s+(?:really\s+|very\s+|quite\s+|a\s+bit\s+)?(?:tight|limited)\b|\bmoney\s+is\s+tight\b|\bcan't\s+spend\s+(?:much|a\s+lot)\b|"
     r"\bsaving\s+(?:money|up)\b|\bcan't\s+afford\s+(?:much|a\s+lot)\b|\bnothing\s+(?:too\s+)?(?:expensive|pricey|fancy)\b",
     re.I,

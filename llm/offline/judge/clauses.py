@@ -104,7 +104,11 @@ _STILL = re.compile(
     re.I,
 )
 # A state compared with a past one still holds: "I've gone up to an XL since last year".
-_SINCE_THEN = re.compile(r"\b(?:since|from|than)\s+(?:last\s+\w+|\w+\s+ago|before)\b", re.I)
+_SINCE_THEN = re.compile(
+    r"\b(?:since|from|than)\s+(?:what\s+i\s+used\s+to\s+\w+|i\s+used\s+to(?:\s+be)?|"
+    r"last\s+\w+|\w+\s+ago|before)\b",
+    re.I,
+)
 # A supposition: "if I were an M", "in case my size is a 40". Nothing in it holds.
 _SUPPOSED = re.compile(
     r"\b(?:if(?!\s+(?:possible|at all possible|i can|that helps|it helps|that matters|you need "

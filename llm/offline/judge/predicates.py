@@ -53,6 +53,11 @@ _DISCOMFORT_CUES = (
         )
     ),
 )  # fmt: skip
+# A refusal said after the word it judges: "leather is a dealbreaker", "polyester, no thanks".
+_REFUSALS = (
+    "dealbreaker", "deal-breaker", "a dealbreaker", "a deal-breaker", "deal breaker",
+    "a no for me", "a no from me", "no thanks", "no thank you", "not a chance", "never again",
+)  # fmt: skip
 _GROWN_ON = ("grown on me", "grew on me", "growing on me", "grow on me", "grows on me")
 # A mind changed, either way: "I've come round to florals", "I've given up on skinny fits".
 _TURNED_TO_CUES = (
@@ -109,6 +114,7 @@ _DISLIKING = (
     "unflattering", "not flattering", "itchy", "itchy in", "get itchy", "not a big fan",
     "stopped buying from", "no longer buy", "boycotting", "too", "bad luck with",
     "bad experience with", "disappointed with", "disappointed by", "sensitive to", "react to",
+    "can't be doing with", "cannot be doing with", "can't deal with", *_REFUSALS,
 )  # fmt: skip
 _NEGATIVE_CUES = (*_DISLIKING, *_DISCOMFORT_CUES, *_TURNED_FROM_CUES)
 
@@ -138,6 +144,8 @@ _LIKING = (
     "favourites", "favorites", "faves", "i'd rather", "would rather", "rather have", "loyal",
     "my weakness", "weakness for", "works on me", "work on me", "fit me perfectly",
     "fits me perfectly", "fit me well", "fits me well", "try to wear", "try to stick to",
+    "look best in", "looks best on me", "look my best in", "feel best in", "feel good in",
+    "feel great in", "feel my best in",
 )  # fmt: skip
 _POSITIVE_CUES = (*_LIKING, *_TURNED_TO_CUES, *_HABIT_CUES)
 _NEUTRAL_CUES = (
@@ -167,6 +175,9 @@ TOKEN = re.compile(r"[A-Za-z0-9]+(?:['&.\-][A-Za-z0-9]+)*%?|&|[?,.;!]")
 MAX_PHRASE = 6
 
 
+_SHADES = "bright pale deep dusty muted soft vivid electric light dark rich warm cool".split()
+
+
 def _phrase_table() -> dict[tuple[str, ...], tuple[str, object]]:
     table: dict[tuple[str, ...], tuple[str, object]] = {}
     for cue in _NEUTRAL_CUES:
@@ -189,6 +200,9 @@ def _phrase_table() -> dict[tuple[str, ...], tuple[str, object]]:
             table[tuple(TOKEN.findall(word))] = ("term", (category, key, phrase))
             if category == "colour" and " " not in word and not word.endswith("s"):
                 table.setdefault((word + "s",), ("term", (category, key, phrase)))  # "pinks"
+                for shade in _SHADES:
+                    # "bright yellow", "dusty pink": a shade of the colour, unless named.
+                    table.setdefault((shade, word), ("term", (category, key, phrase)))
     # "I'm vegan" is a value in itself; "vegan leather" stays one term.
     table[("i'm", "vegan")] = ("term+", ("values", *VALUE_TERMS["vegan"]))
     table[("i", "am", "vegan")] = ("term+", ("values", *VALUE_TERMS["vegan"]))
@@ -220,7 +234,7 @@ PREDICATE_CUES = frozenset(
         "looks bad on me", "a no-go", "a no go", "a big no", "boring", "so boring", "ugly",
         "hideous", "awful", "horrible", "unflattering", "not flattering", "too", "itchy",
         "every time", "a hard no", "hard no", "for life", "forever", "the way to go",
-        "way to go", *_DISCOMFORT_CUES, *_GROWN_ON,
+        "way to go", *_DISCOMFORT_CUES, *_GROWN_ON, *_REFUSALS,
     )
 )  # fmt: skip
 # A verdict in so many words makes a clause the shopper's even with no "I" in it

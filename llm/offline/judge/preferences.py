@@ -179,6 +179,7 @@ def _refer(
     referent.term, referent.polarity, referent.past = term, polarity, clause.past
 
 
+_BUYING = frozenset("buy buys bought shop shops shopped get gets order orders".split())
 _LIKE_SUBJECTS = frozenset(
     "i we you they really also still just do don't dont i'd we'd would actually totally "
     "definitely genuinely quite kinda generally usually mostly and to".split()
@@ -215,7 +216,9 @@ def _is_brand_start(tokens: list[_Token], index: int, clause: Clause, *, after_c
     ):
         return False  # inside a name already read
     if index > 0 and tokens[index - 1].lower in PREPOSITIONS and not after_cue:
-        return False  # "in Berlin", "from Spain": places
+        bought = any(t.lower in _BUYING for t in tokens[:index])
+        if not (bought and tokens[index - 1].lower in ("from", "at")):
+            return False  # "in Berlin", "from Spain": places; "all my jeans from Levi's" buys
     if index == 0 and clause.start == 0:
         # A sentence's first word is capitalised anyway: a brand only when a verb about it
         # follows ("Patagonia has never let me down", "Zara never fits me").

@@ -311,6 +311,8 @@ def _size_value(
     shoe = slot == "size/shoes" or shoes or SHOE_CONTEXT.search(text)
     if shoe and (system or 34 <= whole <= 49):
         return "shoe", shown
+    if slot == "size/shoes" and garment and 2 <= whole <= 15:
+        return "shoe", shown  # "a size 9 in shoes": a UK or US shoe size, as said
     if garment and slot != "size/shoes" and (system or 2 <= whole <= 58):
         return "garment", shown
     if not garment and system and system.lower() in ("uk", "us") and 2 <= whole <= 30:
