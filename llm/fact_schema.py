@@ -187,8 +187,8 @@ OCCASION_PHRASES: dict[str, str] = {
 }  # fmt: skip
 
 _KEY = r"[a-z0-9]+(?:-[a-z0-9]+)*"
-SLOT_RE = re.compile(rf"^(?:size/(?:(?:tops|bottoms|dresses|outerwear|shoes)(?:/{_KEY})?|waist|inseam)|"
-                     rf"budget|(?:colour|brand|design|material|values|occasion)/{_KEY})$")  # fmt: skip
+SLOT_RE = re.compile(rf"^(?:size/(?:tops|bottoms|dresses|outerwear|shoes|waist|inseam)|budget|"
+                     rf"(?:colour|brand|design|material|values|occasion)/{_KEY})$")  # fmt: skip
 MAX_SLOT_CHARS = 60
 _RELATIVE = r"[+-][1-3]"
 _SIZE_VALUE = {
@@ -222,23 +222,12 @@ def slot_valid(category: str, slot: str, value: str) -> bool:
     if slot.split("/", 1)[0] != category:
         return False
     if category == "size":
-        return bool(_SIZE_VALUE.get(size_base(slot), _GARMENT_SIZE_VALUE).match(value))
+        return bool(_SIZE_VALUE.get(slot, _GARMENT_SIZE_VALUE).match(value))
     if category == "budget":
         return bool(_BUDGET_VALUE.match(value))
     if category == "occasion":
         return value == slot.split("/", 1)[1]
     return value in (LIKE, DISLIKE)
-
-
-def size_base(slot: str) -> str:
-    """The plain size slot of a size held for a kind: "size/shoes/running" -> "size/shoes"."""
-    return "/".join(slot.split("/")[:2])
-
-
-def size_kind(slot: str) -> str | None:
-    """The kind a size slot is held for ("size/shoes/boots" -> "boots"), or None."""
-    parts = slot.split("/")
-    return parts[2] if len(parts) > 2 and parts[0] == "size" else None
 
 
 def slot_key(name: str) -> str:
@@ -271,11 +260,6 @@ def size_step(value: str, change: str) -> str | None:
 
 
 def size_sentence(slot: str, value: str, garment: str | None = None) -> str:
-    kind = size_kind(slot)
-    if kind is not None:
-        # A size held for one kind of garment or activity says so with "for".
-        shoe = "shoe size" if size_base(slot) == "size/shoes" else "size"
-        return f"The shopper wears {shoe} {value} for {kind.replace('-', ' ')}."
     if slot == "size/shoes":
         return f"The shopper wears shoe size {value}."
     if slot == "size/waist":
@@ -332,8 +316,6 @@ for _category, _terms in (
         _PHRASE_SLOTS[_phrase.lower()] = (_category, f"{_category}/{_key}")
 _OCCASION_SLOTS = {phrase.lower(): f"occasion/{key}" for key, phrase in OCCASION_PHRASES.items()}
 _SENTENCES = (
-    (re.compile(r"^The shopper wears shoe size ((?:(?:EU|UK|US) )?\d{1,2}(?:\.5)?) for ([a-z][a-z ]{0,30}?)\.?$"), "shoe kind"),
-    (re.compile(r"^The shopper wears size (\S+) for ([a-z][a-z ]{0,30}?)\.?$"), "garment kind"),
     (re.compile(r"^The shopper wears shoe size ((?:(?:EU|UK|US) )?\d{1,2}(?:\.5)?)\.?$"), "shoe"),
     (re.compile(r"^The shopper wears size (\S+) in ([a-z-]+)\.?$"), "garment"),
     (re.compile(r"^The shopper wears size (\S+?)\.?$"), "size"),
@@ -362,11 +344,6 @@ def slot_from_sentence(sentence: str) -> FactSlot | None:
 
 
 def _slot_of(kind: str, match: re.Match) -> FactSlot | None:
-    if kind in ("shoe kind", "garment kind"):
-        key = slot_key(match.group(2))
-        base = "size/shoes" if kind == "shoe kind" else garment_slot(key) or "size/tops"
-        fact = FactSlot("size", f"{base}/{key}", match.group(1))
-        return fact if slot_valid("size", fact.slot, fact.value) else None
     if kind == "shoe":
         return FactSlot("size", "size/shoes", match.group(1))
     if kind in ("waist", "inseam"):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from llm.fact_schema import relative_size_sentence, size_sentence, slot_key
+from llm.fact_schema import relative_size_sentence, size_sentence
 from llm.offline.judge.clauses import BARE_SIZE, Clause
 from llm.offline.judge.judged import Judged
 from llm.offline.judge.words import GARMENT, GARMENT_NOUNS, GARMENT_WORDS
@@ -86,13 +86,6 @@ _EXCEPTION = re.compile(
     r"^\s*(?:\S+\s+){0,3}?(?:in some brands|depending on|sometimes|occasionally|if it runs)\b",
     re.I,
 )
-# The word before a garment that says what kind it is for: "running shoes", "hiking boots".
-_ACTIVITY = re.compile(
-    r"\b(running|hiking|walking|trail|football|dress|work|winter|ski|climbing|cycling|tennis|"
-    r"gym|training|dance|riding|rain|snow|summer|casual|formal|smart)\s+$",
-    re.I,
-)
-_GENERIC_GARMENTS = frozenset("tops top shoes shoe footwear feet foot bottoms".split())
 
 
 @dataclass(frozen=True)
@@ -100,7 +93,6 @@ class SizeCandidate:
     """One size said in a sentence, before the sentence's sizes are settled together."""
 
     fact: Judged
-    kind: str | None  # the kind of garment or activity it is for ("boots", "running"), if any
     weight: int  # +1 the usual or corrected size, -1 an exception or one end of a range
     clause: int
 
@@ -116,7 +108,7 @@ def size_facts(
         return []
     cleaned = _NEGATED_SIZE.sub(_blank, text)
     measured = waist_inseam_facts(cleaned, at)
-    found = [SizeCandidate(fact, None, 0, clause.start) for fact in measured]
+    found = [SizeCandidate(fact, 0, clause.start) for fact in measured]
     for pattern in (_WAIST_BY_INSEAM, _WAIST, _INSEAM):
         cleaned = pattern.sub(_blank, cleaned) if measured else cleaned
     garments = list(GARMENT.finditer(cleaned))
@@ -144,12 +136,12 @@ def size_facts(
         if re.match(r"\s*(?:or so|ish|at a push|sometimes|occasionally)\b", cleaned[match.end() :]):
             weight = -1
         fact = Judged(at + match.start(), size_sentence(slot, value, shown), "size", slot, value)
-        found.append(SizeCandidate(fact, _kind_of(cleaned, garment, named), weight, clause.start))
+        found.append(SizeCandidate(fact, weight, clause.start))
     if not any(c.fact.slot not in ("size/waist", "size/inseam") for c in found):
         clause_garment = garments[0].group(1).lower() if garments else carried
         slot = GARMENT_WORDS[clause_garment] if clause_garment else "size/tops"
         relative = _relative_fact(cleaned, at, slot=slot)
-        found += [SizeCandidate(relative, None, 0, clause.start)] if relative else []
+        found += [SizeCandidate(relative, 0, clause.start)] if relative else []
     return found
 
 
@@ -168,7 +160,7 @@ def asked_size_facts(clause: Clause, at: int, *, shoes: bool) -> list[SizeCandid
     """Sizes that are the shopper's own inside a request or a question: a waist or inseam
     measurement ("jeans for my 32 waist"), or a size called "my size"."""
     text = _NEGATED_SIZE.sub(_blank, clause.text)
-    found = [SizeCandidate(fact, None, 0, clause.start) for fact in waist_inseam_facts(text, at)]
+    found = [SizeCandidate(fact, 0, clause.start) for fact in waist_inseam_facts(text, at)]
     if found:
         return found
     match = _MY_SIZE.search(text)
@@ -181,7 +173,6 @@ def asked_size_facts(clause: Clause, at: int, *, shoes: bool) -> list[SizeCandid
     return [
         SizeCandidate(
             Judged(at + match.start(), c.fact.fact, c.fact.category, c.fact.slot, c.fact.value),
-            c.kind,
             c.weight,
             c.clause,
         )
@@ -195,25 +186,13 @@ def garment_named(text: str) -> str | None:
     return named[-1].group(1).lower() if named else None
 
 
-def _kind_of(text: str, garment: str | None, named: bool) -> str | None:
-    """The kind a size is for, when the shopper names one: "running" (shoes), "boots"."""
-    if not garment or not named:
-        return None
-    match = re.search(rf"\b{re.escape(garment)}\b", text, re.I)
-    activity = _ACTIVITY.search(text[: match.start()]) if match else None
-    if activity:
-        return activity.group(1).lower()
-    return None if garment in _GENERIC_GARMENTS else slot_key(_plural(garment))
-
-
 def sizes_settle(candidates: list[SizeCandidate]) -> list[Judged]:
-    """The sizes a sentence states, one per slot (or per kind within a slot).
+    """The sizes a sentence states, one per slot: one slot holds one size.
 
     Several values for one slot: a stated change of size gives way to the size itself, an
-    exception ("sometimes an L") to the rule; sizes for different kinds ("42 in running
-    shoes, 43 in boots") are held per kind (`size/shoes/running`), a size with no kind in the
-    plain slot; else the one marked usual ("usually an M") or corrected ("an L now"). Two
-    values nothing tells apart ("M or L") give none."""
+    exception ("sometimes an L") to the rule, and of what remains the one marked usual
+    ("usually an M") or corrected ("an L now") is kept. Values nothing tells apart ("M or
+    L", "a 42 in running shoes and a 43 in boots") keep none."""
     by_slot: dict[str, list[SizeCandidate]] = {}
     for candidate in candidates:
         by_slot.setdefault(candidate.fact.slot, []).append(candidate)
@@ -226,25 +205,10 @@ def sizes_settle(candidates: list[SizeCandidate]) -> list[Judged]:
         if len(values) == 1:
             settled.append(found[0].fact)
             continue
-        kinds: dict[str | None, set[str]] = {}
-        for c in found:
-            kinds.setdefault(c.kind, set()).add(c.fact.value)
-        if len(kinds) > 1 and all(len(v) == 1 for v in kinds.values()):
-            for c in found:
-                if c.kind is None or c.fact.slot in ("size/waist", "size/inseam"):
-                    settled.append(c.fact)
-                else:
-                    settled.append(_for_kind(c.fact, c.kind))
-            continue
         preferred = {c.fact.value for c in found if c.weight > 0}
         if len(preferred) == 1:
             settled.append(next(c.fact for c in reversed(found) if c.weight > 0))
     return settled
-
-
-def _for_kind(fact: Judged, kind: str) -> Judged:
-    slot = f"{fact.slot}/{kind}"
-    return Judged(fact.position, size_sentence(slot, fact.value), "size", slot, fact.value)
 
 
 def _blank(match: re.Match) -> str:
