@@ -9,6 +9,8 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
+from memoryapp.management.commands import judge_facts
+
 
 def judge(*args: str) -> list[list[str]]:
     out = StringIO()
@@ -128,3 +130,55 @@ def test_score_needs_well_formed_labels(tmp_path, bad, message):
     path.write_text(lines({"query": "I wear S", "expected": []}, bad))
     with pytest.raises(CommandError, match=message):
         call_command("judge_facts", "--jsonl", str(path), "--score", stdout=StringIO())
+
+
+def _parts(tmp_path, monkeypatch, *, tuning, evaluation):
+    (tmp_path / "tests" / "data").mkdir(parents=True)
+    monkeypatch.setattr(judge_facts, "DATA", tmp_path / "tests" / "data")
+    for name, rows in (("TUNING", tuning), ("EVALUATION", evaluation)):
+        path = tmp_path / "tests" / "data" / f"{name.lower()}.jsonl"
+        path.write_text(lines(*rows))
+        monkeypatch.setattr(judge_facts, name, path)
+
+
+def test_score_with_no_file_reports_both_parts_apart_and_the_gap(tmp_path, monkeypatch):
+    _parts(
+        tmp_path,
+        monkeypatch,
+        tuning=[{"query": "I'm an M", "expected": [{"slot": "size/tops", "value": "M"}]}],
+        evaluation=[
+            {"query": "I'm an L", "expected": [{"slot": "size/tops", "value": "L"}], "kind": "a"},
+            {"query": "Hello", "expected": [{"slot": "size/tops", "value": "S"}], "kind": "b"},
+        ],
+    )
+    out = StringIO()
+    call_command("judge_facts", "--score", stdout=out, verbosity=2)
+    text = out.getvalue()
+    tuning, evaluation = text.split("evaluation part")
+    assert "tuning part (tests/data/tuning.jsonl)" in tuning
+    assert "precision 1.000, recall 1.000" in tuning
+    assert "2 facts expected, 1 judged, 1 correct" in evaluation
+    assert "precision 1.000, recall 0.500" in evaluation
+    assert "  a: 1, 1 / 1 / 1" in evaluation and "  b: 1, 1 / 0 / 0" in evaluation
+    assert "gap (evaluation - tuning): precision +0.000, recall -0.500" in text
+    # The evaluation part is never listed line by line, even at -v 2.
+    assert "Hello" not in text and "line 2" not in text
+
+
+def test_the_evaluation_file_is_never_listed_line_by_line(tmp_path, monkeypatch):
+    _parts(
+        tmp_path,
+        monkeypatch,
+        tuning=[{"query": "I'm an M", "expected": []}],
+        evaluation=[{"query": "I'm an L", "expected": []}],
+    )
+    out = StringIO()
+    call_command(
+        "judge_facts", "--jsonl", str(judge_facts.EVALUATION), "--score", stdout=out, verbosity=2
+    )
+    assert "1 judged, 0 correct" in out.getvalue() and "I'm an L" not in out.getvalue()
+
+
+def test_without_a_file_only_score_may_run(tmp_path):
+    with pytest.raises(CommandError, match="--jsonl FILE is needed"):
+        call_command("judge_facts", stdout=StringIO())

@@ -1,7 +1,11 @@
 """Run the fact judge over exchanges from a JSON Lines file, one result per line.
 
 With --score, each line also carries the facts it should yield and the command reports the
-judge's precision and recall instead (tests/data/judge_facts.jsonl is the labelled set).
+judge's precision and recall instead. With --score and no --jsonl it scores the two labelled
+parts apart: the tuning part (tests/data/judge_facts.jsonl, read while rules are written)
+and the frozen evaluation part (tests/data/judge_facts_eval.jsonl, only ever scored), and
+the gap between them. The evaluation part is reported by kind and never line by line, so
+that its misses cannot become rules.
 """
 
 from __future__ import annotations
@@ -18,6 +22,9 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from memoryapp.judge import JudgedFact, facts_judge
 
 Slotted = tuple[str, str]  # (slot, value)
+DATA = Path(__file__).resolve().parents[3] / "tests" / "data"
+TUNING = DATA / "judge_facts.jsonl"
+EVALUATION = DATA / "judge_facts_eval.jsonl"
 
 
 @dataclass(frozen=True)
@@ -26,6 +33,7 @@ class Exchange:
     query: str
     answer: str
     expected: frozenset[Slotted] | None  # None when the line is not labelled
+    kind: str = ""  # what a labelled line tests ("past-state", "material-discomfort"), if said
 
 
 @dataclass(frozen=True)
@@ -67,7 +75,10 @@ def exchanges_read(stream: TextIO) -> list[Exchange]:
             raise ValueError(f'line {number}: "query" must be a non-blank string')
         if not isinstance(answer, str):
             raise ValueError(f'line {number}: "answer" must be a string')
-        rows.append(Exchange(number, query, answer, _expected_read(data, number)))
+        kind = data.get("kind", "")
+        if not isinstance(kind, str):
+            raise ValueError(f'line {number}: "kind" must be a string')
+        rows.append(Exchange(number, query, answer, _expected_read(data, number), kind))
     return rows
 
 
@@ -99,6 +110,18 @@ def judged_slots(facts: list[JudgedFact]) -> set[Slotted]:
     return {(fact.slot.slot, fact.slot.value) for fact in facts if fact.slot}
 
 
+def facts_score_by_kind(rows: list[Exchange], results: list[list[JudgedFact]]) -> dict[str, Score]:
+    """The score of each kind of line, kinds in alphabetical order ("" for lines with none)."""
+    kinds = sorted({row.kind for row in rows})
+    return {
+        kind: facts_score(
+            [row for row in rows if row.kind == kind],
+            [facts for row, facts in zip(rows, results, strict=True) if row.kind == kind],
+        )
+        for kind in kinds
+    }
+
+
 def facts_score(rows: list[Exchange], results: list[list[JudgedFact]]) -> Score:
     """Precision and recall over (slot, value) pairs; a fact without a slot counts as wrong."""
     expected = judged = correct = 0
@@ -126,7 +149,10 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument(
-            "--jsonl", required=True, metavar="FILE", help="JSON Lines file, or - for stdin"
+            "--jsonl",
+            metavar="FILE",
+            help="JSON Lines file, or - for stdin (with --score and no file: the tuning and "
+            "evaluation parts of the labelled data, apart)",
         )
         output = parser.add_mutually_exclusive_group()
         output.add_argument(
@@ -138,28 +164,22 @@ class Command(BaseCommand):
             "--score",
             action="store_true",
             help='compare with each line\'s "expected" facts and print precision and recall '
-            "(-v 2 lists the lines that differ)",
+            "(-v 2 lists the lines that differ, never those of the evaluation part)",
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
         source = options["jsonl"]
-        try:
-            if source == "-":
-                rows = exchanges_read(sys.stdin)
-            else:
-                with Path(source).open(encoding="utf-8") as stream:
-                    rows = exchanges_read(stream)
-        except OSError as exc:
-            raise CommandError(f"cannot read {source}: {exc.strerror or exc}") from exc
-        except ValueError as exc:
-            raise CommandError(f"{'stdin' if source == '-' else source}: {exc}") from exc
-        if options["score"] and any(row.expected is None for row in rows):
-            missing = next(row.line for row in rows if row.expected is None)
-            raise CommandError(f'--score needs "expected" on every line; line {missing} has none')
-        results = asyncio.run(facts_judge_many(rows))
         verbosity = int(options["verbosity"])
+        if source is None:
+            if not options["score"]:
+                raise CommandError("--jsonl FILE is needed, unless --score scores both parts")
+            self._parts_score(verbosity=verbosity)
+            return
+        rows = self._rows_read(source, score=options["score"])
+        results = asyncio.run(facts_judge_many(rows))
         if options["score"]:
-            self._score_write(rows, results, verbosity=verbosity)
+            frozen = source != "-" and Path(source).resolve() == EVALUATION.resolve()
+            self._score_write(rows, results, verbosity=min(verbosity, 1) if frozen else verbosity)
             return
         for facts in results:
             shown = [fact.as_dict() if options["slots"] else fact.text for fact in facts]
@@ -170,9 +190,54 @@ class Command(BaseCommand):
                 self.style.SUCCESS(f"Judged {len(rows)} exchange(s); {kept} fact(s) kept.")
             )
 
+    def _rows_read(self, source: str, *, score: bool) -> list[Exchange]:
+        try:
+            if source == "-":
+                rows = exchanges_read(sys.stdin)
+            else:
+                with Path(source).open(encoding="utf-8") as stream:
+                    rows = exchanges_read(stream)
+        except OSError as exc:
+            raise CommandError(f"cannot read {source}: {exc.strerror or exc}") from exc
+        except ValueError as exc:
+            raise CommandError(f"{'stdin' if source == '-' else source}: {exc}") from exc
+        if score and any(row.expected is None for row in rows):
+            missing = next(row.line for row in rows if row.expected is None)
+            raise CommandError(f'--score needs "expected" on every line; line {missing} has none')
+        return rows
+
+    def _parts_score(self, *, verbosity: int) -> None:
+        """Score the tuning part and the evaluation part apart, then the gap between them."""
+        scores = {}
+        for name, path in (("tuning", TUNING), ("evaluation", EVALUATION)):
+            rows = self._rows_read(str(path), score=True)
+            results = asyncio.run(facts_judge_many(rows))
+            self.stdout.write(f"{name} part ({path.relative_to(DATA.parent.parent)}):")
+            # The evaluation part's lines stay out of sight: only its figures are shown.
+            listed = verbosity if name == "tuning" else min(verbosity, 1)
+            scores[name] = self._score_write(rows, results, verbosity=listed)
+            if name == "evaluation":
+                self._kinds_write(rows, results)
+        tuning, evaluation = scores["tuning"], scores["evaluation"]
+        self.stdout.write(
+            f"gap (evaluation - tuning): precision {evaluation.precision - tuning.precision:+.3f}, "
+            f"recall {evaluation.recall - tuning.recall:+.3f}"
+        )
+
+    def _kinds_write(self, rows: list[Exchange], results: list[list[JudgedFact]]) -> None:
+        by_kind = facts_score_by_kind(rows, results)
+        if set(by_kind) == {""}:
+            return
+        self.stdout.write("  by kind: lines, facts expected / judged / correct")
+        for kind, score in by_kind.items():
+            self.stdout.write(
+                f"  {kind or '(none)'}: {score.utterances}, "
+                f"{score.expected} / {score.judged} / {score.correct}"
+            )
+
     def _score_write(
         self, rows: list[Exchange], results: list[list[JudgedFact]], *, verbosity: int
-    ) -> None:
+    ) -> Score:
         if verbosity >= 2:
             for row, facts in zip(rows, results, strict=True):
                 found, wanted = judged_slots(facts), row.expected or frozenset()
@@ -187,3 +252,4 @@ class Command(BaseCommand):
             f"{score.expected} facts expected, {score.judged} judged, {score.correct} correct\n"
             f"precision {score.precision:.3f}, recall {score.recall:.3f}"
         )
+        return score
