@@ -1,0 +1,212 @@
+"""The offline judge reads modality, time and polarity, not just words.
+
+Each reading is checked by what the shopper would notice on a later visit: the facts kept
+from one message, as (slot, value). The phrasings come from the tuning part
+(tests/data/judge_facts.jsonl); the frozen evaluation part is only ever scored.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from llm.offline.judge import facts_judge
+
+
+def kept(message: str) -> set[tuple[str, str]]:
+    return {(fact.slot, fact.value) for fact in facts_judge(message)}
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "If I were a size M, would this jacket fit?",
+        "If my budget were 200 euros I'd get the coat.",
+        "In case I'm an L in this brand, can I swap it later?",
+        "If the budget allows, I'd love cashmere.",
+    ],
+)
+def test_a_supposition_keeps_nothing(message):
+    assert kept(message) == set()
+
+
+def test_a_condition_after_a_statement_leaves_the_statement():
+    assert kept("I'm an M, if that helps.") == {("size/tops", "M")}
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "I might be a medium, not sure yet.",
+        "I'd probably be a 40 in those.",
+        "I suppose I'm a large.",
+        "I reckon I'm a 10.",
+    ],
+)
+def test_a_hedged_size_keeps_nothing(message):
+    assert kept(message) == set()
+
+
+def test_a_hedge_keeps_a_budget_since_a_figure_to_spend_is_rough_anyway():
+    assert kept("I don't have a huge budget, maybe 60 euros max") == {("budget", "60 EUR")}
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "Would a 42 be my size in these trainers?",
+        "Am I a medium or a large in this cut?",
+        "Do you think navy suits me?",
+        "Should I go for a 40 or a 41 in these?",
+    ],
+)
+def test_a_question_keeps_nothing(message):
+    assert kept(message) == set()
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "I used to wear a size S.",
+        "Back in college I loved neon.",
+        "My budget last Christmas was about 300 euros.",
+        "When I was younger I hated pink.",
+        "Two years ago I was really into neon.",
+    ],
+)
+def test_a_past_state_keeps_nothing(message):
+    assert kept(message) == set()
+
+
+@pytest.mark.parametrize(
+    ("message", "facts"),
+    [
+        ("I've worn Birkenstocks since I was a teenager.", {("brand/birkenstocks", "like")}),
+        ("I've gone up to an XL since last year", {("size/tops", "XL")}),
+    ],
+)
+def test_a_state_that_still_holds_is_kept(message, facts):
+    assert kept(message) == facts
+
+
+@pytest.mark.parametrize(
+    ("message", "facts"),
+    [
+        ("Wool always irritates my skin.", {("material/wool", "dislike")}),
+        ("Nylon gives me a rash.", {("material/nylon", "dislike")}),
+        ("Synthetic fabrics bother my skin.", {("material/synthetics", "dislike")}),
+        ("Beige is so draining on me.", {("colour/beige", "dislike")}),
+        ("Orange really doesn't suit me.", {("colour/orange", "dislike")}),
+        ("Grey makes me look tired.", {("colour/grey", "dislike")}),
+        ("Leather is a dealbreaker for me, I'm vegan.", {("material/leather", "dislike"), ("values/vegan", "like")}),
+    ],
+)  # fmt: skip
+def test_discomfort_and_refusal_are_dislikes(message, facts):
+    assert kept(message) == facts
+
+
+def test_a_negated_discomfort_is_no_dislike():
+    assert kept("Cashmere never irritates me, I love it.") == {("material/cashmere", "like")}
+
+
+@pytest.mark.parametrize(
+    ("message", "facts"),
+    [
+        ("I used to hate pink, but now I love it.", {("colour/pink", "like")}),
+        ("I used to love Zara but I've gone off it.", {("brand/zara", "dislike")}),
+        ("Red used to be my favourite, now I can't stand it.", {("colour/red", "dislike")}),
+        ("I hated purple as a kid, now I adore it.", {("colour/purple", "like")}),
+        ("I was never into florals, but they've grown on me.", {("design/floral", "like")}),
+        ("I've come round to florals.", {("design/floral", "like")}),
+        ("I used to love Vela, not any more.", {("brand/vela", "dislike")}),
+    ],
+)
+def test_a_changed_mind_keeps_the_newest_state_either_way(message, facts):
+    assert kept(message) == facts
+
+
+def test_it_stands_for_a_term_only_when_the_term_was_not_a_garment_s_colour():
+    assert kept("I tried a red dress on, I love it.") == set()
+
+
+@pytest.mark.parametrize(
+    ("message", "facts"),
+    [
+        ("I'm between an M and an L, usually an M.", {("size/tops", "M")}),
+        ("I wear a 42 or 43 in shoes, mostly 43.", {("size/shoes", "43")}),
+        ("Normally a 10 in dresses, occasionally a 12.", {("size/dresses", "10")}),
+        ("S or M, mostly S.", {("size/tops", "S")}),
+        ("I went up a size, I'm an L now.", {("size/tops", "L")}),
+        ("I dropped from a 14 to a 12 in dresses.", {("size/dresses", "12")}),
+    ],
+)
+def test_of_several_sizes_the_usual_or_newest_one_is_kept(message, facts):
+    assert kept(message) == facts
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "I'm an M or an L depending on the brand.",
+        "I'm a 42 in running shoes but a 43 in boots.",
+    ],
+)
+def test_sizes_nothing_tells_apart_keep_none(message):
+    assert kept(message) == set()
+
+
+@pytest.mark.parametrize(
+    ("message", "facts"),
+    [
+        ("M in t-shirts, L in jackets.", {("size/tops", "M"), ("size/outerwear", "L")}),
+        ("I take a 44 in hiking boots.", {("size/shoes", "44")}),
+        ("Usually 41, but 42 for sneakers.", {("size/shoes", "41")}),
+    ],
+)
+def test_a_size_for_a_garment_or_activity_goes_to_that_garment_s_one_slot(message, facts):
+    assert kept(message) == facts
+
+
+@pytest.mark.parametrize(
+    ("message", "facts"),
+    [
+        ("Nothing over about sixty euros, please.", {("budget", "60 EUR")}),
+        ("My limit is a hundred and fifty euros.", {("budget", "150 EUR")}),
+        ("I can spend seventy-five euros at the very most.", {("budget", "75 EUR")}),
+        ("I wear shoe size forty-two.", {("size/shoes", "42")}),
+        ("Keep it to around forty quid.", set()),  # not euros: not converted
+    ],
+)
+def test_figures_are_read_with_the_words_around_them(message, facts):
+    assert kept(message) == facts
+
+
+@pytest.mark.parametrize(
+    ("message", "facts"),
+    [
+        ("I always end up buying Levi's.", {("brand/levis", "like")}),
+        ("I keep going back to Arket.", {("brand/arket", "like")}),
+        ("Half my wardrobe is Uniqlo.", {("brand/uniqlo", "like")}),
+        ("Nothing beats Adidas for me.", {("brand/adidas", "like")}),
+        ("I buy all my jeans from Levi's.", {("brand/levis", "like")}),
+    ],
+)
+def test_loyalty_said_as_a_habit_is_a_liking(message, facts):
+    assert kept(message) == facts
+
+
+def test_a_place_after_from_is_no_brand():
+    assert kept("I'm from Spain and I love navy.") == {("colour/navy", "like")}
+
+
+@pytest.mark.parametrize(
+    ("message", "facts"),
+    [
+        ("I need jeans for my 32 waist.", {("size/waist", "32")}),
+        ("Show me jeans in 32 waist", {("size/waist", "32")}),
+        ("Can you find me boots in my size, a 39?", {("size/shoes", "39")}),
+        ("Show me shirts in M.", set()),  # a filter, maybe for someone else
+        ("My daughter needs jeans in a 26 waist.", set()),
+    ],
+)
+def test_a_size_inside_a_request_counts_only_when_it_is_the_shopper_s_own(message, facts):
+    assert kept(message) == facts
