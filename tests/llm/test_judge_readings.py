@@ -36,10 +36,10 @@ def test_a_condition_after_a_statement_leaves_the_statement():
 @pytest.mark.parametrize(
     "message",
     [
-        "I might be a medium, not sure yet.",
-        "I'd probably be a 40 in those.",
-        "I suppose I'm a large.",
-        "I reckon I'm a 10.",
+        "I think I'm a size M.",
+        "I'm probably an L.",
+        "Maybe I'm a 42 in shoes.",
+        "I'm not sure, I might be an XL in jackets.",
     ],
 )
 def test_a_hedged_size_keeps_nothing(message):
@@ -135,6 +135,8 @@ def test_it_stands_for_a_term_only_when_the_term_was_not_a_garment_s_colour():
         ("I wear a 42 or 43 in shoes, mostly 43.", {("size/shoes", "43")}),
         ("Normally a 10 in dresses, occasionally a 12.", {("size/dresses", "10")}),
         ("S or M, mostly S.", {("size/tops", "S")}),
+        ("I'm an M, sometimes an L.", {("size/tops", "M")}),
+        ("I'm a 10 or a 12 in dresses, mostly a 10.", {("size/dresses", "10")}),
         ("I went up a size, I'm an L now.", {("size/tops", "L")}),
         ("I dropped from a 14 to a 12 in dresses.", {("size/dresses", "12")}),
     ],
@@ -174,6 +176,8 @@ def test_a_size_for_a_garment_or_activity_goes_to_that_garment_s_one_slot(messag
         ("I can spend seventy-five euros at the very most.", {("budget", "75 EUR")}),
         ("I wear shoe size forty-two.", {("size/shoes", "42")}),
         ("Keep it to around forty quid.", set()),  # not euros: not converted
+        ("I'd never spend more than roughly 80 euros.", {("budget", "80 EUR")}),
+        ("My budget is say 70 euros.", {("budget", "70 EUR")}),
     ],
 )
 def test_figures_are_read_with_the_words_around_them(message, facts):
@@ -195,7 +199,7 @@ def test_loyalty_said_as_a_habit_is_a_liking(message, facts):
 
 
 def test_a_place_after_from_is_no_brand():
-    assert kept("I'm from Spain and I love navy.") == {("colour/navy", "like")}
+    assert kept("I love knitwear from Scotland.") == set()
 
 
 @pytest.mark.parametrize(
@@ -206,6 +210,8 @@ def test_a_place_after_from_is_no_brand():
         ("Can you find me boots in my size, a 39?", {("size/shoes", "39")}),
         ("Show me shirts in M.", set()),  # a filter, maybe for someone else
         ("My daughter needs jeans in a 26 waist.", set()),
+        ("I need jeans for my son, 28 waist.", set()),
+        ("Looking for chinos for my husband in a 34 waist.", set()),
     ],
 )
 def test_a_size_inside_a_request_counts_only_when_it_is_the_shopper_s_own(message, facts):

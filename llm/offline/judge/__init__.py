@@ -55,6 +55,7 @@ from llm.offline.judge.sizes import (
     sizes_settle,
     waist_inseam_facts,
 )
+from llm.offline.judge.words import FIRST_PERSON
 from llm.offline.payload import last_user_text, payload_read
 from llm.offline.replies import Reply, text_reply
 
@@ -107,10 +108,11 @@ def _sentence_facts(sentence: Sentence) -> list[Judged]:
     sizes: list[SizeCandidate] = []
     carried: str | None = None  # the garment the last sizes were given for
     shoes = bool(SHOE_CONTEXT.search(sentence.text))
+    someone_else = for_someone_else(sentence.text)
     if (
         any(clause.kind != "statement" for clause in sentence.clauses)
         and not any(c.supposed or c.past or c.other_person for c in sentence.clauses)
-        and not for_someone_else(sentence.text)
+        and not someone_else
     ):
         # The shopper's own measure, asked with: "jeans for my 32 waist", "boots in my
         # size, a 39?".
@@ -164,6 +166,8 @@ def _sentence_facts(sentence: Sentence) -> list[Judged]:
         # "medium in everything else" names its own.
         bare = sized and not _NAMES_ITS_OWN.search(clause.text)
         said = size_facts(clause, at, listed=sized, carried=carried if bare else None, shoes=shoes)
+        if someone_else and not FIRST_PERSON.search(clause.text):
+            said = []  # "jeans for my son, 28 waist": his measure, not the shopper's
         sized = sized or bool(said)
         carried = garment_named(clause.text) or carried
         sizes += said
@@ -180,7 +184,7 @@ def _sentence_facts(sentence: Sentence) -> list[Judged]:
         facts += preferences
     facts += sizes_settle(sizes)
     # Waist and inseam are named outright, so "32 waist, 34 leg" needs no "I".
-    if not facts and all(c.kind == "statement" for c in sentence.clauses):
+    if not facts and not someone_else and all(c.kind == "statement" for c in sentence.clauses):
         for clause in sentence.clauses:
             if MEASURE_FIRST.match(clause.text):
                 at = sentence.start + clause.start
