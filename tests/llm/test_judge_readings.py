@@ -216,3 +216,15 @@ def test_a_place_after_from_is_no_brand():
 )
 def test_a_size_inside_a_request_counts_only_when_it_is_the_shopper_s_own(message, facts):
     assert kept(message) == facts
+
+
+@pytest.mark.parametrize(
+    ("message", "facts"),
+    [
+        ("Bright yellow is not for me anymore.", {("colour/yellow", "dislike")}),
+        ("I'm shopping on a student budget.", {("budget", "tight")}),
+        ("I'm 100% a size 9 in shoes.", {("size/shoes", "9")}),
+    ],
+)
+def test_a_shade_is_its_colour_a_budget_in_words_and_a_uk_shoe_size(message, facts):
+    assert kept(message) == facts
