@@ -6,7 +6,7 @@ validates judge output against it and consolidates facts by slot). A fact is
 
 | category | slot | value |
 |---|---|---|
-| size | size/tops (also a size given for no garment), size/bottoms, size/dresses, size/outerwear, size/shoes, size/waist, size/inseam | the size as said ("M", "44", "UK 8", "32"), or a change: "+1" / "-1" |
+| size | size/tops (also a size given for no garment), size/bottoms, size/dresses, size/outerwear, size/shoes, size/waist, size/inseam; a size for a garment or an activity is that garment's slot | the size as said ("M", "44", "UK 8", "32"), or a change: "+1" / "-1" |
 | budget | budget | "<amount> EUR", or "tight" |
 | colour | colour/<colour> | like / dislike |
 | brand | brand/<brand> | like / dislike |
@@ -17,8 +17,13 @@ validates judge output against it and consolidates facts by slot). A fact is
 
 Every slot holds one value at a time: a newer fact of the same slot with another value
 replaces the older one (a size for the same garment, the budget, liking vs disliking the
-same colour or brand). A person the shopper buys for is not a category: facts are only
-what the shopper says about themselves.
+same colour or brand). A size given for a garment or an activity is the slot of that
+garment ("a 44 in hiking boots" is size/shoes); two different sizes for two kinds within
+one slot ("a 42 in running shoes, a 43 in boots") are no fact, unless one is the usual one,
+since a search sends one size per slot. The categories are the memory specification's five
+(size, brand, colour, budget band, occasion) and design, material and values, as durable as
+those (docs/memory.md says why); the list stays closed. A person the shopper buys for is
+not a category: facts are only what the shopper says about themselves.
 """
 
 from __future__ import annotations
@@ -151,6 +156,11 @@ MATERIAL_TERMS: dict[str, tuple[str, str]] = {
     "natural fabrics": ("natural-fibres", "natural fibres"),
     "natural materials": ("natural-fibres", "natural fibres"),
     "hemp": ("hemp", "hemp"), "bamboo": ("bamboo", "bamboo"), "gore-tex": ("gore-tex", "Gore-Tex"),
+    "mohair": ("mohair", "mohair"), "alpaca": ("alpaca", "alpaca"), "satin": ("satin", "satin"),
+    "velvet": ("velvet", "velvet"), "jersey": ("jersey", "jersey"), "flannel": ("flannel", "flannel"),
+    "canvas": ("canvas", "canvas"), "lycra": ("elastane", "elastane"), "elastane": ("elastane", "elastane"),
+    "spandex": ("elastane", "elastane"), "rayon": ("viscose", "viscose"), "tencel": ("lyocell", "lyocell"),
+    "lyocell": ("lyocell", "lyocell"), "modal": ("modal", "modal"), "faux fur": ("faux-fur", "faux fur"),
 }  # fmt: skip
 VALUE_TERMS: dict[str, tuple[str, str]] = {
     "sustainable": ("sustainable", "sustainable brands"),
