@@ -104,6 +104,10 @@ def test_discomfort_and_refusal_are_dislikes(message, facts):
     assert kept(message) == facts
 
 
+def test_a_relative_clause_judges_its_subject():
+    assert kept("Red is a colour I'd never wear.") == {("colour/red", "dislike")}
+
+
 def test_a_negated_discomfort_is_no_dislike():
     assert kept("Cashmere never irritates me, I love it.") == {("material/cashmere", "like")}
 
@@ -118,6 +122,8 @@ def test_a_negated_discomfort_is_no_dislike():
         ("I was never into florals, but they've grown on me.", {("design/floral", "like")}),
         ("I've come round to florals.", {("design/floral", "like")}),
         ("I used to love Vela, not any more.", {("brand/vela", "dislike")}),
+        ("I never used to like green but I do now.", {("colour/green", "like")}),
+        ("My husband hates orange but I love it.", {("colour/orange", "like")}),
     ],
 )
 def test_a_changed_mind_keeps_the_newest_state_either_way(message, facts):

@@ -96,6 +96,11 @@ _GIVEN_UP = re.compile(
 
 
 _THEY_ON_ME = re.compile(r"^(?:they|they've|they're|it|it's|it has)\b.*\b(?:me|my)\b", re.I)
+_TAKEN_UP = re.compile(
+    r"^(?:(?:but|and)\s+)?(?:i\s+(?:really\s+|actually\s+|totally\s+)?do\s+(?:now|these days|"
+    r"nowadays)|now\s+i\s+(?:really\s+|actually\s+)?do)$",
+    re.I,
+)
 _NAMES_ITS_OWN = re.compile(r"\b(?:in|for|with)\s+\w+", re.I)
 
 
@@ -138,6 +143,15 @@ def _sentence_facts(sentence: Sentence) -> list[Judged]:
             # "I used to love Zara, not any more": a liking given up.
             facts.append(preference_fact(referent.term, DISLIKE, at))
             continue
+        if (
+            _TAKEN_UP.match(clause.text.rstrip(" .!"))
+            and referent.term
+            and referent.past
+            and referent.polarity == DISLIKE
+        ):
+            # "I never used to like green, but I do now": a dislike given up for a liking.
+            facts.append(preference_fact(referent.term, LIKE, at))
+            continue
         if clause.kind == "statement" and not clause.about_shopper and not clause.other_person:
             # "Up to 400 EUR is fine" is the shopper's budget with no "I" in it.
             facts += budget_facts(clause, at, acceptable_only=True)
@@ -153,6 +167,9 @@ def _sentence_facts(sentence: Sentence) -> list[Judged]:
             facts += preference_facts(clause, at, inherited=None, carried=[], referent=referent)[0]
             continue
         if clause.kind == "question" or not clause.about_shopper:
+            if clause.kind == "statement" and clause.other_person:
+                # "My husband hates orange but I love it": his words name what "it" is.
+                preference_facts(clause, at, inherited=None, carried=[], referent=referent)
             polarity, pending, sized = None, [], False
             continue
         facts += occasion_facts(clause, at)

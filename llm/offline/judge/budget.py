@@ -44,7 +44,7 @@ _BUDGET_ACCEPTABLE = tuple(
     re.compile(pattern, re.I)
     for pattern in (
         r"(?:\b(?:up\s+to|under|below|less\s+than|max(?:imum)?|around|about|roughly)\s+|" + _EUROS + r")" + _AMOUNT + _ACCEPTABLE,
-        r"\b(?:ideally|preferably)\s+(?:up\s+to|under|below|less\s+than|max(?:imum)?|around)\s+" + _AMOUNT,
+        r"\b(?:ideally|preferably)\s+(?:up\s+to|under|below|less\s+than|max(?:imum)?|around|no\s+more\s+than|not\s+(?:more\s+than|over|above))\s+" + _AMOUNT,
         _EUROS + _AMOUNT + r"\s*(?:max|tops|at\s+most)\b",
         r"\b(?:max(?:imum)?|top)\s+spend\s+(?:is\s+|of\s+)?" + _AMOUNT,
         _AMOUNT + r"\s*(?:is|'s|would\s+be)\s+(?:my|the|our)\s+(?:absolute\s+)?(?:limit|max|maximum|ceiling|budget|upper\s+limit|top|most)",

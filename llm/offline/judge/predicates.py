@@ -57,6 +57,7 @@ _DISCOMFORT_CUES = (
 _REFUSALS = (
     "dealbreaker", "deal-breaker", "a dealbreaker", "a deal-breaker", "deal breaker",
     "a no for me", "a no from me", "no thanks", "no thank you", "not a chance", "never again",
+    "a crime", "a fashion crime", "a disaster", "a nightmare",
 )  # fmt: skip
 _GROWN_ON = ("grown on me", "grew on me", "growing on me", "grow on me", "grows on me")
 # A mind changed, either way: "I've come round to florals", "I've given up on skinny fits".

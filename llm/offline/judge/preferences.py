@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from llm.fact_schema import COLOUR_TERMS, DISLIKE, LIKE, preference_sentence, slot_key
@@ -42,6 +43,11 @@ class _Token:
 
 Pending = list[tuple[int, tuple[str, str, str]]]
 _PRONOUNS = frozenset(("it", "them"))
+_RELATIVE_CLAUSE = re.compile(
+    r"\b(?:is|are|'s)\s+(?:a|an|one|the|my)?\s*(?:colou?r|shade|fabric|material|brand|label|"
+    r"style|look|cut|fit|print|pattern|thing)s?\s+(?:that\s+|which\s+)?(?:i|i'd|i'll|i've|we)\b",
+    re.I,
+)
 _SUBJECT_PRONOUNS = frozenset("it it's its they they've they're they'd".split())
 
 
@@ -87,6 +93,8 @@ def preference_facts(
         # "...but they've grown on me": the subject stands for the earlier clause's term.
         pending.append((at + tokens[first].start, earlier))
     taken_since_cue = False
+    relative = _RELATIVE_CLAUSE.search(clause.text)
+    relative_from = relative.end() if relative else len(clause.text) + 1
     last_cue = ""
     cue_end = -10
     index = 0
@@ -151,7 +159,11 @@ def preference_facts(
             facts.append(preference_fact(earlier, polarity, at + tokens[index].start))
             taken_since_cue = True
         cue = " ".join(t.lower for t in tokens[index : index + width])
-        if pending and cue in PREDICATE_CUES and polarity in (LIKE, DISLIKE):
+        # "red is a colour I'd never wear": the cue in the relative clause judges the subject.
+        judged_back = cue in PREDICATE_CUES or (
+            kind in ("positive", "negative") and tokens[index].start >= relative_from
+        )
+        if pending and judged_back and polarity in (LIKE, DISLIKE):
             # A predicate after the word: "green is my favourite", "beige washes me out";
             # "navy, never black" says nothing of navy.
             facts += [preference_fact(term, polarity, position) for position, term in pending]

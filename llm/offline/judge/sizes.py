@@ -56,7 +56,8 @@ SHOE_CONTEXT = re.compile(
     r"\b(?:shoes?|sneakers?|trainers?|boots?|sandals?|heels|loafers|feet|foot|footwear|eu)\b", re.I
 )
 _ARTICLE_NUMBER = re.compile(
-    r"\b(?:i'm|im|i am|i take|i wear|i usually take|i usually wear)\s+(?:a|an|size)\s+(\d{2})\b",
+    r"\b(?:i'm|im|i am|i take|i wear|i usually take|i usually wear)\s+"
+    r"(?:(?:really|actually|usually|normally|definitely|generally|always)\s+)?(?:a|an|size)\s+(\d{2})\b",
     re.I,
 )
 _NOT_A_SIZE = re.compile(
@@ -253,7 +254,10 @@ def _size_value(
         if not (
             re.search(r"\b(?:a|an|size|wear|take|in|usually|normally|get)\s+$", before)
             or re.match(
-                r"\s+(?:fits|suits|works|is my size|in|for|" + GARMENT_NOUNS + r")\b", after
+                r"\s+(?:fits|suits|works|is my size|in|for|usually|mostly|normally|generally|"
+                + GARMENT_NOUNS
+                + r")\b",
+                after,
             )
         ):
             return None  # "I'm small" is a build, "I'm a small" a size
