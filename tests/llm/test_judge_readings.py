@@ -104,6 +104,17 @@ def test_discomfort_and_refusal_are_dislikes(message, facts):
     assert kept(message) == facts
 
 
+@pytest.mark.parametrize(
+    ("message", "facts"),
+    [
+        ("Can you remember that I'm an XS?", {("size/tops", "XS")}),
+        ("Please note I can't wear wool.", {("material/wool", "dislike")}),
+    ],
+)
+def test_what_the_shopper_asks_to_be_remembered_is_a_statement(message, facts):
+    assert kept(message) == facts
+
+
 def test_a_relative_clause_judges_its_subject():
     assert kept("Red is a colour I'd never wear.") == {("colour/red", "dislike")}
 

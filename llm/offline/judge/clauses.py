@@ -30,7 +30,9 @@ _CLAUSE_SEP = re.compile(
     r"im|my|we|it|the|this|that|they|you|a|an)\b)|"
     r"\band\b(?=\s+(?:i|i'm|im|i've|i'd|i'll|my|me|we|we're|show|find|do|can|could|please|what|"
     r"which|is|are|have|any|also|need|prefer|love|like|hate|budget|size)\b)|"
-    r"\bso\b(?=\s+(?:i|i'm|im|i've|my|please|show|can|could|do|what)\b))\s*",
+    r"\bso\b(?=\s+(?:i|i'm|im|i've|my|please|show|can|could|do|what)\b)|"
+    # "can you remember that I'm an XS?": what is to be remembered is said outright.
+    r"\b(?:remember|note|know|bear in mind|keep in mind)\s+that\b)\s*",
     re.I,
 )
 _HARD_SEPS = ("but", "though", "although", "however", "whereas", "while", "because", "cause")
@@ -45,7 +47,7 @@ _QUESTION_START = re.compile(
 )
 _REQUEST = re.compile(
     r"^(?:please|pls)\b(?![\s,]+(?:no|not|never|don't|nothing|avoid|skip|only|stay away|"
-    r"keep away)\b)|\b(?:show|find|get|give|send|bring)\s+(?:me|us)\b|\brecommend|\bsuggest|"
+    r"keep away|note|remember|bear in mind|keep in mind|be aware)\b)|\b(?:show|find|get|give|send|bring)\s+(?:me|us)\b|\brecommend|\bsuggest|"
     r"\b(?:looking|searching|search|shopping around)\s+for\b|\b(?:to|'ll)\s+look\s+for\b|"
     r"(?:\b(?:i|we)\s+(?:really\s+)?(?:need|want|would like|am after)|\b(?:i'd|we'd)\s+(?:like|love)|"
     r"\b(?:i'm|we're)\s+after)\b(?!\s+to\s+(?:spend|stay|keep|pay|go))|"
@@ -204,12 +206,15 @@ def sentences_read(text: str) -> list[Sentence]:
 def _clauses(sentence: str) -> list[Clause]:
     pieces: list[tuple[str, int, bool]] = []
     supposed: set[int] = set()  # starts of the clauses that state a supposition
+    noted: set[int] = set()  # starts of the clauses after "remember that", said outright
     last, hard, condition = 0, False, False
     for match in _CLAUSE_SEP.finditer(sentence):
         pieces.append((sentence[last : match.start()], last, hard))
         if condition:
             supposed.add(last)
         separator = match.group(0).strip(" ,;").lower()
+        if separator.endswith(" that"):
+            noted.add(match.end())
         hard = separator in _HARD_SEPS or separator in _CONDITIONS
         condition = separator in _CONDITIONS
         if condition and not sentence[: match.start()].strip(" ,"):
@@ -230,8 +235,10 @@ def _clauses(sentence: str) -> list[Clause]:
     )
     kept = [(text.strip(), start, hard) for text, start, hard in pieces if text.strip()]
     kinds = []
-    for index, (text, _, _) in enumerate(kept):
-        if (question_sentence and index == len(kept) - 1) or _QUESTION_START.search(text):
+    for index, (text, start, _) in enumerate(kept):
+        if start in noted:
+            kinds.append("statement")
+        elif (question_sentence and index == len(kept) - 1) or _QUESTION_START.search(text):
             kinds.append("question")
         elif _REQUEST.search(text) or (
             # "XL please" asks; "cotton only please" states a preference.

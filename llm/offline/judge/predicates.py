@@ -116,6 +116,8 @@ _DISLIKING = (
     "stopped buying from", "no longer buy", "boycotting", "too", "bad luck with",
     "bad experience with", "disappointed with", "disappointed by", "sensitive to", "react to",
     "can't be doing with", "cannot be doing with", "can't deal with", *_REFUSALS,
+    "cut down on", "cutting down on", "cut back on", "cutting back on", "trying to avoid",
+    "try to avoid", "get away from", "getting away from", "ditch", "ditching", "ditched",
 )  # fmt: skip
 _NEGATIVE_CUES = (*_DISLIKING, *_DISCOMFORT_CUES, *_TURNED_FROM_CUES)
 
