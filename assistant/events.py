@@ -14,6 +14,13 @@ from llm.cards import MAX_CARDS  # a handful; more products are one "show more" 
 from llm.modes import MODES, Mode  # noqa: F401 (MODES: the protocol document is checked against it)
 
 ChangeReason = Literal["erased", "record_deleted"]
+# Why a socket stopped speaking for its shopper (assistant/identity.py).
+SignOutReason = Literal["signed_out", "deactivated", "deleted"]
+# The websocket close codes the panel tells apart: after SIGNED_OUT it stays closed (the
+# next person at this browser is not the shopper it was for); after MEMORY_ERASED it
+# reconnects, as the same shopper, with nothing of the erased session.
+CLOSE_SIGNED_OUT = 4001
+CLOSE_MEMORY_ERASED = 4002
 
 # 400 bad frame, 409 a turn is already running, 422 malformed session_date, 500 unexpected,
 # 502 the model failed, 504 the model timed out.
@@ -162,6 +169,18 @@ class MemoryChanged(Event):
     block_id: str | None
 
 
+@dataclass(frozen=True)
+class SignedOut(Event):
+    type: ClassVar[str] = "signed_out"
+    reason: SignOutReason
+
+
+@dataclass(frozen=True)
+class ModeChanged(Event):
+    type: ClassVar[str] = "mode.changed"
+    mode: Mode
+
+
 UNEXPECTED = Error(
     code=500, message="Something went wrong on our side. Please try again.", retryable=True
 )
@@ -180,6 +199,8 @@ EVENT_TYPES: dict[str, type[Event]] = {
         Closed,
         Welcome,
         MemoryChanged,
+        SignedOut,
+        ModeChanged,
     )
 }
 

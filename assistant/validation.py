@@ -92,7 +92,9 @@ def frame_decode(raw: str | None) -> dict[str, Any]:
         raise FrameError(400, f"Frames are limited to {MAX_FRAME_CHARS} characters.")
     try:
         data = json.loads(raw)
-    except (json.JSONDecodeError, RecursionError):
+    # Not only JSONDecodeError: an integer of more than 4,300 digits is a plain ValueError,
+    # deep nesting a RecursionError. Whatever the decoder refuses is the client's bad frame.
+    except Exception:
         raise FrameError(400, "That frame is not valid JSON.") from None
     if not isinstance(data, dict):
         raise FrameError(400, "A frame must be a JSON object with a type.")

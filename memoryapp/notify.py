@@ -81,3 +81,59 @@ def memory_changed_send(
     return async_to_sync(memory_changed_send_async)(
         username=username, reason=reason, session_ids=session_ids, block_id=block_id
     )
+
+
+# --- the end of a shopper's sign-in, and staff's memory switch -----------------------------
+
+EndReason = Literal["signed_out", "deactivated", "deleted"]
+ENDED_MESSAGE_TYPE = "shopper.ended"  # dispatched to a consumer's shopper_ended()
+SWITCHED_MESSAGE_TYPE = "memory.switched"  # dispatched to a consumer's memory_switched()
+# Every signed-in panel joins this one group as well as its shopper's: staff's switch
+# concerns them all, and one send reaches them whatever the number of shoppers, where a
+# send per shopper's group would need the list of everyone with a panel open.
+PANELS_GROUP = "memory.panels"
+
+
+def session_tag(session_key: str) -> str:
+    """A browser session's name on the channel layer: a digest, never the key itself.
+
+    The key is the session cookie's secret; a message naming one browser's sign-in must
+    not put it where anything that reads the layer (Redis) could lift it.
+    """
+    return hashlib.sha256(session_key.encode("utf-8")).hexdigest()
+
+
+def _group_send(group: str, message: dict[str, object], *, what: str) -> bool:
+    layer = get_channel_layer()
+    if layer is None:
+        return False
+    try:
+        async_to_sync(layer.group_send)(group, message)
+    # As above: whatever a pluggable layer raises, the change itself stands, and every
+    # socket still checks the sign-in on its next frame.
+    except Exception as exc:
+        logger.warning("Could not tell open panels %s: %s: %s", what, type(exc).__name__, exc)
+        return False
+    return True
+
+
+def shopper_ended_send(*, username: str, reason: EndReason, session_key: str | None = None) -> bool:
+    """Close the shopper's open sockets: those of one browser session, or all of them.
+
+    Sent when a browser signs out (`session_key` given: the shopper's other browsers stay
+    signed in) and when the account is deactivated or deleted (every socket).
+    """
+    message = {
+        "type": ENDED_MESSAGE_TYPE,
+        "reason": reason,
+        "session": session_tag(session_key) if session_key else None,
+    }
+    return _group_send(shopper_group(username), message, what=f"that {username} is {reason}")
+
+
+def memory_switched_send(*, enabled: bool) -> bool:
+    """Tell every open signed-in panel that staff switched memory on or off."""
+    message = {"type": SWITCHED_MESSAGE_TYPE, "enabled": enabled}
+    return _group_send(
+        PANELS_GROUP, message, what=f"that memory was switched {'on' if enabled else 'off'}"
+    )

@@ -12,7 +12,14 @@ from memoryapp.cleaning import session_id_clean, text_clean
 from memoryapp.clients import memory_health_status
 from memoryapp.conf import RETENTION_CHOICES, RETENTION_PRESETS
 from memoryapp.erasure import shopper_memory_erase
-from memoryapp.notify import shopper_group
+from memoryapp.notify import (
+    PANELS_GROUP,
+    EndReason,
+    memory_switched_send,
+    session_tag,
+    shopper_ended_send,
+    shopper_group,
+)
 from memoryapp.render import verbatim_lines
 from memoryapp.selectors import sessions_metadata_read
 from memoryapp.turn import (
@@ -29,8 +36,10 @@ from memoryapp.turn import (
 )
 
 __all__ = [
+    "PANELS_GROUP",
     "RETENTION_CHOICES",
     "RETENTION_PRESETS",
+    "EndReason",
     "Exchange",
     "MemoryUnavailable",
     "Recall",
@@ -41,10 +50,13 @@ __all__ = [
     "memory_clients_close",
     "memory_conf",
     "memory_health_status",
+    "memory_switched_send",
     "notes_message",
     "session_close",
     "session_id_clean",
+    "session_tag",
     "sessions_metadata_read",
+    "shopper_ended_send",
     "shopper_group",
     "shopper_memory_erase",
     "text_clean",

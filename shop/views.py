@@ -70,6 +70,10 @@ def signin(request):
             form.is_valid()
             form.add_error("username", str(refused))
         else:
+            if request.user.is_authenticated and request.user.pk != user.pk:
+                # Someone else signs in over a sign-in: the one before ends properly first,
+                # so its open chat sockets are told (a signed_out), not left speaking for it.
+                logout(request)
             login(request, user, backend="django.contrib.auth.backends.ModelBackend")
             next_url = request.POST.get("next") or "/"
             return redirect(
