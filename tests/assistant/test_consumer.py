@@ -112,6 +112,9 @@ async def test_model_error_sends_an_error_and_the_socket_stays_usable(fake_opena
     ("frame", "code", "fragment"),
     [
         ("not json", 400, "not valid JSON"),
+        # Past Python's 4,300-digit limit the decoder raises a plain ValueError.
+        ('{"type": "message", "text": "hi", "turn_count": 1%s}' % ("0" * 4300), 400, "not valid"),
+        ('{"type": "message", "text": "hi", "page": %s}' % ("[" * 20_000), 400, "not valid"),
         ('["a list"]', 400, "JSON object"),
         ({"type": "shout"}, 400, "Unknown frame type"),
         ({"type": "message"}, 400, "text is required"),
