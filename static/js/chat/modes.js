@@ -20,6 +20,15 @@ export function modeText(mode, shopper) {
   }
 }
 
+/** Why the panel's sign-in ended (a `signed_out` event's reason). */
+export function endedText(reason) {
+  switch (reason) {
+    case "deactivated": return "This account was deactivated — this chat has ended";
+    case "deleted": return "This account no longer exists — this chat has ended";
+    default: return "You were signed out — this chat has ended";
+  }
+}
+
 /** The searches that failed, in words: "earlier visits and what you told me". */
 export function failedSearches(failed) {
   const names = (Array.isArray(failed) ? failed : []).map((name) => SEARCH_NAMES[name] || String(name));

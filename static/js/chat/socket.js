@@ -2,6 +2,8 @@
 
 const BACKOFF_START_MS = 500;
 const BACKOFF_CAP_MS = 10000;
+// The server's close once the sign-in a socket spoke for has ended (docs/protocol.md).
+export const CLOSE_SIGNED_OUT = 4001;
 
 export function socketUrl(path) {
   const scheme = location.protocol === "https:" ? "wss" : "ws";
@@ -9,8 +11,9 @@ export function socketUrl(path) {
 }
 
 /**
- * handlers: onEvent(event), onOpen(), onDrop() — onDrop fires when an open socket closes,
- * so the panel can fail the turn in flight instead of waiting for ever.
+ * handlers: onEvent(event), onOpen(), onDrop(code) — onDrop fires when an open socket
+ * closes, so the panel can fail the turn in flight instead of waiting for ever. After a
+ * close with CLOSE_SIGNED_OUT (the sign-in it spoke for ended) it does not reconnect.
  */
 export function createSocket(url, { onEvent, onOpen, onDrop }) {
   let ws = null;
@@ -38,12 +41,13 @@ export function createSocket(url, { onEvent, onOpen, onDrop }) {
       }
       if (event && typeof event.type === "string") onEvent(event);
     });
-    ws.addEventListener("close", () => {
+    ws.addEventListener("close", (event) => {
       ws = null;
+      if (event.code === CLOSE_SIGNED_OUT) wanted = false;
       // A queued frame belongs to a turn the panel now fails (with Retry); sending it
       // later as well would ask the same question twice.
       queue.length = 0;
-      onDrop?.();
+      onDrop?.(event.code);
       if (wanted) {
         timer = setTimeout(connect, delay);
         delay = Math.min(delay * 2, BACKOFF_CAP_MS);
