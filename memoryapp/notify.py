@@ -6,6 +6,10 @@ shopper's group on the channel layer; each open panel's consumer joins that grou
 forwards the event, so no panel resumes a session that no longer exists. With the
 in-memory layer only panels served by the same process hear it; with Redis every process's
 panels do (a command run from a terminal reaches panels only through Redis).
+
+The same layer carries the end of a shopper's sign-in (`shopper.ended`: signed out,
+deactivated, deleted; the panel's socket closes) to the shopper's group, and staff's memory
+switch (`memory.switched`) to the one group every signed-in panel joins (docs/protocol.md).
 """
 
 from __future__ import annotations

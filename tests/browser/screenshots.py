@@ -95,3 +95,22 @@ def test_key_states(ui, viewport) -> None:
         ui.by("product-card").last.tap()
         ui.page.wait_for_load_state()
         camera.shoot("card-tapped-product-page")
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_signed_out_elsewhere(ui, viewport) -> None:
+    """A second tab's panel once the shopper signed out in the first."""
+    camera = Camera(ui, f"{'desktop' if viewport == DESKTOP else 'phone'}-signed-out")
+    ui.sign_in_new("ann")
+    ui.open_panel()
+    ui.ask("I'm a size M, show me jeans")
+    tab = ui.context.new_page()
+    tab.goto(ui.url("/"))
+    tab.get_by_test_id("chat-launcher").click()
+    tab.wait_for_selector('#chat-panel[data-ready="true"]:not([hidden])')
+    ui.by("chat-minimise").click()  # on a phone the panel covers the page's sign-out
+    ui.page.locator("form[action='/signout/'] button").click()
+    ui.page.wait_for_url(ui.url("/"))
+    tab.get_by_test_id("chat-ended").wait_for()
+    ui.page = tab
+    camera.shoot("panel-ended")

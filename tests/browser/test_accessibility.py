@@ -1,8 +1,8 @@
 """axe-core's audit of the shop's pages and the open panel, desktop and phone: no violations.
 
 The panel is audited in its fullest state: greeted, an answer with cards and "Show more",
-a stopped answer, the confirmation of ✕, and the inspector with recalled lines and records
-of every kind (expiring, kept, replaced). Skipped with one line when axe-core is missing
+a stopped answer, the confirmation of ✕, the inspector with recalled lines and records
+of every kind (expiring, kept, replaced), and the panel once its sign-in ended. Skipped with one line when axe-core is missing
 (scripts/ensure-axe installs it).
 """
 
@@ -142,7 +142,7 @@ def test_pages_and_the_open_panel_with_the_inspector_pass_the_audit(ui) -> None:
             record("f0", "The shopper wears size S.", category="size", superseded=True),
         ],
     )
-    ScriptedSocket(ui.page, reply)
+    socket = ScriptedSocket(ui.page, reply)
     ui.goto("/?category=t-shirts")
     assert_clean(ui, "catalog")
     ui.goto(catalog_product("JN-0043")["url"])
@@ -166,4 +166,9 @@ def test_pages_and_the_open_panel_with_the_inspector_pass_the_audit(ui) -> None:
     ui.by("record").first.wait_for()
     assert ui.by("record").count() == 4
     assert_clean(ui, "panel with the inspector")
+    # Signed out in another tab: the ended panel, with its way back in.
+    socket.emit({"type": "signed_out", "reason": "signed_out"})
+    ui.by("chat-ended").wait_for()
+    assert ui.focused()["testid"] == "chat-signin"
+    assert_clean(ui, "ended panel")
     assert ui.errors == []

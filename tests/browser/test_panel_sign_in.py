@@ -74,7 +74,7 @@ def test_a_sign_out_in_one_tab_ends_the_other_tabs_panel(ui) -> None:
     # Ann's other tab says her chat has ended, at once, and takes no more input.
     ended = tab.get_by_test_id("chat-ended")
     ended.wait_for()
-    assert "You were signed out" in ended.inner_text()
+    assert "no longer signed in" in ended.inner_text()
     mode = tab.get_by_test_id("chat-mode").inner_text()
     assert "Remembering" not in mode and ann not in mode
     assert tab.get_by_test_id("chat-input").is_disabled()

@@ -134,9 +134,12 @@ export function createLog(root, { store, input, onSend }) {
     scrollToEnd();
   }
 
-  /** A line of the panel's own; `children` may carry a link or a button after the words. */
+  /**
+   * A line of the panel's own; `children` may carry a link or a button after the words. No
+   * role of its own: a list item must stay one, so the caller announces it.
+   */
   function showNote(text, { testid = "chat-note", children = [] } = {}) {
-    const li = el("li", { className: "chat-note", attrs: { "data-testid": testid, role: "status" } }, [
+    const li = el("li", { className: "chat-note", attrs: { "data-testid": testid } }, [
       el("span", { text }),
       ...children,
     ]);

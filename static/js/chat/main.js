@@ -51,6 +51,7 @@ function init() {
 
   // --- mode line and controls --------------------------------------------------------
   function showMode(mode, { failed = [] } = {}) {
+    if (ended) return; // the line says why the chat ended, whatever comes after
     // Until the server reports a mode, assume what signing in promises, unless staff have
     // switched memory off (the page knows that much).
     const shown = mode || pageMode();
@@ -105,7 +106,9 @@ function init() {
     if (store.sessionId && ids.includes(store.sessionId)) {
       store.forgetSession();
       syncControls();
-      log.showNote("Your memory was erased: your next message starts a new conversation.");
+      const note = "Your memory was erased: your next message starts a new conversation.";
+      log.showNote(note);
+      announcer.textContent = note;
     }
     forgetRecalled(event.reason === "erased" ? null : event.block_id ?? "");
     inspector.showTurn();
@@ -130,14 +133,16 @@ function init() {
     setControlsOpen(false);
     setConfirmOpen(false);
     inspector.showTurn();
-    const text = endedText(ended);
-    modeLine.textContent = text;
+    const { line, note } = endedText(ended);
+    modeLine.textContent = line;
     modeLine.dataset.mode = "ended";
     delete modeLine.dataset.degraded;
     const next = encodeURIComponent(location.pathname + location.search);
     const signIn = el("a", { className: "chat-signin", text: "Sign in again", attrs: { href: `${panel.dataset.signinUrl || "/signin/"}?next=${next}`, "data-testid": "chat-signin" } });
-    log.showNote(`${text}.`, { testid: "chat-ended", children: [" ", signIn] });
+    log.showNote(note, { testid: "chat-ended", children: [signIn] }).classList.add("chat-ended");
+    announcer.textContent = note;
     input.value = "";
+    input.placeholder = "Sign in again to chat";
     input.disabled = true;
     $("chat-send").disabled = true;
     form.dataset.ended = "true";
@@ -234,7 +239,8 @@ function init() {
    * session), so with a conversation in progress it asks first.
    */
   function requestClose() {
-    if (!store.started && !turn.busy) closeConversation();
+    if (ended) setPanelOpen(false); // nothing left to end: the note stays for the next look
+    else if (!store.started && !turn.busy) closeConversation();
     else setConfirmOpen(true);
   }
 

@@ -20,12 +20,13 @@ export function modeText(mode, shopper) {
   }
 }
 
-/** Why the panel's sign-in ended (a `signed_out` event's reason). */
+/** Why the panel's sign-in ended (a `signed_out` event's reason): the mode line and the note. */
 export function endedText(reason) {
+  const cleared = "so this conversation has ended and was cleared from this tab.";
   switch (reason) {
-    case "deactivated": return "This account was deactivated — this chat has ended";
-    case "deleted": return "This account no longer exists — this chat has ended";
-    default: return "You were signed out — this chat has ended";
+    case "deactivated": return { line: "Account deactivated — this chat has ended", note: `This account was deactivated, ${cleared}` };
+    case "deleted": return { line: "Account deleted — this chat has ended", note: `This account no longer exists, ${cleared}` };
+    default: return { line: "Signed out — this chat has ended", note: `You are no longer signed in here, ${cleared}` };
   }
 }
 
