@@ -99,6 +99,9 @@ async def test_memory_off_reads_nothing(live_memory, shopper):
     async with Chat(cookie=cookie) as chat:
         await chat.turn("I'm a size M")
         await DemoSettings.objects.aupdate_or_create(pk=1, defaults={"memory_enabled": False})
+        # The open panel hears staff's switch at once, before it says anything.
+        (changed,) = await chat.events_until("mode.changed")
+        assert changed == {"type": "mode.changed", "mode": "memory_off"}
         welcome = await _hello(chat)
     assert welcome["mode"] == "memory_off"
     assert not welcome["greeting"].startswith("Welcome back")
