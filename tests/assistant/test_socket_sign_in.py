@@ -279,3 +279,18 @@ async def test_a_closed_socket_leaves_the_panels_group(shopper):
 def _bob(django_db_blocker):
     with django_db_blocker.unblock():
         shopper_get_or_create(username="bob-next")
+
+
+async def test_signing_in_again_as_the_same_shopper_keeps_the_open_socket(live_memory, shopper):
+    username, cookie = shopper
+
+    def sign_in_again() -> None:
+        response = _browser(cookie).post("/signin/", {"username": username})
+        assert response.status_code == 302
+
+    async with Chat(cookie=cookie) as chat:
+        await chat.turn("I'm a size M, show me jeans")
+        await sync_to_async(sign_in_again)()
+        assert await chat.communicator.receive_nothing()
+        events = await chat.turn("show me boots", session_id="session1", turn_count=1)
+    assert events[0]["mode"] == "remembering" and events[-1]["type"] == "memory.added"
