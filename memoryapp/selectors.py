@@ -27,6 +27,10 @@ from memoryapp.records import (
 
 BLOCKS_PER_PAGE = 100
 SESSIONS_PAGE = 500  # the most the API lists at once
+# The largest offset into a listing the memory server accepts: past it the request is
+# refused before memory is called (400 in the records API and the admin's page).
+MAX_LIST_OFFSET = 1_000_000_000
+MAX_RECORDS_LIMIT = 100
 
 
 @dataclass(frozen=True)
