@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-import re
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,7 +13,11 @@ from django.db import IntegrityError, transaction
 from shop.models import DemoShopper, PrivilegedAccount, Product, Variant
 
 CATALOG_FIXTURE = Path(__file__).resolve().parent / "fixtures" / "catalog.json"
-USERNAME_RE = re.compile(r"^[a-z0-9_-]{3,30}$")
+USERNAME_MIN, USERNAME_MAX = 3, 30
+USERNAME_RULE = (
+    f"Use {USERNAME_MIN} to {USERNAME_MAX} characters: letters of any alphabet (é, ß, ж, 李, ...), "
+    "digits, '-' or '_'; no spaces or other signs."
+)
 
 DEMO_SHOPPERS = [
     ("ann", "Ann", "Size M, can't stand yellow, shops for weddings."),
@@ -105,14 +109,34 @@ def catalog_seed(*, fixture: Path = CATALOG_FIXTURE, reset: bool = False) -> See
     )
 
 
-def username_normalise(raw: str | None) -> str:
-    """The account name a typed shopper name stands for: names ignore case ("Zoe" is "zoe").
+def _name_character(character: str) -> bool:
+    # Letters and their marks (a vowel sign, a composed accent) and digits of any script.
+    return character in "-_" or unicodedata.category(character)[0] in "LMN"
 
-    Raises SignInRefused when the name cannot be an account name.
+
+def username_valid(username: str) -> bool:
+    """Whether `username` (already normalised) can be a shopper's account name."""
+    return (
+        USERNAME_MIN <= len(username) <= USERNAME_MAX
+        and all(_name_character(c) for c in username)
+        and unicodedata.category(username[0])[0] != "M"
+    )
+
+
+def username_folded(raw: str | None) -> str:
+    """The form a typed name is compared in: trimmed, composed (NFC) and in lower case, so
+    "Zoë", "ZOË" and a decomposed "zoë" are one name."""
+    return unicodedata.normalize("NFC", (raw or "").strip()).lower()
+
+
+def username_normalise(raw: str | None) -> str:
+    """The account name a typed shopper name stands for: names ignore case ("Zoë" is "zoë").
+
+    Raises SignInRefused, saying exactly what is accepted, when the name cannot be one.
     """
-    username = (raw or "").strip().lower()
-    if not USERNAME_RE.match(username):
-        raise SignInRefused("Use 3 to 30 characters: letters, digits, '-' or '_'.")
+    username = username_folded(raw)
+    if not username_valid(username):
+        raise SignInRefused(USERNAME_RULE)
     return username
 
 

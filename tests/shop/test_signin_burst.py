@@ -123,9 +123,7 @@ QUEUE_SCRIPT = textwrap.dedent(
 
 @pytest.mark.timeout(120)
 def test_two_writers_at_once_both_succeed_with_the_shops_sqlite_settings(tmp_path):
-    env = {
-        k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "TEST_DATABASE_URL"}
-    }
+    env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "TEST_DATABASE_URL"}}
     env.update(
         {
             "DJANGO_SETTINGS_MODULE": "config.settings.base",
