@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
@@ -56,8 +56,18 @@ class RecordListView(APIView):
 
     @extend_schema(
         parameters=[
-            OpenApiParameter("limit", int, description=f"1-{MAX_RECORDS_LIMIT}, default 20"),
-            OpenApiParameter("offset", int, description=f"0-{MAX_LIST_OFFSET}, default 0"),
+            OpenApiParameter(
+                "limit",
+                int,
+                description=f"1-{MAX_RECORDS_LIMIT}, default 20",
+                examples=[OpenApiExample("A page of ten", value=10)],
+            ),
+            OpenApiParameter(
+                "offset",
+                int,
+                description=f"0-{MAX_LIST_OFFSET}, default 0",
+                examples=[OpenApiExample("The second page of ten", value=10)],
+            ),
         ],
         responses={200: RecordPageSerializer},
     )
