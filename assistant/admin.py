@@ -134,7 +134,9 @@ class ChatSessionAdmin(admin.ModelAdmin):
         "retention",
         "retention_seconds",
         "opened_at",
+        "close_requested_at",
         "closed_at",
+        "close_note",
         "turn_count",
     )
     inlines = [ChatTurnInline]

@@ -132,6 +132,20 @@ def chat_session_close_pending(*, user: Any, session_id: str, note: str) -> None
     records.update(close_note=note[:300])
 
 
+def chat_session_close_resumed(*, user: Any, session_id: str) -> None:
+    """The shopper came back to a visit whose close was pending: it goes on, not closed."""
+    ChatSession.objects.filter(
+        shopper=user,
+        memory_session_id=session_id,
+        close_requested_at__isnull=False,
+        closed_at__isnull=True,
+    ).update(
+        close_requested_at=None,
+        close_note=f"resumed {timezone.now():%Y-%m-%d %H:%M} UTC after a close that could not "
+        "reach memory",
+    )
+
+
 def chat_sessions_close_pending(*, user: Any, exclude: str | None = None) -> list[str]:
     """The shopper's visits whose close is still pending, oldest first."""
     pending = ChatSession.objects.filter(

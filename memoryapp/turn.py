@@ -16,7 +16,7 @@ from typing import Any
 
 from memoryapp.clients import memory_client_async
 from memoryapp.conf import memory_conf
-from memoryapp.episodes import session_close
+from memoryapp.episodes import CloseOutcome, session_close, session_end
 from memoryapp.greeting import greeting_read
 from memoryapp.guard import MEMORY_ERRORS
 from memoryapp.recall import (
@@ -35,6 +35,7 @@ from memoryapp.types import MemoryUnavailable, Recall, SessionInfo
 # What a turn's caller may use of memory: the handle and the values it hands back, the
 # panel's greeting and its closing episode, and the notes message the model reads.
 __all__ = [
+    "CloseOutcome",
     "Exchange",
     "MemoryUnavailable",
     "Recall",
@@ -45,6 +46,7 @@ __all__ = [
     "memory_conf",
     "notes_message",
     "session_close",
+    "session_end",
 ]
 
 
