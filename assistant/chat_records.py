@@ -159,3 +159,32 @@ def chat_sessions_close_pending(*, user: Any, exclude: str | None = None) -> lis
 def chat_session_discard(*, user: Any, session_id: str) -> None:
     """Remove the record of a memory session that was given up before it was complete."""
     ChatSession.objects.filter(shopper=user, memory_session_id=session_id).delete()
+
+
+def chat_turns_unacknowledged(*, turn_id: int, last: int = 10) -> list[int]:
+    """Earlier turns of this turn's visit whose exchange memory never acknowledged: finished
+    (or interrupted) records with no turn block saved, not stopped by the shopper."""
+    turn = ChatTurn.objects.filter(pk=turn_id).only("session_id").first()
+    if turn is None:
+        return []
+    earlier = ChatTurn.objects.filter(session_id=turn.session_id, pk__lt=turn_id, stopped=False)
+    return [
+        t.pk
+        for t in earlier.order_by("-pk")[:last]
+        if t.timings and not (t.saved or {}).get("turn")
+    ]
+
+
+def chat_turn_saved_late(*, turn_id: int, saved: dict[str, list[str]]) -> None:
+    """A write memory kept though its answer was lost: the record lists it now, and says so."""
+    turn = ChatTurn.objects.filter(pk=turn_id).first()
+    if turn is None:
+        return
+    merged = {
+        kind: sorted({*(turn.saved or {}).get(kind, []), *ids}) for kind, ids in saved.items()
+    }
+    note = "saved late: memory kept this write after its answer was lost (recognised by its key)"
+    ChatTurn.objects.filter(pk=turn_id).update(
+        saved={**(turn.saved or {}), **merged},
+        error=(f"{turn.error}; {note}" if turn.error else note)[:300],
+    )

@@ -38,6 +38,8 @@ from assistant.chat_records import (
     chat_sessions_close_pending,
     chat_turn_finish,
     chat_turn_open,
+    chat_turn_saved_late,
+    chat_turns_unacknowledged,
 )
 from assistant.demo import demo_settings_get
 from assistant.models import ChatTurn, DemoSettings
@@ -124,6 +126,8 @@ _chat_session_closed = database_sync_to_async(chat_session_closed)
 _chat_session_close_pending = database_sync_to_async(chat_session_close_pending)
 _chat_session_close_resumed = database_sync_to_async(chat_session_close_resumed)
 _chat_sessions_close_pending = database_sync_to_async(chat_sessions_close_pending)
+_chat_turns_unacknowledged = database_sync_to_async(chat_turns_unacknowledged)
+_chat_turn_saved_late = database_sync_to_async(chat_turn_saved_late)
 
 
 @database_sync_to_async
@@ -377,12 +381,14 @@ async def _turn_answer(
 
     if memory is not None:
         start = spans.now_ms()
+        key = str(progress.turn_id) if progress.turn_id is not None else None
         written = await memory.remember(
             Exchange(
                 query=request.text,
                 # The products shown go with the answer, so "the black one" resolves later.
                 answer=exchange_with_products(done.text, done.products),
-            )
+            ),
+            key=key,
         )
         duration = spans.now_ms() - start
         spans.add("memory.write", start, duration)
@@ -391,10 +397,13 @@ async def _turn_answer(
             block_ids=log.saved, facts=written["facts"], duration_ms=round(duration, 2)
         )
         if written["turn"] and user is not None:
-            # Memory answers again: end the visits whose close could not reach it.
+            # Memory answers again: end the visits whose close could not reach it, and
+            # recognise this visit's writes that it kept after their answers were lost.
             await closes_pending_retry(
                 user=user, shopper=shopper or user.username, current=memory.session_id
             )
+            if progress.turn_id is not None:
+                await writes_recognised(memory=memory, turn_id=progress.turn_id)
 
 
 # --- opening and closing the panel --------------------------------------------------------
@@ -460,6 +469,17 @@ async def _visit_close(*, user, shopper: str, session_id: str, late: bool) -> Cl
     else:
         await _chat_session_close_pending(user=user, session_id=session_id, note=note)
     return outcome
+
+
+async def writes_recognised(*, memory: TurnMemory, turn_id: int) -> None:
+    """Earlier turns of the visit reported as not saved whose blocks memory kept anyway (a
+    write that landed after its timeout): found by their key, listed in their records."""
+    for earlier in await _chat_turns_unacknowledged(turn_id=turn_id):
+        found = await memory.written_under(str(earlier))
+        if found.get("turn"):
+            await _chat_turn_saved_late(
+                turn_id=earlier, saved={"turn": found["turn"], "fact": found.get("fact", [])}
+            )
 
 
 async def closes_pending_retry(*, user, shopper: str, current: str | None) -> None:
