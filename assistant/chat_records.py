@@ -188,3 +188,15 @@ def chat_turn_saved_late(*, turn_id: int, saved: dict[str, list[str]]) -> None:
         saved={**(turn.saved or {}), **merged},
         error=(f"{turn.error}; {note}" if turn.error else note)[:300],
     )
+
+
+def facts_acknowledged(*, user: Any, last: int = 2000) -> frozenset[str]:
+    """Ids of the facts the shopper was told were saved (their turns' `memory.added`)."""
+    saved = ChatTurn.objects.filter(session__shopper=user).order_by("-pk")[:last]
+    return frozenset(
+        block_id
+        for record in saved.values_list("saved", flat=True)
+        if isinstance(record, dict)
+        for block_id in record.get("fact") or []
+        if isinstance(block_id, str)
+    )

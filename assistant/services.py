@@ -40,6 +40,7 @@ from assistant.chat_records import (
     chat_turn_open,
     chat_turn_saved_late,
     chat_turns_unacknowledged,
+    facts_acknowledged,
 )
 from assistant.demo import demo_settings_get
 from assistant.models import ChatTurn, DemoSettings
@@ -128,6 +129,7 @@ _chat_session_close_resumed = database_sync_to_async(chat_session_close_resumed)
 _chat_sessions_close_pending = database_sync_to_async(chat_sessions_close_pending)
 _chat_turns_unacknowledged = database_sync_to_async(chat_turns_unacknowledged)
 _chat_turn_saved_late = database_sync_to_async(chat_turn_saved_late)
+_facts_acknowledged = database_sync_to_async(facts_acknowledged)
 
 
 @database_sync_to_async
@@ -389,6 +391,7 @@ async def _turn_answer(
                 answer=exchange_with_products(done.text, done.products),
             ),
             key=key,
+            protected=await _facts_acknowledged(user=user) if user is not None else frozenset(),
         )
         duration = spans.now_ms() - start
         spans.add("memory.write", start, duration)

@@ -101,3 +101,32 @@ async def test_one_recognised_by_the_next_healthy_turn_is_listed_in_its_record(
     kept = next(b.block_id for b in blocks if b.annotations["turn_key"] == str(first_turn))
     assert record.saved["turn"] == [kept]
     assert "saved late: memory kept this write after its answer was lost" in record.error
+
+
+def test_consolidation_never_deletes_a_fact_the_shopper_was_told_was_saved():
+    """The acknowledged copy is older than one memory kept after its answer was lost: the
+    restatement that follows deletes neither (recall shows one), only unacknowledged copies."""
+    from datetime import UTC, datetime
+
+    from llm.fact_schema import FactSlot
+    from memoryapp.consolidation import facts_plan
+    from memoryapp.judge import JudgedFact
+    from tests.memory.factories import fact
+
+    def stored(at: str, session: str):
+        block = fact("The shopper wears size M.", at=at, session=session)
+        slot = {"category": "size", "slot": "size/tops", "value": "M"}
+        return block.model_copy(update={"annotations": block.annotations | slot})
+
+    told = stored("2026-03-01T10:00:00+00:00", "session1")
+    kept_late = stored("2026-03-01T10:00:20+00:00", "session1")
+    stray = stored("2026-02-01T10:00:00+00:00", "session0")
+    said = JudgedFact("The shopper wears size M.", FactSlot("size", "size/tops", "M"))
+    plan = facts_plan(
+        new=[said],
+        current=[told, kept_late, stray],
+        stated_at=datetime(2026, 10, 1, tzinfo=UTC),
+        protected=frozenset({told.block_id}),
+    )
+    assert plan.restated == [said] and plan.store == []
+    assert told not in plan.duplicates and [b.block_id for b in plan.duplicates] == [stray.block_id]
