@@ -13,8 +13,7 @@ from django.utils.html import format_html, format_html_join
 from assistant import admin_shoppers  # noqa: F401 - registers the shopper admin with memory pages
 from assistant.demo import demo_settings_get
 from assistant.models import ChatSession, ChatTurn, DemoSettings
-from memoryapp.selectors import session_texts_read
-from memoryapp.types import MemoryUnavailable
+from memoryapp.public import MemoryUnavailable, session_texts_read
 
 # What a chat record shows of a turn whose text cannot be read.
 TEXT_GONE = "not in memory any more (deleted or expired): the shop keeps no copy"

@@ -26,33 +26,27 @@ from typing import Any
 
 import openai
 from channels.db import database_sync_to_async
-from django.utils import timezone
 
 from assistant import events
 from assistant.agent import FinalEvent, RoundEvent, TokenEvent, ToolEvent, agent_run
 from assistant.chat_records import (
-    chat_session_close_pending,
-    chat_session_close_resumed,
     chat_session_closed,
     chat_session_touch,
-    chat_sessions_close_pending,
     chat_turn_finish,
     chat_turn_open,
-    chat_turn_saved_late,
-    chat_turns_unacknowledged,
     facts_acknowledged,
 )
 from assistant.demo import demo_settings_get
 from assistant.models import ChatTurn, DemoSettings
 from assistant.page import catalog_filters_known, history_notes, page_context_build
 from assistant.prompting import turn_messages
+from assistant.reconcile import healthy_turn_reconcile, visit_close
 from assistant.tools import tool_run, tool_schemas, vocabulary_load
 from assistant.validation import CloseRequest, HelloRequest, TurnRequest, text_normalise
 from assistant.welcome import greeting_text, preferences_from_facts, suggestions_compose
 from llm.factory import chat_client, model_for
 from llm.transcript import exchange_with_products
 from memoryapp.turn import (
-    CloseOutcome,
     Exchange,
     MemoryUnavailable,
     Recall,
@@ -60,7 +54,6 @@ from memoryapp.turn import (
     greeting_read,
     memory_conf,
     notes_message,
-    session_end,
 )
 from shop.services import shopper_display_name
 
@@ -124,11 +117,6 @@ _vocabulary = vocabulary_load
 _chat_session_touch = database_sync_to_async(chat_session_touch)
 _chat_turn_open = database_sync_to_async(chat_turn_open)
 _chat_session_closed = database_sync_to_async(chat_session_closed)
-_chat_session_close_pending = database_sync_to_async(chat_session_close_pending)
-_chat_session_close_resumed = database_sync_to_async(chat_session_close_resumed)
-_chat_sessions_close_pending = database_sync_to_async(chat_sessions_close_pending)
-_chat_turns_unacknowledged = database_sync_to_async(chat_turns_unacknowledged)
-_chat_turn_saved_late = database_sync_to_async(chat_turn_saved_late)
 _facts_acknowledged = database_sync_to_async(facts_acknowledged)
 
 
@@ -399,14 +387,10 @@ async def _turn_answer(
         yield events.MemoryAdded(
             block_ids=log.saved, facts=written["facts"], duration_ms=round(duration, 2)
         )
-        if written["turn"] and user is not None:
-            # Memory answers again: end the visits whose close could not reach it, and
-            # recognise this visit's writes that it kept after their answers were lost.
-            await closes_pending_retry(
-                user=user, shopper=shopper or user.username, current=memory.session_id
+        if written["turn"] and user is not None:  # memory answers: settle what it missed
+            await healthy_turn_reconcile(
+                user=user, shopper=shopper, memory=memory, turn_id=progress.turn_id
             )
-            if progress.turn_id is not None:
-                await writes_recognised(memory=memory, turn_id=progress.turn_id)
 
 
 # --- opening and closing the panel --------------------------------------------------------
@@ -446,79 +430,17 @@ async def welcome_build(*, user, request: HelloRequest) -> events.Welcome:
     )
 
 
-def _close_note(outcome: CloseOutcome, *, late: bool) -> str:
-    when = timezone.now().strftime("%Y-%m-%d %H:%M UTC")
-    if not outcome.reached:
-        return (
-            f"close pending since {when}: memory could not be reached, the session is still "
-            "open there; it is ended, with its summary, on the shopper's next healthy turn "
-            "or close"
-        )
-    prefix = f"closed late, {when}, on a later turn or close" if late else f"closed {when}"
-    if not outcome.ended:
-        return f"{prefix}: memory had already ended this session (or no longer holds it)"
-    if outcome.episode_block_id:
-        written = "found from an earlier try" if outcome.episode_existed else "written"
-        return f"{prefix}: summary {outcome.episode_block_id} {written}, session ended"
-    return f"{prefix}: nothing to summarise, session ended"
-
-
-async def _visit_close(*, user, shopper: str, session_id: str, late: bool) -> CloseOutcome:
-    """End one visit in memory and say in its chat record what happened."""
-    outcome = await session_end(username=user.username, display_name=shopper, session_id=session_id)
-    note = _close_note(outcome, late=late)
-    if outcome.reached:
-        await _chat_session_closed(user=user, session_id=session_id, note=note)
-    else:
-        await _chat_session_close_pending(user=user, session_id=session_id, note=note)
-    return outcome
-
-
-async def writes_recognised(*, memory: TurnMemory, turn_id: int) -> None:
-    """Earlier turns of the visit reported as not saved whose blocks memory kept anyway (a
-    write that landed after its timeout): found by their key, listed in their records."""
-    for earlier in await _chat_turns_unacknowledged(turn_id=turn_id):
-        found = await memory.written_under(str(earlier))
-        if found.get("turn"):
-            await _chat_turn_saved_late(
-                turn_id=earlier, saved={"turn": found["turn"], "fact": found.get("fact", [])}
-            )
-
-
-async def closes_pending_retry(*, user, shopper: str, current: str | None) -> None:
-    """Retry the shopper's closes that could not reach memory, now that it answers.
-
-    A visit the shopper came back to (`current`, the session this turn runs in) is not
-    closed: it goes on, and its record says so.
-    """
-    if current:
-        await _chat_session_close_resumed(user=user, session_id=current)
-    for session_id in await _chat_sessions_close_pending(user=user, exclude=current):
-        outcome = await _visit_close(user=user, shopper=shopper, session_id=session_id, late=True)
-        if not outcome.reached:
-            return  # memory is failing again: the rest wait for the next try
-
-
 async def conversation_close(*, user, request: CloseRequest) -> events.Closed:
-    """End the shopper's session: its episode is written, the memory session ended.
-
-    When memory cannot be reached the close is kept pending in the chat record (the session
-    stays open in memory) and retried on the shopper's next healthy turn or close.
-    """
+    """End the shopper's session: its episode is written, the memory session ended (or,
+    memory unreachable, the close kept pending and retried: `assistant.reconcile`)."""
     if not (user and user.is_authenticated) or not request.session_id:
         return events.Closed(session_id=request.session_id, episode_block_id=None)
     shopper = await _shopper_name(user)
-    episode_id = None
     # Staff can switch memory off for the whole demo: then nothing is written at close either.
     if (await _demo_settings()).memory_enabled:
-        outcome = await _visit_close(
-            user=user, shopper=shopper, session_id=request.session_id, late=False
+        outcome = await visit_close(user=user, shopper=shopper, session_id=request.session_id)
+        return events.Closed(
+            session_id=request.session_id, episode_block_id=outcome.episode_block_id
         )
-        episode_id = outcome.episode_block_id
-        if outcome.reached:
-            await closes_pending_retry(user=user, shopper=shopper, current=None)
-    else:
-        await _chat_session_closed(
-            user=user, session_id=request.session_id, note="closed with memory switched off"
-        )
-    return events.Closed(session_id=request.session_id, episode_block_id=episode_id)
+    await _chat_session_closed(user=user, session_id=request.session_id, note="memory off")
+    return events.Closed(session_id=request.session_id, episode_block_id=None)

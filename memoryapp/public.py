@@ -14,8 +14,9 @@ from memoryapp.conf import RETENTION_CHOICES, RETENTION_PRESETS
 from memoryapp.erasure import shopper_memory_erase
 from memoryapp.notify import shopper_group
 from memoryapp.render import verbatim_lines
-from memoryapp.selectors import sessions_metadata_read
+from memoryapp.selectors import session_texts_read, sessions_metadata_read
 from memoryapp.turn import (
+    CloseOutcome,
     Exchange,
     MemoryUnavailable,
     Recall,
@@ -26,11 +27,13 @@ from memoryapp.turn import (
     memory_conf,
     notes_message,
     session_close,
+    session_end,
 )
 
 __all__ = [
     "RETENTION_CHOICES",
     "RETENTION_PRESETS",
+    "CloseOutcome",
     "Exchange",
     "MemoryUnavailable",
     "Recall",
@@ -43,7 +46,9 @@ __all__ = [
     "memory_health_status",
     "notes_message",
     "session_close",
+    "session_end",
     "session_id_clean",
+    "session_texts_read",
     "sessions_metadata_read",
     "shopper_group",
     "shopper_memory_erase",

@@ -140,7 +140,7 @@ def test_a_chat_record_shows_the_exchange_read_live_from_memory(admin_client, re
 
 
 def test_a_deleted_memory_is_gone_from_the_chat_record_too(admin_client, remembered_shopper):
-    from memoryapp.services import record_delete
+    from memoryapp.erasure import record_delete
 
     turn = ChatTurn.objects.get(session__shopper=remembered_shopper.user)
     block_id = turn.saved["turn"][0]

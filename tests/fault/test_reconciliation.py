@@ -102,7 +102,7 @@ async def test_coming_back_to_a_visit_whose_close_was_pending_resumes_it(
 
 
 async def test_a_close_is_written_once_however_often_it_is_retried(live_memory, tess):
-    from memoryapp.services import session_end
+    from memoryapp.episodes import session_end
 
     username, cookie = tess
     async with Chat(cookie=cookie) as chat:
