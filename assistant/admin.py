@@ -8,10 +8,15 @@ from django import forms
 from django.contrib import admin
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import reverse
+from django.utils.html import format_html, format_html_join
 
 from assistant import admin_shoppers  # noqa: F401 - registers the shopper admin with memory pages
 from assistant.demo import demo_settings_get
 from assistant.models import ChatSession, ChatTurn, DemoSettings
+from memoryapp.public import MemoryUnavailable, session_texts_read
+
+# What a chat record shows of a turn whose text cannot be read.
+TEXT_GONE = "not in memory any more (deleted or expired): the shop keeps no copy"
 
 
 def _ids(values: Any) -> str:
@@ -19,16 +24,25 @@ def _ids(values: Any) -> str:
 
 
 class ChatTurnInline(admin.TabularInline):
-    """What each turn recalled and saved (ids only: the text lives in Agent Memory)."""
+    """What each turn recalled and saved, and its exchange as memory holds it.
+
+    The records keep block ids, never text: the exchange is read live from Agent Memory by
+    its block id (`texts`, set per request by ChatSessionAdmin), so a memory deleted there
+    is gone from this page too.
+    """
 
     model = ChatTurn
     extra = 0
     can_delete = False
     show_change_link = False
+    # Block id -> text for the session shown, or None when memory could not be read.
+    texts: dict[str, str] | None = None
+
     fields = (
         "index",
         "created_at",
         "model",
+        "exchange",
         "timing_summary",
         "recalled_ids",
         "saved_ids",
@@ -43,6 +57,20 @@ class ChatTurnInline(admin.TabularInline):
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+    @admin.display(description="exchange (read from memory)")
+    def exchange(self, turn: ChatTurn) -> str:
+        saved = turn.saved if isinstance(turn.saved, dict) else {}
+        ids = [i for kind in ("turn", "fact") for i in saved.get(kind) or [] if isinstance(i, str)]
+        if not ids:
+            return "stopped: nothing was saved" if turn.stopped else "— (nothing saved)"
+        if self.texts is None:
+            return "Agent Memory is unavailable: the text cannot be shown right now"
+        return format_html_join(
+            "\n",
+            '<p style="white-space: pre-line">{}</p>',
+            ((self.texts.get(block_id, f"{block_id}: {TEXT_GONE}"),) for block_id in ids),
+        ) or format_html("—")
 
     @admin.display(description="timings (ms)")
     def timing_summary(self, turn: ChatTurn) -> str:
@@ -105,13 +133,37 @@ class ChatSessionAdmin(admin.ModelAdmin):
         "retention",
         "retention_seconds",
         "opened_at",
+        "close_requested_at",
         "closed_at",
+        "close_note",
         "turn_count",
     )
     inlines = [ChatTurnInline]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # sessions are opened by the chat panel, never by hand
+
+    def get_inline_instances(self, request: HttpRequest, obj: Any = None) -> list[Any]:
+        inlines = super().get_inline_instances(request, obj)
+        if obj is not None:
+            texts = _session_texts(request, obj)
+            for inline in inlines:
+                if isinstance(inline, ChatTurnInline):
+                    inline.texts = texts
+        return inlines
+
+
+def _session_texts(request: HttpRequest, session: ChatSession) -> dict[str, str] | None:
+    """The session's block texts from memory, read once per request; None on an outage."""
+    cache = request.__dict__.setdefault("_chat_record_texts", {})
+    if session.pk not in cache:
+        try:
+            cache[session.pk] = session_texts_read(
+                username=session.shopper.get_username(), session_id=session.memory_session_id
+            )
+        except MemoryUnavailable:
+            cache[session.pk] = None
+    return cache[session.pk]
 
 
 class DemoSettingsForm(forms.ModelForm):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 
 from asgiref.sync import async_to_sync
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiExample, extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser
@@ -48,7 +48,7 @@ class TurnRequestSerializer(serializers.Serializer):
     text = serializers.CharField(max_length=MAX_TEXT_CHARS)
     session_id = serializers.CharField(allow_null=True, required=False)
     turn_count = serializers.IntegerField(min_value=0, required=False)
-    session_date = serializers.CharField(allow_null=True, required=False, help_text="YYYY-MM-DD")
+    session_date = serializers.DateField(allow_null=True, required=False, help_text="YYYY-MM-DD")
     retention = serializers.ChoiceField(choices=RETENTION_CHOICES, allow_null=True, required=False)
     page = PageSerializer(allow_null=True, required=False)
     history = HistoryExchangeSerializer(
@@ -58,6 +58,55 @@ class TurnRequestSerializer(serializers.Serializer):
         max_length=MAX_HISTORY_EXCHANGES,
         help_text="Signed out only: the last exchanges of the conversation in progress.",
     )
+
+
+# Swagger UI fills the request box with the first example, and "Try it out" sends it as it
+# stands: every example must be a request the endpoint answers (a test sends each one).
+TURN_EXAMPLES = [
+    OpenApiExample(
+        "A first question",
+        summary="A new visit: only the text",
+        value={"text": "Do you have a waterproof jacket under 150 EUR?"},
+        request_only=True,
+    ),
+    OpenApiExample(
+        "On a product page",
+        summary="The page the shopper is on, and the visit so far",
+        value={
+            "text": "Do you have this in M?",
+            "session_id": None,
+            "turn_count": 0,
+            "page": {"kind": "product", "sku": "JK-0084"},
+        },
+        request_only=True,
+    ),
+    OpenApiExample(
+        "Dated, with a retention",
+        summary="Signed in: date the visit and choose how long its messages are kept",
+        value={
+            "text": "I'm a size M and I can't stand yellow.",
+            "session_date": "2026-04-12",
+            "retention": "1h",
+            "page": {"kind": "catalog", "filters": {"category": "jackets", "max_price": 150}},
+        },
+        request_only=True,
+    ),
+    OpenApiExample(
+        "Signed out, going on",
+        summary="Signed out: the conversation in progress travels with the request",
+        value={
+            "text": "And in black?",
+            "history": [
+                {
+                    "user": "Show me rain jackets",
+                    "assistant": "The Kestrel Rain Shell is light and fully taped.",
+                    "skus": ["JK-0084"],
+                }
+            ],
+        },
+        request_only=True,
+    ),
+]
 
 
 class TurnJSONParser(JSONParser):
@@ -81,6 +130,7 @@ class TurnsView(APIView):
 
     @extend_schema(
         request=TurnRequestSerializer,
+        examples=TURN_EXAMPLES,
         responses={
             200: inline_serializer(
                 "TurnEvents", {"events": serializers.ListField(child=serializers.DictField())}

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from datetime import timedelta
 from typing import Any
 
 from django.db import IntegrityError, transaction
@@ -24,6 +25,11 @@ logger = logging.getLogger("assistant")
 # Every refused attempt means another turn of the session took that number, so N turns
 # racing need at most N attempts; tabs of one visit racing this many at once do not happen.
 TURN_INDEX_ATTEMPTS = 20
+# A turn record still open this long after it began belongs to a turn that will never
+# finish (its process died): far past the longest turn (model rounds at MODEL_TIMEOUT_SECONDS
+# each, then the writes at AGENT_MEMORY_WRITE_TIMEOUT_SECONDS).
+TURN_OPEN_BOUND = timedelta(minutes=15)
+INTERRUPTED = "interrupted: the shop stopped before this turn finished; nothing of it was recorded"
 
 
 def chat_session_touch(*, user: Any, info: SessionInfo, retention: str | None) -> ChatSession:
@@ -46,6 +52,25 @@ def turn_index_next(*, chat_session_id: int) -> int:
     return (top or 0) + 1
 
 
+def chat_turns_interrupted_mark(
+    *, older_than: timedelta | None = TURN_OPEN_BOUND, chat_session_id: int | None = None
+) -> int:
+    """Mark turn records that never finished as interrupted; the number marked.
+
+    A record is opened empty when a turn starts and finished when it ends, stopped or failed
+    alike (a live turn's with its timings, a seeded one's with its saved ids); one still
+    empty was cut by a crash. `older_than` None marks
+    every open record: only when no turn can be running (the start of a single-process
+    shop, as `make run`).
+    """
+    turns = ChatTurn.objects.filter(timings={}, saved={}, error="", stopped=False)
+    if chat_session_id is not None:
+        turns = turns.filter(session_id=chat_session_id)
+    if older_than is not None:
+        turns = turns.filter(created_at__lt=timezone.now() - older_than)
+    return turns.update(error=INTERRUPTED, timings={"interrupted": True})
+
+
 def chat_turn_open(*, chat_session: ChatSession, model: str) -> ChatTurn | None:
     """Create the turn's chat record under the next free number.
 
@@ -53,6 +78,7 @@ def chat_turn_open(*, chat_session: ChatSession, model: str) -> ChatTurn | None:
     (session, index) constraint refuses the second, which reads again. The record is
     bookkeeping: if it still cannot be made, the turn goes on without one.
     """
+    chat_turns_interrupted_mark(chat_session_id=chat_session.pk)
     for _ in range(TURN_INDEX_ATTEMPTS):
         index = turn_index_next(chat_session_id=chat_session.pk)
         try:
@@ -87,12 +113,90 @@ def chat_turn_finish(
     )
 
 
-def chat_session_closed(*, user: Any, session_id: str) -> None:
-    ChatSession.objects.filter(
+def chat_session_closed(*, user: Any, session_id: str, note: str = "") -> None:
+    """Memory ended the session: the record says when, and how (`note`)."""
+    now = timezone.now()
+    records = ChatSession.objects.filter(
         shopper=user, memory_session_id=session_id, closed_at__isnull=True
-    ).update(closed_at=timezone.now())
+    )
+    records.filter(close_requested_at__isnull=True).update(close_requested_at=now)
+    records.update(closed_at=now, close_note=note[:300])
+
+
+def chat_session_close_pending(*, user: Any, session_id: str, note: str) -> None:
+    """The shopper closed the visit but memory could not end it: pending, to be retried."""
+    records = ChatSession.objects.filter(
+        shopper=user, memory_session_id=session_id, closed_at__isnull=True
+    )
+    records.filter(close_requested_at__isnull=True).update(close_requested_at=timezone.now())
+    records.update(close_note=note[:300])
+
+
+def chat_session_close_resumed(*, user: Any, session_id: str) -> None:
+    """The shopper came back to a visit whose close was pending: it goes on, not closed."""
+    ChatSession.objects.filter(
+        shopper=user,
+        memory_session_id=session_id,
+        close_requested_at__isnull=False,
+        closed_at__isnull=True,
+    ).update(
+        close_requested_at=None,
+        close_note=f"resumed {timezone.now():%Y-%m-%d %H:%M} UTC after a close that could not "
+        "reach memory",
+    )
+
+
+def chat_sessions_close_pending(*, user: Any, exclude: str | None = None) -> list[str]:
+    """The shopper's visits whose close is still pending, oldest first."""
+    pending = ChatSession.objects.filter(
+        shopper=user, close_requested_at__isnull=False, closed_at__isnull=True
+    ).order_by("close_requested_at")
+    if exclude:
+        pending = pending.exclude(memory_session_id=exclude)
+    return list(pending.values_list("memory_session_id", flat=True)[:10])
 
 
 def chat_session_discard(*, user: Any, session_id: str) -> None:
     """Remove the record of a memory session that was given up before it was complete."""
     ChatSession.objects.filter(shopper=user, memory_session_id=session_id).delete()
+
+
+def chat_turns_unacknowledged(*, turn_id: int, last: int = 10) -> list[int]:
+    """Earlier turns of this turn's visit whose exchange memory never acknowledged: finished
+    (or interrupted) records with no turn block saved, not stopped by the shopper."""
+    turn = ChatTurn.objects.filter(pk=turn_id).only("session_id").first()
+    if turn is None:
+        return []
+    earlier = ChatTurn.objects.filter(session_id=turn.session_id, pk__lt=turn_id, stopped=False)
+    return [
+        t.pk
+        for t in earlier.order_by("-pk")[:last]
+        if t.timings and not (t.saved or {}).get("turn")
+    ]
+
+
+def chat_turn_saved_late(*, turn_id: int, saved: dict[str, list[str]]) -> None:
+    """A write memory kept though its answer was lost: the record lists it now, and says so."""
+    turn = ChatTurn.objects.filter(pk=turn_id).first()
+    if turn is None:
+        return
+    merged = {
+        kind: sorted({*(turn.saved or {}).get(kind, []), *ids}) for kind, ids in saved.items()
+    }
+    note = "saved late: memory kept this write after its answer was lost (recognised by its key)"
+    ChatTurn.objects.filter(pk=turn_id).update(
+        saved={**(turn.saved or {}), **merged},
+        error=(f"{turn.error}; {note}" if turn.error else note)[:300],
+    )
+
+
+def facts_acknowledged(*, user: Any, last: int = 2000) -> frozenset[str]:
+    """Ids of the facts the shopper was told were saved (their turns' `memory.added`)."""
+    saved = ChatTurn.objects.filter(session__shopper=user).order_by("-pk")[:last]
+    return frozenset(
+        block_id
+        for record in saved.values_list("saved", flat=True)
+        if isinstance(record, dict)
+        for block_id in record.get("fact") or []
+        if isinstance(block_id, str)
+    )

@@ -17,7 +17,18 @@ class ChatSession(models.Model):
     retention = models.CharField(max_length=20, blank=True)
     retention_seconds = models.PositiveIntegerField(null=True, blank=True)
     opened_at = models.DateTimeField(auto_now_add=True)
-    closed_at = models.DateTimeField(null=True, blank=True)
+    closed_at = models.DateTimeField(
+        null=True, blank=True, help_text="When memory ended the session (its summary written)."
+    )
+    close_requested_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="When the shopper closed the panel; set with no closed_at, the close is "
+        "pending (memory could not be reached) and is retried on their next healthy turn.",
+    )
+    close_note = models.CharField(
+        max_length=300, blank=True, help_text="What happened when the visit was closed."
+    )
     turn_count = models.PositiveIntegerField(default=0)
 
     class Meta:

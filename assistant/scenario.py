@@ -25,7 +25,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from memoryapp.public import RETENTION_PRESETS
-from shop.services import USERNAME_RE
+from shop.services import username_folded, username_valid
 
 MAX_QUERY_CHARS = 4000
 MAX_DISPLAY_NAME_CHARS = 60
@@ -41,11 +41,13 @@ def _not_blank(value: str) -> str:
 
 
 def _username(value: str) -> str:
-    if not USERNAME_RE.match(value):
+    # Names ignore case, as at the sign-in: "Ann" is the shopper "ann".
+    folded = username_folded(value)
+    if not username_valid(folded):
         raise PydanticCustomError(
-            "username", "is not a username (3 to 30 of a-z, 0-9, '-' and '_')"
+            "username", "is not a username (3 to 30 letters, digits, '-' and '_')"
         )
-    return value
+    return folded
 
 
 Text = Annotated[str, AfterValidator(_not_blank)]

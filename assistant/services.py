@@ -34,11 +34,13 @@ from assistant.chat_records import (
     chat_session_touch,
     chat_turn_finish,
     chat_turn_open,
+    facts_acknowledged,
 )
 from assistant.demo import demo_settings_get
 from assistant.models import ChatTurn, DemoSettings
 from assistant.page import catalog_filters_known, history_notes, page_context_build
 from assistant.prompting import turn_messages
+from assistant.reconcile import healthy_turn_reconcile, visit_close
 from assistant.tools import tool_run, tool_schemas, vocabulary_load
 from assistant.validation import CloseRequest, HelloRequest, TurnRequest, text_normalise
 from assistant.welcome import greeting_text, preferences_from_facts, suggestions_compose
@@ -52,7 +54,6 @@ from memoryapp.turn import (
     greeting_read,
     memory_conf,
     notes_message,
-    session_close,
 )
 from shop.services import shopper_display_name
 
@@ -116,6 +117,7 @@ _vocabulary = vocabulary_load
 _chat_session_touch = database_sync_to_async(chat_session_touch)
 _chat_turn_open = database_sync_to_async(chat_turn_open)
 _chat_session_closed = database_sync_to_async(chat_session_closed)
+_facts_acknowledged = database_sync_to_async(facts_acknowledged)
 
 
 @database_sync_to_async
@@ -214,6 +216,8 @@ async def turn_run(
 
     log = _TurnLog()
     answer = _turn_answer(
+        user=user if memory is not None else None,
+        shopper=shopper,
         request=request,
         memory=memory,
         mode=mode,
@@ -245,6 +249,8 @@ async def turn_run(
 
 async def _turn_answer(
     *,
+    user: Any,
+    shopper: str | None,
     request: TurnRequest,
     memory: TurnMemory | None,
     mode: events.Mode,
@@ -365,12 +371,15 @@ async def _turn_answer(
 
     if memory is not None:
         start = spans.now_ms()
+        key = str(progress.turn_id) if progress.turn_id is not None else None
         written = await memory.remember(
             Exchange(
                 query=request.text,
                 # The products shown go with the answer, so "the black one" resolves later.
                 answer=exchange_with_products(done.text, done.products),
-            )
+            ),
+            key=key,
+            protected=await _facts_acknowledged(user=user) if user is not None else frozenset(),
         )
         duration = spans.now_ms() - start
         spans.add("memory.write", start, duration)
@@ -378,6 +387,10 @@ async def _turn_answer(
         yield events.MemoryAdded(
             block_ids=log.saved, facts=written["facts"], duration_ms=round(duration, 2)
         )
+        if written["turn"] and user is not None:  # memory answers: settle what it missed
+            await healthy_turn_reconcile(
+                user=user, shopper=shopper, memory=memory, turn_id=progress.turn_id
+            )
 
 
 # --- opening and closing the panel --------------------------------------------------------
@@ -418,15 +431,16 @@ async def welcome_build(*, user, request: HelloRequest) -> events.Welcome:
 
 
 async def conversation_close(*, user, request: CloseRequest) -> events.Closed:
-    """End the shopper's session: its episode is written, the memory session ended."""
+    """End the shopper's session: its episode is written, the memory session ended (or,
+    memory unreachable, the close kept pending and retried: `assistant.reconcile`)."""
     if not (user and user.is_authenticated) or not request.session_id:
         return events.Closed(session_id=request.session_id, episode_block_id=None)
     shopper = await _shopper_name(user)
-    episode_id = None
     # Staff can switch memory off for the whole demo: then nothing is written at close either.
     if (await _demo_settings()).memory_enabled:
-        episode_id = await session_close(
-            username=user.username, display_name=shopper, session_id=request.session_id
+        outcome = await visit_close(user=user, shopper=shopper, session_id=request.session_id)
+        return events.Closed(
+            session_id=request.session_id, episode_block_id=outcome.episode_block_id
         )
-    await _chat_session_closed(user=user, session_id=request.session_id)
-    return events.Closed(session_id=request.session_id, episode_block_id=episode_id)
+    await _chat_session_closed(user=user, session_id=request.session_id, note="memory off")
+    return events.Closed(session_id=request.session_id, episode_block_id=None)

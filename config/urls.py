@@ -7,6 +7,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from config.views import favicon, healthz
 
 handler404 = "config.views.page_not_found"
+handler500 = "config.views.server_error"
 
 admin.site.site_header = "Aisle administration"
 admin.site.site_title = "Aisle admin"

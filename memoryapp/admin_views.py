@@ -20,8 +20,13 @@ from django.utils.text import Truncator
 from memoryapp.erasure import record_delete
 from memoryapp.markup import markdown_strip
 from memoryapp.records import MemoryRecord, RecordNotFound
-from memoryapp.selectors import BLOCKS_PER_PAGE, record_read, shopper_memory_read
-from memoryapp.types import MemoryUnavailable
+from memoryapp.selectors import (
+    BLOCKS_PER_PAGE,
+    MAX_LIST_OFFSET,
+    record_read,
+    shopper_memory_read,
+)
+from memoryapp.types import MemoryRefused, MemoryUnavailable
 
 # What staff call each kind of record in a sentence.
 KIND_NAMES = {"fact": "fact", "turn": "exchange", "episode": "visit summary"}
@@ -29,10 +34,21 @@ MESSAGE_WORDS = 24
 
 
 def _offset(request: HttpRequest, source: Any) -> int:
-    try:
-        return max(0, int(source.get("offset", "0")))
-    except ValueError:
+    """The page's offset: a missing or garbled one is the first page (a link back from a
+    deletion carries it); one past the server's bound is refused by `_offset_refusal`."""
+    raw = str(source.get("offset", "0")).strip()
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > 10:
         return 0
+    return min(int(raw), MAX_LIST_OFFSET)
+
+
+def _offset_refusal(source: Any) -> str | None:
+    """Why the offset asked for cannot be shown, or None: checked before memory is called."""
+    raw = str(source.get("offset", "0")).strip() or "0"
+    # Length first: int() of a few thousand digits is itself an error.
+    if raw.isascii() and raw.isdigit() and len(raw) <= 10 and int(raw) <= MAX_LIST_OFFSET:
+        return None
+    return f"The offset must be a whole number from 0 to {MAX_LIST_OFFSET:,}; got {raw[:40]!r}."
 
 
 def record_described(record: MemoryRecord) -> str:
@@ -56,11 +72,17 @@ def shopper_memory_view(
     offset = _offset(request, request.GET)
     username = shopper.user.username
     status = 200
-    try:
-        memory = shopper_memory_read(username=username, offset=offset)
-        error = None
-    except MemoryUnavailable as exc:
-        memory, error, status = None, str(exc), 503
+    memory, error = None, None
+    offset_error = _offset_refusal(request.GET)
+    if offset_error is not None:
+        status = 400
+    else:
+        try:
+            memory = shopper_memory_read(username=username, offset=offset)
+        except MemoryRefused as exc:
+            offset_error, status = f"Agent Memory refused to list this page ({exc}).", 400
+        except MemoryUnavailable as exc:
+            error, status = str(exc), 503
     shown_to = (memory.offset + len(memory.blocks)) if memory else 0
     context.update(
         {
@@ -69,6 +91,8 @@ def shopper_memory_view(
             "username": username,
             "memory": memory,
             "memory_error": error,
+            "offset_error": offset_error,
+            "first_page_url": shopper_memory_url(shopper),
             "shown_from": (memory.offset + 1) if memory and memory.blocks else 0,
             "shown_to": shown_to,
             "newer_offset": max(0, memory.offset - BLOCKS_PER_PAGE) if memory else 0,

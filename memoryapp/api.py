@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
@@ -12,15 +12,16 @@ from rest_framework.views import APIView
 from memoryapp.blocks import KINDS
 from memoryapp.erasure import record_delete
 from memoryapp.records import RecordNotFound
-from memoryapp.selectors import records_list
-from memoryapp.types import MemoryUnavailable
+from memoryapp.selectors import MAX_LIST_OFFSET, MAX_RECORDS_LIMIT, records_list
+from memoryapp.types import MemoryRefused, MemoryUnavailable
 
 UNAVAILABLE = {"detail": "Memory is unavailable right now."}
 
 
 class RecordsQuery(serializers.Serializer):
-    limit = serializers.IntegerField(min_value=1, max_value=100, default=20)
-    offset = serializers.IntegerField(min_value=0, default=0)
+    limit = serializers.IntegerField(min_value=1, max_value=MAX_RECORDS_LIMIT, default=20)
+    # Refused here, before memory is called, rather than passed on to be refused there.
+    offset = serializers.IntegerField(min_value=0, max_value=MAX_LIST_OFFSET, default=0)
 
 
 class RecordSerializer(serializers.Serializer):
@@ -55,8 +56,18 @@ class RecordListView(APIView):
 
     @extend_schema(
         parameters=[
-            OpenApiParameter("limit", int, description="1-100, default 20"),
-            OpenApiParameter("offset", int, description=">= 0, default 0"),
+            OpenApiParameter(
+                "limit",
+                int,
+                description=f"1-{MAX_RECORDS_LIMIT}, default 20",
+                examples=[OpenApiExample("A page of ten", value=10)],
+            ),
+            OpenApiParameter(
+                "offset",
+                int,
+                description=f"0-{MAX_LIST_OFFSET}, default 0",
+                examples=[OpenApiExample("The second page of ten", value=10)],
+            ),
         ],
         responses={200: RecordPageSerializer},
     )
@@ -66,6 +77,8 @@ class RecordListView(APIView):
         query.is_valid(raise_exception=True)
         try:
             page = records_list(username=request.user.get_username(), **query.validated_data)
+        except MemoryRefused as exc:
+            return Response({"detail": f"Memory refused the request: {exc}"}, status=400)
         except MemoryUnavailable:
             return Response(UNAVAILABLE, status=status.HTTP_503_SERVICE_UNAVAILABLE)
         return Response(

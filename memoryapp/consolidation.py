@@ -95,12 +95,18 @@ class FactsPlan:
 
 
 def facts_plan(
-    *, new: Sequence[JudgedFact], current: Sequence[Any], stated_at: datetime
+    *,
+    new: Sequence[JudgedFact],
+    current: Sequence[Any],
+    stated_at: datetime,
+    protected: frozenset[str] = frozenset(),
 ) -> FactsPlan:
     """Decide what to write, what to move into history and what to delete (no I/O).
 
     current: the shopper's stored `type: fact` blocks; stated_at: the date the new facts
-    speak for (the session's date, else now).
+    speak for (the session's date, else now); protected: ids of facts the shopper was told
+    were saved, never deleted as copies (a copy memory kept after its answer was lost may be
+    newer than the one acknowledged; recall collapses the two).
     """
     plan = FactsPlan()
     groups: dict[str, list[Any]] = {}
@@ -125,6 +131,7 @@ def facts_plan(
             plan.store.append(resolved)
             _retire(plan, group, keep=None, by=len(plan.store) - 1)
         groups[key] = []  # a slot is settled once per turn
+    plan.duplicates = [b for b in plan.duplicates if b.block_id not in protected]
     return plan
 
 

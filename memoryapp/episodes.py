@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from memoryapp.blocks import EPISODE, created_at_for
 from memoryapp.cleaning import session_id_clean
 from memoryapp.clients import memory_user_async
@@ -12,24 +14,41 @@ from memoryapp.recall import session_list
 from memoryapp.sessions import session_get_open, session_info_from
 
 
-async def session_close(*, username: str, display_name: str, session_id: str) -> str | None:
-    """Write the visit's episode, then end the session. Returns the episode block id.
+@dataclass(frozen=True)
+class CloseOutcome:
+    """How a close went. `ended`: memory ended the session now; `reached` False: memory could
+    not be reached (or refused a step), nothing was ended, and the close must be retried."""
 
-    Nothing happens for an id that is not one of this shopper's open sessions; display_name
-    is accepted like session_open's, but a close never creates a memory user.
+    ended: bool
+    reached: bool
+    episode_block_id: str | None = None
+    episode_existed: bool = False
+
+
+async def session_end(*, username: str, display_name: str, session_id: str) -> CloseOutcome:
+    """Write the visit's episode, then end the session; safe to retry until it ends.
+
+    Nothing happens for an id that is not one of this shopper's open sessions (reached, not
+    ended). The session is ended only once its episode is stored (or there is nothing to
+    summarise): a close that cannot read the visit or store its summary leaves the session
+    open and says so, so a retry (the shopper's next healthy turn or close) writes it then.
+    An episode stored by an earlier attempt whose end failed is found and not written again.
+    display_name is accepted like session_open's, but a close never creates a memory user.
     """
     conf = memory_conf()
     session_id = session_id_clean(session_id)
     if session_id is None:
-        return None
+        return CloseOutcome(ended=False, reached=True)
     ok, resource = await guarded(
         session_get_open(memory_user_async(username), session_id),
         path="write",
         lost="the closing episode",
         timeout=conf.write_timeout_seconds,
     )
-    if not ok or resource is None:
-        return None
+    if not ok:
+        return CloseOutcome(ended=False, reached=False)
+    if resource is None:
+        return CloseOutcome(ended=False, reached=True)
     info = session_info_from(resource, created=False)
     ok, blocks = await guarded(
         session_list(resource, cap=conf.max_session_blocks),
@@ -37,13 +56,16 @@ async def session_close(*, username: str, display_name: str, session_id: str) ->
         lost="the closing episode",
         timeout=conf.write_timeout_seconds,
     )
+    if not ok:
+        return CloseOutcome(ended=False, reached=False)
+    earlier = [b for b in blocks or [] if (b.annotations or {}).get("type") == EPISODE["type"]]
+    episode_id = earlier[0].block_id if earlier else None
     turns = [
         (b.message.user_content, b.message.assistant_content)
         for b in sorted(blocks or [], key=lambda b: b.created_at or b.ingested_at)
         if b.message is not None
     ]
-    episode_id = None
-    if turns:
+    if turns and episode_id is None:
         episode = await episode_compose(turns=turns)
         if episode is not None:
             ok, response = await guarded(
@@ -57,9 +79,18 @@ async def session_close(*, username: str, display_name: str, session_id: str) ->
                 lost="the closing episode",
                 timeout=conf.write_timeout_seconds,
             )
-            if ok and response and response.block_ids:
-                episode_id = response.block_ids[0]
-    await guarded(
+            if not (ok and response and response.block_ids):
+                return CloseOutcome(ended=False, reached=False)
+            episode_id = response.block_ids[0]
+    ok, _ = await guarded(
         resource.end(), path="write", lost="ending the session", timeout=conf.write_timeout_seconds
     )
-    return episode_id
+    return CloseOutcome(
+        ended=ok, reached=ok, episode_block_id=episode_id, episode_existed=bool(earlier)
+    )
+
+
+async def session_close(*, username: str, display_name: str, session_id: str) -> str | None:
+    """session_end, for callers that want only the episode's block id."""
+    outcome = await session_end(username=username, display_name=display_name, session_id=session_id)
+    return outcome.episode_block_id

@@ -2,7 +2,10 @@
 
 Every memory failure is caught in one place, `outage_translated`: it logs once per outage
 and path ("session", "read", "write") with what was lost, logs again when that path next
-succeeds, and turns the failure into MemoryUnavailable. `guarded` builds on it for the
+succeeds, and turns the failure into MemoryUnavailable. A 4xx answer (the server up and
+refusing one request: 400, 404, 409, 422, ...) is no outage: it becomes MemoryRefused, a
+MemoryUnavailable logged at info level and never as an outage (401, 403, 408 and 429, which
+mean memory cannot be used for now, still count as one). `guarded` builds on it for the
 turn's own calls, which carry on without memory instead of raising; each is bounded by the
 memory timeout (the SDK's own read-timeout probe of /health could otherwise add seconds),
 the recall's given some grace past it while the server is answering others.
@@ -20,7 +23,7 @@ import pydantic
 from agentmemory.exceptions import AgentMemoryError
 
 from memoryapp.clients import memory_answered_within
-from memoryapp.types import MemoryUnavailable
+from memoryapp.types import MemoryRefused, MemoryUnavailable
 
 logger = logging.getLogger("memoryapp")
 
@@ -69,6 +72,22 @@ class OutageLog:
 
 outages = OutageLog()
 
+# 4xx answers that still mean memory cannot be used: a token it refuses (401, 403), a
+# request it timed out on (408), an overloaded server (429). Any other 4xx is a refusal of
+# this one request by a server that is up.
+UNUSABLE_CLIENT_ERRORS = frozenset({401, 403, 408, 429})
+
+
+def memory_refusal(exc: BaseException) -> bool:
+    """Whether exc is the server refusing one request (a 4xx), not an outage."""
+    status = getattr(exc, "status_code", None)
+    return (
+        isinstance(exc, AgentMemoryError)
+        and isinstance(status, int)
+        and 400 <= status < 500
+        and status not in UNUSABLE_CLIENT_ERRORS
+    )
+
 
 @contextmanager
 def outage_translated(*, path: str, lost: str) -> Iterator[None]:
@@ -80,6 +99,11 @@ def outage_translated(*, path: str, lost: str) -> Iterator[None]:
     try:
         yield
     except MEMORY_ERRORS as exc:
+        if memory_refusal(exc):
+            # The server answered: the path works, this request was wrong.
+            logger.info("Agent Memory %s refused a request (for %s): %s", path, lost, exc)
+            outages.succeeded(path)
+            raise MemoryRefused(str(exc)) from exc
         outages.failed(path, lost, exc)
         raise MemoryUnavailable(str(exc) or type(exc).__name__) from exc
     outages.succeeded(path)
@@ -118,6 +142,10 @@ def outcome_noted(*, path: str, lost: str, error: BaseException | None) -> bool:
     if error is None:
         outages.succeeded(path)
         return True
+    if memory_refusal(error):
+        logger.info("Agent Memory %s refused a request (for %s): %s", path, lost, error)
+        outages.succeeded(path)
+        return False
     if not isinstance(error, MemoryUnavailable):  # that one was logged where it was raised
         outages.failed(path, lost, error)
     return False

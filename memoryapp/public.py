@@ -21,8 +21,9 @@ from memoryapp.notify import (
     shopper_group,
 )
 from memoryapp.render import verbatim_lines
-from memoryapp.selectors import sessions_metadata_read
+from memoryapp.selectors import session_texts_read, sessions_metadata_read
 from memoryapp.turn import (
+    CloseOutcome,
     Exchange,
     MemoryUnavailable,
     Recall,
@@ -33,12 +34,14 @@ from memoryapp.turn import (
     memory_conf,
     notes_message,
     session_close,
+    session_end,
 )
 
 __all__ = [
     "PANELS_GROUP",
     "RETENTION_CHOICES",
     "RETENTION_PRESETS",
+    "CloseOutcome",
     "EndReason",
     "Exchange",
     "MemoryUnavailable",
@@ -53,8 +56,10 @@ __all__ = [
     "memory_switched_send",
     "notes_message",
     "session_close",
+    "session_end",
     "session_id_clean",
     "session_tag",
+    "session_texts_read",
     "sessions_metadata_read",
     "shopper_ended_send",
     "shopper_group",

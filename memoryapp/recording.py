@@ -25,14 +25,25 @@ from memoryapp.guard import guarded
 from memoryapp.judge import JudgedFact, facts_judge
 from memoryapp.sessions import MemorySession
 
+# The annotation that carries a write's idempotency key: the chat turn's id.
+TURN_KEY = "turn_key"
 
-async def turn_record(*, memory: MemorySession, query: str, answer: str) -> list[str]:
-    """Store the exchange as one turn block; it inherits the session's retention."""
+
+async def turn_record(
+    *, memory: MemorySession, query: str, answer: str, key: str | None = None
+) -> list[str]:
+    """Store the exchange as one turn block; it inherits the session's retention.
+
+    With `key` (the chat turn's id) the block carries it, so a write whose answer was lost
+    (a timeout while the server was frozen) is recognised afterwards instead of written
+    twice: after a failed add the key is looked up, and a block found is the exchange.
+    """
     conf = memory_conf()
+    annotations = {**TURN, TURN_KEY: key} if key else TURN
     ok, response = await guarded(
         memory.resource.add_memory(
             messages=[{"user_content": text_clean(query), "assistant_content": text_clean(answer)}],
-            annotations=TURN,
+            annotations=annotations,
             context_required=True,
             created_at=created_at_for(memory.info.session_date),
         ),
@@ -40,7 +51,28 @@ async def turn_record(*, memory: MemorySession, query: str, answer: str) -> list
         lost="this exchange",
         timeout=conf.write_timeout_seconds,
     )
-    return list(response.block_ids) if ok and response else []
+    if ok and response:
+        return list(response.block_ids)
+    if key:
+        return (await keyed_blocks_find(memory=memory, key=key)).get("turn", [])
+    return []
+
+
+async def keyed_blocks_find(*, memory: MemorySession, key: str) -> dict[str, list[str]]:
+    """The blocks of this session written under idempotency key `key`, by type ("turn",
+    "fact"); {} when there are none or memory cannot say."""
+    conf = memory_conf()
+    ok, found = await guarded(
+        memory.resource.search_memory(filters={"annotations": {TURN_KEY: key}}),
+        path="read",
+        lost="recognising a write that answered late",
+        timeout=conf.write_timeout_seconds,
+    )
+    by_type: dict[str, list[str]] = {}
+    for block in found.memory_blocks if ok and found else []:
+        kind = (block.annotations or {}).get("type", "")
+        by_type.setdefault(kind, []).append(block.block_id)
+    return by_type
 
 
 async def facts_record(*, memory: MemorySession, facts: Sequence[JudgedFact | str]) -> list[str]:
@@ -55,7 +87,10 @@ async def facts_record(*, memory: MemorySession, facts: Sequence[JudgedFact | st
 
 
 async def _facts_store(
-    *, memory: MemorySession, facts: Sequence[JudgedFact | str]
+    *,
+    memory: MemorySession,
+    facts: Sequence[JudgedFact | str],
+    protected: frozenset[str] = frozenset(),
 ) -> list[tuple[str, str]]:
     """facts_record's work; returns (block id, sentence) of each fact stored."""
     judged = [
@@ -76,6 +111,7 @@ async def _facts_store(
         new=judged,
         current=list(current.memory_blocks) if ok and current else [],
         stated_at=stated_at,
+        protected=protected,
     )
     stored = await asyncio.gather(
         *(_fact_add(memory, fact, created_at=created_at) for fact in plan.store)
@@ -163,19 +199,27 @@ async def _facts_retire(
 
 
 async def exchange_remember(
-    *, memory: MemorySession, query: str, answer: str
+    *,
+    memory: MemorySession,
+    query: str,
+    answer: str,
+    key: str | None = None,
+    protected: frozenset[str] = frozenset(),
 ) -> dict[str, list[str]]:
     """After the answer is sent: record the turn, judge it for facts, record those.
+
+    `key`, the chat turn's id, goes with the turn's block as its idempotency key;
+    `protected`, the facts the shopper was told were saved, are never deleted as copies.
 
     Returns the saved block ids ("turn", "fact") and the fact sentences stored ("facts"); a
     fact the shopper only restated is not stored again, so it is in neither.
     """
     query, answer = text_clean(query), text_clean(answer)
     turn_ids, facts = await asyncio.gather(
-        turn_record(memory=memory, query=query, answer=answer),
+        turn_record(memory=memory, query=query, answer=answer, key=key),
         facts_judge(query=query, answer=answer),
     )
-    stored = await _facts_store(memory=memory, facts=facts)
+    stored = await _facts_store(memory=memory, facts=facts, protected=protected)
     return {
         "turn": turn_ids,
         "fact": [block_id for block_id, _ in stored],

@@ -27,6 +27,10 @@ from memoryapp.records import (
 
 BLOCKS_PER_PAGE = 100
 SESSIONS_PAGE = 500  # the most the API lists at once
+# The largest offset into a listing the memory server accepts: past it the request is
+# refused before memory is called (400 in the records API and the admin's page).
+MAX_LIST_OFFSET = 1_000_000_000
+MAX_RECORDS_LIMIT = 100
 
 
 @dataclass(frozen=True)
@@ -206,3 +210,35 @@ def record_block_find(user: UserResource, block_id: str) -> Any | None:
         if block.block_id == block_id and block.user_id == user.user_id:
             return block
     return None
+
+
+def session_texts_read(*, username: str, session_id: str) -> dict[str, str]:
+    """The text of every block still stored in one of the shopper's sessions, by block id.
+
+    The admin's chat record shows each turn's exchange from here, live, rather than keeping
+    a copy: a block deleted from memory (by the shopper, staff or an erasure) or expired is
+    simply absent, so its text is gone from the admin too. {} when the shopper or the
+    session is not in memory. Raises MemoryUnavailable.
+    """
+    texts: dict[str, str] = {}
+    if not session_id.strip() or any(ch in session_id for ch in "/?#%"):
+        return texts  # never a session the SDK can name
+    with (
+        outage_translated(path="read", lost="the admin's chat record texts"),
+        memory_client_sync() as client,
+    ):
+        user = _user_or_none(client, username)
+        if user is None:
+            return texts
+        try:
+            session = user.get_session(session_id)
+            while True:
+                page = session.list_memories(
+                    limit=BLOCKS_PER_PAGE, offset=len(texts), order_by="ingested_at"
+                )
+                for block in page.memory_blocks:
+                    texts[block.block_id] = record_from_block(block, ttl=None).text
+                if page.count < BLOCKS_PER_PAGE or len(texts) >= page.total:
+                    return texts
+        except NotFoundError:
+            return texts  # the session (or the shopper) was erased

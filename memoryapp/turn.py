@@ -16,7 +16,7 @@ from typing import Any
 
 from memoryapp.clients import memory_client_async
 from memoryapp.conf import memory_conf
-from memoryapp.episodes import session_close
+from memoryapp.episodes import CloseOutcome, session_close, session_end
 from memoryapp.greeting import greeting_read
 from memoryapp.guard import MEMORY_ERRORS
 from memoryapp.recall import (
@@ -27,7 +27,7 @@ from memoryapp.recall import (
     recall_begin,
     recall_finish,
 )
-from memoryapp.recording import exchange_remember
+from memoryapp.recording import exchange_remember, keyed_blocks_find
 from memoryapp.render import notes_message
 from memoryapp.sessions import MemorySession, session_open
 from memoryapp.types import MemoryUnavailable, Recall, SessionInfo
@@ -35,6 +35,7 @@ from memoryapp.types import MemoryUnavailable, Recall, SessionInfo
 # What a turn's caller may use of memory: the handle and the values it hands back, the
 # panel's greeting and its closing episode, and the notes message the model reads.
 __all__ = [
+    "CloseOutcome",
     "Exchange",
     "MemoryUnavailable",
     "Recall",
@@ -45,6 +46,7 @@ __all__ = [
     "memory_conf",
     "notes_message",
     "session_close",
+    "session_end",
 ]
 
 
@@ -144,11 +146,27 @@ class TurnMemory:
             memory=self._session, message=self._message, turn_count=self._turn_count
         )
 
-    async def remember(self, exchange: Exchange) -> dict[str, list[str]]:
-        """Record the exchange and its judged facts (see `exchange_remember`)."""
+    async def remember(
+        self,
+        exchange: Exchange,
+        *,
+        key: str | None = None,
+        protected: frozenset[str] = frozenset(),
+    ) -> dict[str, list[str]]:
+        """Record the exchange and its judged facts (see `exchange_remember`): `key` is the
+        write's idempotency key (the chat turn's id), `protected` the facts the shopper was
+        told were saved."""
         return await exchange_remember(
-            memory=self._session, query=exchange.query, answer=exchange.answer
+            memory=self._session,
+            query=exchange.query,
+            answer=exchange.answer,
+            key=key,
+            protected=protected,
         )
+
+    async def written_under(self, key: str) -> dict[str, list[str]]:
+        """The blocks of this session written under idempotency key `key`, by type."""
+        return await keyed_blocks_find(memory=self._session, key=key)
 
     async def look_up(self, query: str) -> list[Any]:
         """The recall_memory tool's search over this shopper's memory only."""

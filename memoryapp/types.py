@@ -47,3 +47,12 @@ class SessionInfo:
 
 class MemoryUnavailable(Exception):
     """The memory server could not be reached or refused; the turn goes on without memory."""
+
+
+class MemoryRefused(MemoryUnavailable):
+    """Memory answered and refused this one request (a 4xx such as 400, 404 or 422).
+
+    Not an outage: the server is up and says the request was wrong, so nothing is logged as
+    one. A subclass so that a caller who only knows MemoryUnavailable still carries on
+    without memory; the REST API answers it with 400 instead of 503.
+    """

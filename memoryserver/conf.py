@@ -27,6 +27,9 @@ class ServerSettings(BaseSettings):
     AISLE_VAR_DIR: Path = BASE_DIR / "var"
     AGENT_MEMORY_SERVER_DB: Path | None = None  # default: <AISLE_VAR_DIR>/agentmemory.sqlite3
     AGENT_MEMORY_SERVER_TOKEN: str = ""
+    # `python -m memoryserver` refuses to start without a token unless this (or --no-token)
+    # says an open server is wanted.
+    AGENT_MEMORY_SERVER_ALLOW_NO_TOKEN: bool = False
     # Host names the server answers to besides 127.0.0.1, localhost and [::1], comma-separated
     # (a leading dot allows subdomains). A request naming any other host is refused, so a web
     # page that rebinds its own name to 127.0.0.1 cannot reach the server.
@@ -62,6 +65,11 @@ class ServerSettings(BaseSettings):
     EMBEDDING_MODEL: str = "text-embedding-3-small"
     MODEL_TIMEOUT_SECONDS: float = Field(60.0, ge=1.0)
 
+    @field_validator("AGENT_MEMORY_SERVER_ALLOW_NO_TOKEN", mode="before")
+    @classmethod
+    def _blank_is_no(cls, value: Any) -> Any:
+        return False if isinstance(value, str) and not value.strip() else value
+
     @field_validator("AGENT_MEMORY_SERVER_ALLOWED_HOSTS", mode="before")
     @classmethod
     def _host_names(cls, value: Any) -> Any:
@@ -83,7 +91,14 @@ class ServerSettings(BaseSettings):
 
     def knobs(self) -> dict[str, object]:
         """The values the server's code reads from `django.conf.settings`."""
-        values = self.model_dump(exclude={"AISLE_VAR_DIR", "AGENT_MEMORY_SERVER_DB", "LOG_LEVEL"})
+        values = self.model_dump(
+            exclude={
+                "AISLE_VAR_DIR",
+                "AGENT_MEMORY_SERVER_DB",
+                "AGENT_MEMORY_SERVER_ALLOW_NO_TOKEN",
+                "LOG_LEVEL",
+            }
+        )
         values["AGENT_MEMORY_SERVER_TOKEN"] = self.AGENT_MEMORY_SERVER_TOKEN or None
         values["OPENAI_API_KEY"] = self.OPENAI_API_KEY or None
         values["OPENAI_BASE_URL"] = self.OPENAI_BASE_URL or None

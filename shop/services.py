@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-import re
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,7 +13,11 @@ from django.db import IntegrityError, transaction
 from shop.models import DemoShopper, PrivilegedAccount, Product, Variant
 
 CATALOG_FIXTURE = Path(__file__).resolve().parent / "fixtures" / "catalog.json"
-USERNAME_RE = re.compile(r"^[a-z0-9_-]{3,30}$")
+USERNAME_MIN, USERNAME_MAX = 3, 30
+USERNAME_RULE = (
+    f"Use {USERNAME_MIN} to {USERNAME_MAX} characters: letters of any alphabet (é, ß, ж, 李, ...), "
+    "digits, '-' or '_'; no spaces or other signs."
+)
 
 DEMO_SHOPPERS = [
     ("ann", "Ann", "Size M, can't stand yellow, shops for weddings."),
@@ -31,38 +35,53 @@ class SignInRefused(Exception):
 @dataclass(frozen=True)
 class SeedResult:
     created: int
-    updated: int
+    updated: int  # restored to the seed (only with reset)
+    kept: int = 0  # there already, left as people made it
+
+
+PRODUCT_SEED_FIELDS = (
+    "name",
+    "slug",
+    "category",
+    "brand",
+    "description",
+    "colour",
+    "price",
+    "active",
+)
+VARIANT_SEED_FIELDS = ("product_id", "colour", "size", "stock")
 
 
 @transaction.atomic
-def catalog_seed(*, fixture: Path = CATALOG_FIXTURE) -> SeedResult:
-    """Load the catalog fixture, creating or updating by SKU so a re-run changes nothing."""
+def catalog_seed(*, fixture: Path = CATALOG_FIXTURE, reset: bool = False) -> SeedResult:
+    """Create the fixture's products and variants that are missing, matched by SKU.
+
+    What exists is left alone, so a price, name, stock level or withdrawal set in the admin
+    survives every `make run`; `reset` writes the fixture's values back over them.
+    """
     data = json.loads(fixture.read_text())
-    product_fields = (
-        "name",
-        "slug",
-        "category",
-        "brand",
-        "description",
-        "colour",
-        "price",
-        "active",
-    )
     existing = {p.sku: p for p in Product.objects.all()}
     to_create = [
-        Product(sku=item["sku"], **{k: item[k] for k in product_fields})
+        Product(sku=item["sku"], **{k: item[k] for k in PRODUCT_SEED_FIELDS})
         for item in data
         if item["sku"] not in existing
     ]
     Product.objects.bulk_create(to_create)
-    to_update = []
-    for item in data:
-        product = existing.get(item["sku"])
-        if product is not None:
-            for key in product_fields:
-                setattr(product, key, item[key])
-            to_update.append(product)  # few rows: always rewritten, so edits are undone
-    Product.objects.bulk_update(to_update, product_fields)
+    restored = []
+    if reset:
+        for item in data:
+            product = existing.get(item["sku"])
+            seeded = {
+                key: Product._meta.get_field(key).to_python(item[key])
+                for key in PRODUCT_SEED_FIELDS
+            }
+            if product is not None and any(
+                getattr(product, key) != value for key, value in seeded.items()
+            ):
+                for key, value in seeded.items():
+                    setattr(product, key, value)
+                restored.append(product)
+        Product.objects.bulk_update(restored, PRODUCT_SEED_FIELDS)
 
     product_ids = dict(Product.objects.values_list("sku", "id"))
     variants = {v.sku: v for v in Variant.objects.all()}
@@ -78,23 +97,46 @@ def catalog_seed(*, fixture: Path = CATALOG_FIXTURE) -> SeedResult:
             variant = variants.get(row["sku"])
             if variant is None:
                 new_variants.append(Variant(sku=row["sku"], **values))
-            elif any(getattr(variant, key) != value for key, value in values.items()):
+            elif reset and any(getattr(variant, key) != value for key, value in values.items()):
                 for key, value in values.items():
                     setattr(variant, key, value)
                 changed.append(variant)
     Variant.objects.bulk_create(new_variants)
-    Variant.objects.bulk_update(changed, ["product_id", "colour", "size", "stock"])
-    return SeedResult(created=len(to_create), updated=len(to_update))
+    Variant.objects.bulk_update(changed, VARIANT_SEED_FIELDS)
+    seeded_before = len(existing.keys() & {item["sku"] for item in data})
+    return SeedResult(
+        created=len(to_create), updated=len(restored), kept=seeded_before - len(restored)
+    )
+
+
+def _name_character(character: str) -> bool:
+    # Letters and their marks (a vowel sign, a composed accent) and digits of any script.
+    return character in "-_" or unicodedata.category(character)[0] in "LMN"
+
+
+def username_valid(username: str) -> bool:
+    """Whether `username` (already normalised) can be a shopper's account name."""
+    return (
+        USERNAME_MIN <= len(username) <= USERNAME_MAX
+        and all(_name_character(c) for c in username)
+        and unicodedata.category(username[0])[0] != "M"
+    )
+
+
+def username_folded(raw: str | None) -> str:
+    """The form a typed name is compared in: trimmed, composed (NFC) and in lower case, so
+    "Zoë", "ZOË" and a decomposed "zoë" are one name."""
+    return unicodedata.normalize("NFC", (raw or "").strip()).lower()
 
 
 def username_normalise(raw: str | None) -> str:
-    """The account name a typed shopper name stands for: names ignore case ("Zoe" is "zoe").
+    """The account name a typed shopper name stands for: names ignore case ("Zoë" is "zoë").
 
-    Raises SignInRefused when the name cannot be an account name.
+    Raises SignInRefused, saying exactly what is accepted, when the name cannot be one.
     """
-    username = (raw or "").strip().lower()
-    if not USERNAME_RE.match(username):
-        raise SignInRefused("Use 3 to 30 characters: letters, digits, '-' or '_'.")
+    username = username_folded(raw)
+    if not username_valid(username):
+        raise SignInRefused(USERNAME_RULE)
     return username
 
 
@@ -164,19 +206,31 @@ def account_privilege_record(*, user) -> None:
 
 
 @transaction.atomic
-def shoppers_seed() -> SeedResult:
-    created = updated = 0
+def shoppers_seed(*, reset: bool = False) -> SeedResult:
+    """Create the demo shoppers that are missing; leave the others as staff edited them.
+
+    A display name, blurb or "listed" tick changed in the admin survives every `make run`;
+    `reset` writes the seed's values back.
+    """
+    created = updated = kept = 0
     for username, display_name, blurb in DEMO_SHOPPERS:
         existed = DemoShopper.objects.filter(user__username=username).exists()
         user = shopper_get_or_create(
             username=username, display_name=display_name, blurb=blurb, listed=True
         )
-        DemoShopper.objects.filter(user=user).update(
-            display_name=display_name, blurb=blurb, listed=True
-        )
-        created += not existed
-        updated += existed
-    return SeedResult(created=created, updated=updated)
+        if not existed:
+            created += 1
+        elif reset:
+            restored = (
+                DemoShopper.objects.filter(user=user)
+                .exclude(display_name=display_name, blurb=blurb, listed=True)
+                .update(display_name=display_name, blurb=blurb, listed=True)
+            )
+            updated += restored
+            kept += 1 - restored
+        else:
+            kept += 1
+    return SeedResult(created=created, updated=updated, kept=kept)
 
 
 def shopper_display_name(user) -> str:

@@ -12,12 +12,14 @@ from dotenv import load_dotenv
 
 from config.devserver import TOKEN_FILE_NAME, token_file_read
 from config.env import env_bool, env_float, env_int, env_list, env_str
+from config.private import private_dir_ensure, sqlite_files_private
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 load_dotenv(BASE_DIR / ".env")
 
 VAR_DIR = Path(env_str("AISLE_VAR_DIR", str(BASE_DIR / "var")))
-VAR_DIR.mkdir(parents=True, exist_ok=True)
+# Databases, sessions and the memory token live here: the owner's only (config/private.py).
+private_dir_ensure(VAR_DIR)
 
 _DEVELOPMENT_SECRET_KEY = "dev-only-insecure-key-change-me"  # production.py refuses it
 SECRET_KEY = env_str("DJANGO_SECRET_KEY", _DEVELOPMENT_SECRET_KEY)
@@ -84,6 +86,22 @@ DATABASES = {
     ),
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+# SQLite under a burst of writes (many new sign-ins at once): every write transaction takes
+# the write lock when it begins, so a writer waits its turn for up to the timeout instead of
+# failing with "database is locked" halfway through (a deferred transaction that read first
+# cannot wait); WAL lets reads go on while a write commits. docs/reliability.md has the figures.
+SQLITE_BUSY_TIMEOUT_SECONDS = env_float("SQLITE_BUSY_TIMEOUT_SECONDS", 20.0, minimum=0.0)
+SQLITE_OPTIONS = {
+    "transaction_mode": "IMMEDIATE",
+    "timeout": SQLITE_BUSY_TIMEOUT_SECONDS,
+    "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    DATABASES["default"]["OPTIONS"] = {**SQLITE_OPTIONS, **DATABASES["default"].get("OPTIONS", {})}
+    _sqlite_name = str(DATABASES["default"]["NAME"])
+    if _sqlite_name and _sqlite_name != ":memory:" and not _sqlite_name.startswith("file:"):
+        # Created 0600 before SQLite opens it, so its -wal and -shm files are 0600 too.
+        sqlite_files_private(Path(_sqlite_name))
 
 _channel_layer_url = env_str("CHANNEL_LAYER_URL", "")
 if _channel_layer_url:

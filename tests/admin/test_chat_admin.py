@@ -121,3 +121,46 @@ def test_the_default_retention_must_be_offered(admin_client):
         response.content.decode()
     )
     assert DemoSettings.objects.get().default_retention == "default"
+
+
+def chat_record_page(admin_client, shopper) -> str:
+    session = ChatSession.objects.get(shopper=shopper.user)
+    response = admin_client.get(reverse("admin:assistant_chatsession_change", args=[session.pk]))
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def test_a_chat_record_shows_the_exchange_read_live_from_memory(admin_client, remembered_shopper):
+    page = chat_record_page(admin_client, remembered_shopper)
+    assert "Exchange (read from memory)" in page
+    assert "Shopper: I&#x27;m a size M and I hate yellow, show me dresses" in page
+    assert "Assistant: Here is the Loom &amp; Lane Wrap Midi Dress in M." in page
+    assert "The shopper wears size M." in page  # the turn's saved facts too
+    assert "Timings (ms)" in page
+
+
+def test_a_deleted_memory_is_gone_from_the_chat_record_too(admin_client, remembered_shopper):
+    from memoryapp.erasure import record_delete
+
+    turn = ChatTurn.objects.get(session__shopper=remembered_shopper.user)
+    block_id = turn.saved["turn"][0]
+    record_delete(username=remembered_shopper.user.username, block_id=block_id)
+
+    page = chat_record_page(admin_client, remembered_shopper)
+    assert "I hate yellow, show me dresses" not in page
+    assert "Loom &amp; Lane Wrap Midi Dress" not in page
+    assert f"{block_id}: not in memory any more (deleted or expired)" in page
+    # Nothing of the text was kept in the shop's own tables either.
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        for table in ("assistant_chatturn", "assistant_chatsession"):
+            cursor.execute(f"SELECT * FROM {table}")
+            assert "hate yellow" not in repr(cursor.fetchall())
+
+
+def test_a_chat_record_still_opens_with_memory_down(admin_client, remembered_shopper, settings):
+    settings.AGENT_MEMORY_URL = "http://127.0.0.1:9"
+    page = chat_record_page(admin_client, remembered_shopper)
+    assert "Agent Memory is unavailable: the text cannot be shown right now" in page
+    assert "hate yellow" not in page

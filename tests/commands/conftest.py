@@ -11,7 +11,7 @@ from memoryapp.clients import memory_client_sync
 
 @pytest.fixture
 def username(shopper_name):
-    """A demo-shopper username unique to the test (3-30 of a-z, 0-9, '-', '_')."""
+    """A demo-shopper username unique to the test."""
     return f"{shopper_name[:22].rstrip('-')}-{secrets.token_hex(3)}"
 
 

@@ -103,3 +103,29 @@ def test_memory_down_keeps_the_chat_records(remembered, settings, live_memory):
     assert panel.received() == []
     settings.AGENT_MEMORY_URL = live_memory.base_url
     assert memory_user_exists(remembered)
+
+
+def test_the_name_ignores_case_as_everywhere_else(remembered):
+    out = forget(remembered.upper(), "--yes")
+    assert f"Forgot {remembered}: memory user deleted" in out
+    assert not memory_user_exists(remembered)
+    assert not ChatSession.objects.filter(shopper__username=remembered).exists()
+
+
+def test_an_account_named_in_another_case_is_found_in_any_case():
+    get_user_model().objects.create_user("Tessa-Boss")
+    with mock.patch(
+        "assistant.management.commands.forget_shopper.shopper_forget"
+    ) as shopper_forget:
+        shopper_forget.return_value.had_memory = False
+        shopper_forget.return_value.chat_sessions = shopper_forget.return_value.chat_turns = 0
+        out = forget("tessa-boss", "--yes")
+    assert shopper_forget.call_args.kwargs["user"].username == "Tessa-Boss"
+    assert "Forgot Tessa-Boss" in out
+
+
+def test_a_name_several_accounts_share_in_some_case_is_refused():
+    get_user_model().objects.create_user("Twin")
+    get_user_model().objects.create_user("TWIN")
+    with pytest.raises(CommandError, match="Several accounts are named 'twin'"):
+        forget("twin", "--yes")

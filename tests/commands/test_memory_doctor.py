@@ -40,3 +40,24 @@ def test_a_dead_server_fails_with_a_non_zero_exit(settings):
     assert "✘ health: database: no answer" in out.getvalue()
     # Nothing to round-trip against: no write is attempted.
     assert "write a fact" not in out.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("url", "advice"),
+    [
+        (
+            "http://127.0.0.1:9",
+            "Start it with `python manage.py agentmemory --host 127.0.0.1 --port 9`",
+        ),
+        ("http://localhost:8124", "`python manage.py agentmemory --host 127.0.0.1 --port 8124`"),
+        ("http://memory.invalid:8080", "Check that server, or fix AGENT_MEMORY_URL"),
+    ],
+)
+def test_the_advice_for_a_dead_server_uses_the_configured_url(settings, url, advice):
+    """Following the advice starts a server where the shop looks for one, not on 8080."""
+    settings.AGENT_MEMORY_URL = url
+    with pytest.raises(CommandError) as raised:
+        call_command("memory_doctor", "--timeout", "1", stdout=StringIO())
+    assert advice in str(raised.value)
+    if "8080" not in url:
+        assert "8080" not in str(raised.value)

@@ -155,7 +155,7 @@ def test_a_bad_value_names_its_place_and_nothing_is_written(live_memory, usernam
         ),
         (
             '[{"username": "Not Valid!",\n "sessions": []}]',
-            "[0].username: 'Not Valid!' is not a username (3 to 30 of a-z, 0-9, '-' and '_')\n"
+            "[0].username: 'Not Valid!' is not a username (3 to 30 letters, digits, '-' and '_')\n"
             "[0].sessions: expected at least one session",
         ),
         (

@@ -24,12 +24,15 @@ def test_fixture_is_a_realistic_catalog():
         assert sizes <= set(allowed), product.sku
 
 
-def test_seed_catalog_is_idempotent(capsys):
+def test_seed_catalog_is_idempotent_and_its_reset_restores_the_seed(capsys):
     before = (Product.objects.count(), Variant.objects.count())
     product = Product.objects.get(sku="TS-0001")
     product.price = 999
     product.save()
     call_command("seed_catalog")
+    assert (Product.objects.count(), Variant.objects.count()) == before
+    assert float(Product.objects.get(sku="TS-0001").price) == 999  # an edit is kept
+    call_command("seed_catalog", "--reset")
     assert (Product.objects.count(), Variant.objects.count()) == before
     assert float(Product.objects.get(sku="TS-0001").price) != 999
     assert "0 created" in capsys.readouterr().out

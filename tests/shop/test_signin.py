@@ -5,6 +5,7 @@ import importlib
 import pytest
 from django.apps import apps as django_apps
 from django.contrib.auth import get_user_model
+from django.test import Client
 
 from shop.models import DemoShopper, PrivilegedAccount
 
@@ -32,14 +33,44 @@ def test_typing_a_new_username_creates_a_shopper_without_password(client):
     assert client.get("/").wsgi_request.user == user
 
 
-@pytest.mark.parametrize("bad", ["ab", "has space", "x" * 31, "semi;colon", "", "über"])
+@pytest.mark.parametrize(
+    "bad", ["ab", "has space", "x" * 31, "semi;colon", "", "zoë@home", "a/b", "é" * 31]
+)
 def test_invalid_usernames_get_a_form_error_and_create_nothing(client, bad):
     before = get_user_model().objects.count()
     response = client.post("/signin/", {"username": bad})
     assert response.status_code == 400
-    assert "3 to 30 characters" in response.content.decode()
+    assert "3 to 30 characters: letters of any alphabet" in response.content.decode()
     assert get_user_model().objects.count() == before
     assert not client.get("/").wsgi_request.user.is_authenticated
+
+
+@pytest.mark.parametrize(
+    ("typed", "account", "shown"),
+    [
+        ("Zoë", "zoë", "Zoë"),
+        ("über", "über", "Über"),
+        ("Łukasz_1", "łukasz_1", "Łukasz_1"),
+        ("李小龙", "李小龙", "李小龙"),
+        ("नमस्ते", "नमस्ते", "नमस्ते"),  # vowel signs and a virama: marks of the letters
+    ],
+)
+def test_a_name_in_any_alphabet_signs_in(client, typed, account, shown):
+    response = client.post("/signin/", {"username": typed})
+    assert response.status_code == 302, response.content.decode()
+    user = get_user_model().objects.get(username=account)
+    assert client.get("/").wsgi_request.user == user
+    assert f'data-testid="signed-in-as">{shown}<' in client.get("/").content.decode()
+
+
+def test_letter_case_and_composition_do_not_make_another_shopper(client):
+    client.post("/signin/", {"username": "Zoë"})
+    first = client.get("/").wsgi_request.user
+    for typed in ("ZOË", "zoe\u0308", " zoë "):
+        other = Client()
+        assert other.post("/signin/", {"username": typed}).status_code == 302
+        assert other.get("/").wsgi_request.user == first
+    assert get_user_model().objects.filter(username__startswith="zo").count() == 1
 
 
 def refused(client, username: str, fragment: str) -> None:

@@ -31,6 +31,9 @@ DEFAULT_ENV = {
     "AGENT_MEMORY_EXTRACTION_RETRY_SECONDS": "0.05",
     "AGENT_MEMORY_SWEEP_INTERVAL_SECONDS": "0.5",
     "AGENT_MEMORY_SERVER_TOKEN": "",
+    # The suite's servers are open on purpose (a test that wants a door passes a token);
+    # the server refuses to start without one unless told so.
+    "AGENT_MEMORY_SERVER_ALLOW_NO_TOKEN": "true",
 }
 
 

@@ -9,6 +9,32 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from assistant.shoppers import shopper_chat_sessions_count, shopper_forget
 from memoryapp.public import MemoryUnavailable
+from shop.services import username_folded
+
+
+def shopper_named(typed: str) -> Any:
+    """The account a typed name stands for: names ignore case, as at the sign-in.
+
+    The shop stores names folded ("Tessa" signs in as "tessa"), so the folded name is tried
+    first, then the name as typed; an account named in another case (createsuperuser's
+    "Boss") is found in any case when only one matches. Raises CommandError otherwise.
+    """
+    User = get_user_model()
+    typed = typed.strip()
+    for candidate in dict.fromkeys([username_folded(typed), typed]):
+        user = User.objects.filter(username=candidate).first()
+        if user is not None:
+            return user
+    matches = list(User.objects.filter(username__iexact=typed)[:5])
+    if len(matches) == 1:
+        return matches[0]
+    if matches:
+        names = ", ".join(repr(u.username) for u in matches)
+        raise CommandError(
+            f"Several accounts are named {typed!r} in some letter case: {names}; "
+            "give the exact one."
+        )
+    raise CommandError(f"No shopper named {typed!r}.")
 
 
 class Command(BaseCommand):
@@ -19,17 +45,17 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("username", help="the shopper's username (their memory user id)")
+        parser.add_argument(
+            "username", help="the shopper's username, in any case (their memory user id)"
+        )
         parser.add_argument(
             "--yes", action="store_true", help="do not ask for confirmation (for scripts)"
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
         verbosity = int(options["verbosity"])
-        username: str = options["username"].strip()
-        user = get_user_model().objects.filter(username=username).first()
-        if user is None:
-            raise CommandError(f"No shopper named {username!r}.")
+        user = shopper_named(options["username"])
+        username = user.get_username()
         if not options["yes"]:
             sessions = shopper_chat_sessions_count(user=user)
             self.stdout.write(

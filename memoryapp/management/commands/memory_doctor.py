@@ -31,14 +31,25 @@ class Check:
     detail: str
 
 
+def start_command() -> str | None:
+    """The command that starts the embedded server where AGENT_MEMORY_URL points, or None
+    when that is not a local address (nothing here can start it)."""
+    parts = urlsplit(settings.AGENT_MEMORY_URL)
+    if (parts.hostname or "") not in LOCAL_HOSTS:
+        return None
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    host = parts.hostname if parts.hostname != "localhost" else "127.0.0.1"
+    return f"python manage.py agentmemory --host {host} --port {port}"
+
+
 def memory_config() -> list[tuple[str, str]]:
     """The settings that decide where memory lives and how long a call may take."""
     from llm.factory import model_mode
 
-    host = urlsplit(settings.AGENT_MEMORY_URL).hostname or ""
+    command = start_command()
     where = (
-        "embedded (local address: `python manage.py agentmemory`, started by `make run`)"
-        if host in LOCAL_HOSTS
+        f"embedded (local address: `{command}`, started by `make run`)"
+        if command
         else "external server"
     )
     mode = model_mode()
@@ -235,9 +246,15 @@ class Command(BaseCommand):
         checks = health + trip
         failed = [c for c in checks if not c.ok]
         if not reachable:
+            command = start_command()
+            advice = (
+                f"Start it with `{command}` (or `make run`), or fix AGENT_MEMORY_URL."
+                if command
+                else "Check that server, or fix AGENT_MEMORY_URL (a local address runs the "
+                "embedded server)."
+            )
             raise CommandError(
-                f"Agent Memory at {settings.AGENT_MEMORY_URL} does not answer. Start it with "
-                "`python manage.py agentmemory` (or `make run`), or fix AGENT_MEMORY_URL.",
+                f"Agent Memory at {settings.AGENT_MEMORY_URL} does not answer. {advice}",
                 returncode=2,
             )
         if failed:
