@@ -1,0 +1,274 @@
+"""Answers after tool results: a list, one product, or what memory holds."""
+
+from __future__ import annotations
+
+import re
+
+from llm.offline.assistant.calls import SHOWN_PRODUCTS, relaxed_arguments
+from llm.offline.assistant.plan import Plan
+from llm.offline.assistant.state import Turn
+from llm.offline.assistant.words import and_join
+from llm.offline.memory import memory_answer
+from llm.offline.notes import Memory, notes_parse
+from llm.offline.replies import Reply, text_reply, tool_reply
+from llm.transcript import ShownProduct
+
+
+def answer_after_tools(
+    turn: Turn, plan: Plan, call: tuple[str, dict] | None, tools_allowed: bool
+) -> Reply:
+    last = turn.rounds[-1]
+    if (
+        last.name == "search_products"
+        and len(turn.rounds) == 1
+        and not last.result.get("products")
+        and tools_allowed
+    ):
+        relaxed = relaxed_arguments(last.arguments, plan)
+        if relaxed is not None:
+            return tool_reply("search_products", relaxed)
+    if last.name == "search_products":
+        first = turn.rounds[0].arguments if len(turn.rounds) > 1 else None
+        return text_reply(search_answer(last.arguments, last.result, plan, first=first))
+    if last.name == "get_product":
+        return text_reply(product_answer(last.result, plan))
+    if last.name == "recall_memory":
+        return text_reply(memory_text(plan, turn, found=last.result))
+    return text_reply("Here's what I found. What else can I help you find?")
+
+
+def memory_text(plan: Plan, turn: Turn, found: dict | None = None) -> str:
+    visits = list(turn.notes.earlier)
+    facts = list(turn.notes.facts)
+    notes = (found or {}).get("notes")
+    if isinstance(notes, str):
+        recalled = notes_parse(notes)
+        known = {visit.text for visit in visits}
+        visits += [visit for visit in recalled.earlier if visit.text not in known]
+        facts += recalled.facts
+    return memory_answer(
+        topic=plan.topic or "all",
+        mode=turn.mode,
+        facts=facts,
+        visits=_unique(visits),
+        vocabulary=turn.vocabulary,
+    )
+
+
+def search_answer(arguments: dict, result: dict, plan: Plan, *, first: dict | None) -> str:
+    """Say how many of how many, one line on each product; the cards carry the details."""
+    products = [p for p in result.get("products") or [] if isinstance(p, dict)][:SHOWN_PRODUCTS]
+    total = result.get("total") if isinstance(result.get("total"), int) else len(products)
+    offset = result.get("offset") if isinstance(result.get("offset"), int) else 0
+    described = _describe(arguments)
+    if not products:
+        if offset:
+            return f"That's all of them: there are no more {described}. Want to try something else?"
+        if plan.below is not None and plan.below.price_eur is not None:
+            # Asked for cheaper, a price limit is no more the shopper's than "a higher budget".
+            unpriced = _describe(_unpriced(arguments))
+            if not _one_of(plan.below, arguments):
+                # "Cheaper in blue?" of a product that is not blue: it is no blue one itself.
+                return (
+                    f"I couldn't find any {unpriced} cheaper than the {plan.below.name} "
+                    f"(€{plan.below.price_eur:.2f}) in stock right now. "
+                    f"{_cheapest_suggestion(_unpriced(arguments))}"
+                )
+            return (
+                f"The {plan.below.name}, at €{plan.below.price_eur:.2f}, is already the "
+                f"cheapest of the {unpriced} in stock. {_cheapest_suggestion(_unpriced(arguments))}"
+            )
+        return f"I couldn't find any {described} in stock right now. {_relax_suggestion(arguments)}"
+    intro = []
+    if first is not None:
+        if "brand" in first and "brand" not in arguments:
+            intro.append(
+                f"There's nothing from {first['brand']} that fits right now, so here are "
+                "other brands."
+            )
+        elif "query" in first and "query" not in arguments:
+            intro.append(
+                f"Nothing is described as made for “{first['query']}”, so here are the "
+                "closest matches."
+            )
+    if plan.below is not None and plan.below.price_eur is not None:
+        # "under €52.99" is a limit the shopper never said: they asked for cheaper than this.
+        described = (
+            f"{_describe(_unpriced(arguments))} cheaper than the {plan.below.name} "
+            f"(€{plan.below.price_eur:.2f})"
+        )
+    count = len(products)
+    if offset:
+        intro.append(f"Here are {count} more of the {total} {described}:")
+    elif count == total == 1:
+        intro.append(f"I found one match for {described}:")
+    elif count == total:
+        intro.append(f"I found {count} {described}:")
+    else:
+        intro.append(f"Here are {count} of {total} {described}:")
+    shared = _shared_sentences(products)
+    lines = [_product_line(product, shared=shared) for product in products]
+    outro = []
+    if plan.request.excluded_categories:
+        outro.append(f"I've left out {', '.join(plan.request.excluded_categories)} as you asked.")
+    remaining = total - offset - count
+    if remaining > 0:
+        outro.append(
+            f"Say “show more” for the next {min(remaining, SHOWN_PRODUCTS)}, or ask me about "
+            "one of these."
+        )
+    else:
+        outro.append(
+            "Want me to check a size or colour for it?"
+            if count == 1
+            else "Want me to check a size or colour for one of these?"
+        )
+    return f"{' '.join(intro)}\n\n" + "\n".join(lines) + f"\n\n{' '.join(outro)}"
+
+
+def product_answer(result: dict, plan: Plan) -> str:
+    """Answer about one product from its look-up; sizes and colours as its card shows them."""
+    if not isinstance(result, dict) or result.get("error") or not result.get("name"):
+        return (
+            "I couldn't find that product in the catalog any more; it may have been "
+            "withdrawn. Want me to look for something similar?"
+        )
+    name = f"**{result['name']}**"
+    blurb = _first_sentence(result.get("blurb"))
+    colour, size = plan.asked_colour, plan.asked_size
+    colours = [str(c) for c in result.get("colours") or []]
+    sizes = [str(s) for s in result.get("sizes_in_stock") or []]
+    if colour and result.get("colour_in_stock") is False:
+        available = and_join(colours) if colours else "no colour at the moment"
+        category = str(result.get("category") or "").strip()
+        offer = f" Shall I look for other {category} in {colour}?" if category else ""
+        return f"The {name} isn't in stock in {colour} right now; it comes in {available}.{offer}"
+    in_colour = f" in {colour}" if colour else ""
+    if size:
+        variants = [
+            v
+            for v in result.get("variants") or []
+            if v.get("size") == size and (v.get("stock") or 0) > 0
+        ]
+        if variants:
+            left = sum(int(v.get("stock") or 0) for v in variants)
+            return f"Yes, the {name} is in stock in size {size}{in_colour} ({left} left)."
+        other = f"sizes {and_join(sizes)}" if sizes else "no size at the moment"
+        return (
+            f"Sorry, the {name} isn't in stock in size {size}{in_colour}. "
+            f"{'In ' + colour + ' it' if colour else 'It'} comes in {other}. "
+            f"Want me to look for something similar in {size}?"
+        )
+    if colour:
+        sized = f"in sizes {and_join(sizes)}" if sizes else "but no size is in stock right now"
+        if plan.by_colour:
+            lead = f"The {name} is the {colour} one" + (
+                f": {_lower_first(blurb)}" if blurb else "."
+            )
+            return f"{lead} In {colour} it's in stock {sized}."
+        return f"Yes, the {name} comes in {colour}, {sized}."
+    parts = [f"Here's the {name}" + (f": {_lower_first(blurb)}" if blurb else ".")]
+    if "sizes" in plan.asks:
+        parts.append(
+            f"It's in stock in sizes {and_join(sizes)}." if sizes else "No size is in stock."
+        )
+    if "colours" in plan.asks:
+        parts.append(f"It comes in {and_join(colours)}." if colours else "")
+    price = result.get("price_eur")
+    if "price" in plan.asks and isinstance(price, int | float):
+        parts.append(f"It costs €{float(price):.2f}.")
+    if not plan.asks:
+        parts.append("Want me to check a size or colour?")
+    return " ".join(part for part in parts if part)
+
+
+def _product_line(product: dict, *, shared: set[str]) -> str:
+    """One line per product: its name and what sets it apart. Its card shows the rest."""
+    sentences = _sentences(product.get("blurb"))
+    telling = [s for s in sentences if s not in shared] or sentences[:1]
+    name = f"**{product.get('name', 'Product')}**"
+    return f"- {name} — {_lower_first(' '.join(telling))}" if telling else f"- {name}"
+
+
+def _shared_sentences(products: list[dict]) -> set[str]:
+    """Blurb sentences every product in the list has: they set none of them apart."""
+    if len(products) < 2:
+        return set()
+    sets = [set(_sentences(product.get("blurb"))) for product in products]
+    return set.intersection(*sets)
+
+
+def _sentences(text: object) -> list[str]:
+    if not isinstance(text, str):
+        return []
+    return [s for s in re.split(r"(?<=[.!?])\s+", text.strip()) if s]
+
+
+def _describe(arguments: dict) -> str:
+    category = arguments.get("category")
+    words = [arguments["colour"]] if arguments.get("colour") else []
+    words.append(category if category else "products")
+    text = " ".join(words)
+    if arguments.get("brand"):
+        text += f" from {arguments['brand']}"
+    if arguments.get("size"):
+        text += f" in size {arguments['size']}"
+    if arguments.get("max_price") is not None:
+        text += f" under €{arguments['max_price']}"
+    if arguments.get("query"):
+        text += f" matching “{arguments['query']}”"
+    if arguments.get("exclude_colours"):
+        text += f" (leaving out {' and '.join(arguments['exclude_colours'])})"
+    return text
+
+
+def _one_of(product: ShownProduct, arguments: dict) -> bool:
+    """Whether the product is itself one of what was searched, as far as its colour and size
+    tell (a product page's product may carry neither: then it counts)."""
+    colour, size = arguments.get("colour"), arguments.get("size")
+    if colour and product.colours and colour not in product.colours:
+        return False
+    return not (size and product.sizes and size not in product.sizes)
+
+
+def _unpriced(arguments: dict) -> dict:
+    return {key: value for key, value in arguments.items() if key != "max_price"}
+
+
+def _cheapest_suggestion(arguments: dict) -> str:
+    """After "cheaper" found nothing: loosen what the shopper chose, else offer the product."""
+    if any(arguments.get(name) for name in ("size", "colour", "brand")):
+        return _relax_suggestion(arguments)
+    return "Want me to check a size or colour for it?"
+
+
+def _relax_suggestion(arguments: dict) -> str:
+    if arguments.get("max_price") is not None:
+        return "Would a higher budget work? I can search again without the price limit."
+    if arguments.get("size"):
+        return "Shall I look in other sizes, or in another category?"
+    if arguments.get("colour"):
+        return "Shall I try another colour?"
+    if arguments.get("brand"):
+        return "Shall I look at other brands?"
+    return "Try a broader search, for example just a category or a colour."
+
+
+def _unique(visits: list[Memory]) -> list[Memory]:
+    seen: set[str] = set()
+    unique = []
+    for visit in visits:
+        if visit.text not in seen:
+            seen.add(visit.text)
+            unique.append(visit)
+    return unique
+
+
+def _first_sentence(text: object) -> str:
+    if not isinstance(text, str) or not text.strip():
+        return ""
+    return re.split(r"(?<=[.!?])\s+", text.strip(), maxsplit=1)[0]
+
+
+def _lower_first(text: str) -> str:
+    return text[:1].lower() + text[1:] if text[:2] != text[:2].upper() else text

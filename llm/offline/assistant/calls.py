@@ -1,0 +1,70 @@
+"""The tool call a plan makes: what was asked, then recalled facts for the rest."""
+
+from __future__ import annotations
+
+from llm.cards import MAX_CARDS
+from llm.offline.assistant.plan import Plan
+from llm.offline.assistant.state import Turn
+from llm.offline.facts import Profile
+from llm.offline.vocabulary import Vocabulary
+
+# Products one answer shows: the cards under it say the rest.
+SHOWN_PRODUCTS = MAX_CARDS
+
+
+def first_call(plan: Plan, profile: Profile, turn: Turn) -> tuple[str, dict] | None:
+    if plan.kind == "search":
+        return "search_products", search_arguments(plan, profile, turn.vocabulary)
+    if plan.kind == "product" and plan.product is not None:
+        arguments = {"sku": plan.product.sku}
+        if plan.asked_colour:
+            arguments["colour"] = plan.asked_colour
+        return "get_product", arguments
+    if plan.kind == "memory" and plan.topic == "visits":
+        return "recall_memory", {"query": turn.shopper}
+    return None
+
+
+def search_arguments(plan: Plan, profile: Profile, vocabulary: Vocabulary) -> dict:
+    """`search_products` arguments: what was asked, then recalled facts for the rest."""
+    parsed = plan.request
+    arguments: dict = {}
+    words = " ".join(parsed.occasions) or plan.query
+    if words:
+        arguments["query"] = words
+    if parsed.category:
+        arguments["category"] = parsed.category
+    if parsed.excluded_categories and not parsed.category:
+        arguments["exclude_categories"] = list(parsed.excluded_categories)
+    if parsed.colour:
+        arguments["colour"] = parsed.colour
+    excluded = list(parsed.excluded_colours)
+    excluded += [
+        c for c in profile.disliked_colours if c not in excluded and c not in parsed.colours
+    ]
+    if excluded:
+        arguments["exclude_colours"] = excluded
+    size = parsed.size or profile.size_for(parsed.category, vocabulary)
+    if size:
+        arguments["size"] = size
+    brand = parsed.brand or profile.brand
+    if brand:
+        arguments["brand"] = brand
+    max_price = parsed.max_price if parsed.max_price is not None else profile.max_price
+    if max_price is not None:
+        arguments["max_price"] = int(max_price) if float(max_price).is_integer() else max_price
+    if parsed.limit:
+        arguments["limit"] = min(parsed.limit, SHOWN_PRODUCTS)
+    if plan.offset:
+        arguments["offset"] = plan.offset
+    return arguments
+
+
+def relaxed_arguments(arguments: dict, plan: Plan) -> dict | None:
+    """The search again, once, when it found nothing: without a recalled brand, or without
+    free words no description uses ("a navy shirt for the office")."""
+    if "brand" in arguments and not plan.request.brand:
+        return {key: value for key, value in arguments.items() if key != "brand"}
+    if "query" in arguments and set(arguments) - {"query", "offset", "limit"}:
+        return {key: value for key, value in arguments.items() if key != "query"}
+    return None

@@ -1,0 +1,324 @@
+"""What one shopper message needs: a plain answer, or which tool call to make."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
+
+from llm.offline.assistant.page import page_product, page_request
+from llm.offline.assistant.words import and_join, free_words, singular, union
+from llm.offline.memory import memory_topic
+from llm.offline.shopper import ShopperRequest, request_parse
+from llm.offline.vocabulary import Vocabulary
+from llm.transcript import ShownProduct
+
+if TYPE_CHECKING:
+    from llm.offline.assistant.state import State
+
+_CHEAPER = re.compile(
+    r"\b(cheaper|less expensive|lower price|more affordable|too expensive|too pricey)\b"
+)
+_MORE = re.compile(
+    r"^\s*(more|next|others)\b(?!\s+(than|affordable|expensive))"
+    r"|\b(show|see|give|get|got)\s+(me\s+)?(some\s+|a\s+few\s+)?(more|others|other ones)\b"
+    r"(?!\s+(than|affordable|expensive))"
+    r"|\bmore (please|options|results|of (these|those|them))\b|\bany more\b|\bthe rest\b"
+    r"|\bnext (page|ones|few)\b"
+)
+_SINGULAR_REFERENCE = re.compile(
+    r"\b(it|that one|this one|the (\w+[ \-])?one|the (first|second|third|fourth|last|cheapest)"
+    r"( one)?|that (\w+)|this (\w+))\b"
+)
+_PRONOUN = re.compile(r"\b(it|that one|this one|the one)\b")
+_THIS = re.compile(
+    r"\bthis\b(?!\s+(weekend|week|summer|winter|spring|autumn|year|time|evening|morning|"
+    r"month|season))"
+)
+_PLURAL_REFERENCE = re.compile(r"\b(these|those|them|any of them|the ones|ones|others|any)\b")
+_ORDINALS = (
+    (re.compile(r"\b(the )?(first|1st)\b|\bnumber (one|1)\b|#1\b"), 0),
+    (re.compile(r"\b(the )?(second|2nd)\b|\bnumber (two|2)\b|#2\b"), 1),
+    (re.compile(r"\b(the )?(third|3rd)\b|\bnumber (three|3)\b|#3\b"), 2),
+    (re.compile(r"\b(the )?(fourth|4th)\b|\bnumber (four|4)\b|#4\b"), 3),
+    (re.compile(r"\bthe last( one)?\b"), -1),
+)
+_ASKS = {
+    "sizes": re.compile(r"\bsizes?\b|\bfit\b"),
+    "colours": re.compile(r"\bcolou?rs?\b"),
+    "price": re.compile(r"\b(price|cost|how much)\b"),
+}
+_GREETING = re.compile(r"^\s*(hi|hello|hey|hiya|good (morning|afternoon|evening)|howdy|yo)\b")
+_THANKS = re.compile(r"\b(thanks|thank you|cheers|perfect|great, thanks|that's all|ok|okay)\b")
+_DISCOUNT = re.compile(
+    r"\b(discount|% off|percent off|coupon|voucher|promo code|for free|refund)\b"
+)
+# The shopper telling something about themselves rather than asking for something.
+_SELF_STATEMENT = re.compile(
+    r"^\s*(?:(?:hi|hello|hey)\b[,!.\s]*)?(?:i'?m\b|i am\b|i wear\b|i take\b|i usually\b|"
+    r"my (?:usual )?(?:size|shoe size|budget)\b|i (?:really )?(?:hate|dislike|love|like|prefer|"
+    r"avoid|can'?t stand|don'?t like|never wear)\b)"
+)
+_SHOPPING_INTENT = re.compile(
+    r"\b(looking for|show me|do you (have|sell|stock|carry)|got any|i need|i want|find me|"
+    r"recommend|suggest|buy|shopping for|searching for|any)\b"
+)
+# "any in blue?", "got any in M?": a follow-up about what was just shown, not a new search.
+_ANY_IN = re.compile(r"^\s*(?:and\s+|but\s+)?(?:got\s+)?any(?:thing)?\s+in\b")
+_YES = re.compile(
+    r"^\s*(yes|yeah|yep|sure|ok|okay|please do|go on|go ahead)\b[\s!.,]*(please)?[\s!.]*$"
+)
+
+
+@dataclass
+class Plan:
+    """What a message needs: a plain answer, or a tool call and how to answer its result."""
+
+    kind: str  # "text" | "memory" | "search" | "product"
+    text: str = ""
+    topic: str | None = None
+    request: ShopperRequest = field(default_factory=ShopperRequest)
+    query: str = ""
+    offset: int = 0
+    more: bool = False
+    below: ShownProduct | None = None  # "cheaper" than this product
+    product: ShownProduct | None = None
+    asked_size: str | None = None
+    asked_colour: str | None = None
+    by_colour: bool = False  # "the black one": the colour picked the product
+    asks: frozenset[str] = frozenset()
+
+
+def message_plan(text: str, state: State, vocabulary: Vocabulary, page: dict | None) -> Plan:
+    """Decide what one shopper message needs, most specific cue first."""
+    lowered = text.strip().lower().replace("\u2019", "'")
+    parsed = request_parse(text, vocabulary)
+    page_filters = page_request(page, vocabulary)
+    if not lowered:
+        return Plan(kind="text", text=_GREETING_TEXT)
+    topic = memory_topic(lowered)
+    if topic:
+        return Plan(kind="memory", topic=topic)
+    if state.offer is not None and _YES.search(lowered):
+        return Plan(kind="search", request=state.offer)
+    context = state.search or page_filters
+    if _MORE.search(lowered) and not parsed.has_criteria():
+        if context is None:
+            return Plan(kind="text", text=_MORE_OF_WHAT_TEXT)
+        offset = state.listed if state.search is not None else 0
+        return Plan(kind="search", request=context, offset=offset, more=offset > 0)
+    if _CHEAPER.search(lowered) and not parsed.categories:
+        return _cheaper_plan(state, parsed, page, vocabulary)
+    product, by_colour = _referenced_product(lowered, parsed, state, page, vocabulary)
+    if product is not None:
+        colour = parsed.colour
+        if colour is None and product in state.shown and len(product.colours) == 1:
+            # Keep to the colour the shopper's card showed.
+            colour = product.colours[0]
+        return Plan(
+            kind="product",
+            product=product,
+            asked_size=parsed.size,
+            asked_colour=colour,
+            by_colour=by_colour,
+            asks=frozenset(name for name, cue in _ASKS.items() if cue.search(lowered)),
+        )
+    if (
+        not state.shown
+        and page is None
+        and not parsed.categories
+        and (_THIS.search(lowered) or _PRONOUN.search(lowered))
+        and not _PLURAL_REFERENCE.search(lowered)
+    ):
+        return Plan(kind="text", text=_CLARIFY_TEXT)  # "this" with nothing it could be
+    if (
+        context is not None
+        and not parsed.categories
+        and (parsed.has_criteria() or _PLURAL_REFERENCE.search(lowered))
+    ):
+        return Plan(kind="search", request=refine(context, parsed))
+    if context is None and _noted(lowered, parsed):
+        return Plan(kind="text", text=_noted_text(parsed))
+    if parsed.has_criteria():
+        return Plan(kind="search", request=parsed)
+    if _DISCOUNT.search(lowered):
+        return Plan(kind="text", text=_DISCOUNT_TEXT)
+    if _SINGULAR_REFERENCE.search(lowered) and _SHOPPING_INTENT.search(lowered):
+        return Plan(kind="text", text=_CLARIFY_TEXT)
+    words = free_words(lowered)
+    if _SHOPPING_INTENT.search(lowered) and words:
+        return Plan(kind="search", request=parsed, query=" ".join(words))
+    if _THANKS.search(lowered):
+        return Plan(kind="text", text="You're welcome! Is there anything else I can find for you?")
+    if _GREETING.search(lowered) or _SHOPPING_INTENT.search(lowered):
+        return Plan(kind="text", text=_GREETING_TEXT)
+    return Plan(kind="text", text=_off_topic_text(vocabulary))
+
+
+def _noted(lowered: str, parsed: ShopperRequest) -> bool:
+    """A preference said on its own ("I'm a size M", "I hate yellow"), with nothing on screen
+    to apply it to: it is no request to list the whole catalog in that size."""
+    if not _SELF_STATEMENT.search(lowered) or _SHOPPING_INTENT.search(lowered):
+        return False
+    if parsed.categories or parsed.excluded_categories or parsed.occasions or parsed.brand:
+        return False
+    return bool(
+        parsed.size or parsed.colours or parsed.excluded_colours or parsed.max_price is not None
+    )
+
+
+def _noted_text(parsed: ShopperRequest) -> str:
+    said = []
+    if parsed.size:
+        said.append(f"size {parsed.size}")
+    said += [f"no {colour}" for colour in parsed.excluded_colours]
+    if parsed.colours:
+        said.append(f"you like {and_join(parsed.colours)}")
+    if parsed.max_price is not None:
+        price = parsed.max_price
+        amount = f"{price:.0f}" if float(price).is_integer() else f"{price:.2f}"
+        said.append(f"a budget of up to €{amount}")
+    return (
+        f"Noted: {and_join(said)}. What are you looking for? Tell me a category (jeans, t-shirts, "
+        "sneakers…) and I'll find options that fit."
+    )
+
+
+def _cheaper_plan(
+    state: State, parsed: ShopperRequest, page: dict | None, vocabulary: Vocabulary
+) -> Plan:
+    """Cheaper than what the shopper is looking at, keeping to what they asked for."""
+    on_page = page_product(page)
+    base = state.search or page_request(page, vocabulary)
+    compared = state.shown
+    if not compared and on_page is not None:
+        compared = [on_page]
+        category = (page or {}).get("product", {}).get("category")
+        base = base or ShopperRequest(categories=[category] if category else [])
+    if base is None and compared:
+        # The search that showed them is out of sight: their names still say what they are.
+        named = request_parse(" ".join(p.name for p in compared), vocabulary).categories
+        base = ShopperRequest(categories=named[:1]) if len(set(named)) == 1 else None
+    if base is None:
+        return Plan(kind="text", text=_CLARIFY_TEXT)
+    request = refine(refine(base, state.picked), parsed)
+    priced = [product for product in compared if product.price_eur is not None]
+    below = min(priced, key=lambda p: p.price_eur) if priced else None
+    if below is not None:
+        request = replace(request, max_price=round(below.price_eur - 0.01, 2))
+    return Plan(kind="search", request=request, below=below)
+
+
+def refine(context: ShopperRequest, parsed: ShopperRequest) -> ShopperRequest:
+    """Apply a follow-up's criteria on top of the search in force ("in navy?", "size L?")."""
+    refined = replace(
+        context,
+        categories=list(context.categories),
+        excluded_categories=union(context.excluded_categories, parsed.excluded_categories),
+        colours=list(
+            parsed.colours or [c for c in context.colours if c not in parsed.excluded_colours]
+        ),
+        excluded_colours=union(
+            [c for c in context.excluded_colours if c not in parsed.colours],
+            parsed.excluded_colours,
+        ),
+        occasions=union(context.occasions, parsed.occasions),
+    )
+    for name in ("size", "max_price", "brand", "limit"):
+        if getattr(parsed, name) is not None:
+            setattr(refined, name, getattr(parsed, name))
+    return refined
+
+
+def _referenced_product(
+    lowered: str,
+    parsed: ShopperRequest,
+    state: State,
+    page: dict | None,
+    vocabulary: Vocabulary,
+) -> tuple[ShownProduct | None, bool]:
+    """The product a follow-up points at, and whether its colour picked it."""
+    shown = state.shown
+    on_page = page_product(page)
+    for product in [*shown, *([on_page] if on_page else [])]:
+        if product.name.lower() in lowered:
+            return product, False
+    known = [*shown, *([on_page] if on_page else [])]
+    if parsed.categories and not any(
+        singular(category) in product.name.lower()
+        for product in known
+        for category in parsed.categories
+    ):
+        return None, False  # a new category is a new search
+    # "Any in blue?" after a list refines its search; after one product, asks about it.
+    one_in_view = len(shown) == 1 or (not shown and state.search is None and on_page)
+    if (
+        _PLURAL_REFERENCE.search(lowered)
+        and not _PRONOUN.search(lowered)
+        and not (one_in_view and _ANY_IN.search(lowered))
+    ):
+        return None, False
+    if shown:
+        for pattern, position in _ORDINALS:
+            if pattern.search(lowered) and _SINGULAR_REFERENCE.search(lowered):
+                return (shown[position] if position < len(shown) else shown[-1]), False
+        if re.search(r"\bthe cheapest\b", lowered):
+            priced = [p for p in shown if p.price_eur is not None]
+            return (min(priced, key=lambda p: p.price_eur) if priced else shown[0]), False
+        if parsed.colours and _colour_named_as_one(lowered, parsed.colours[0], vocabulary):
+            return _by_colour(shown, parsed.colours[0]), True
+        if parsed.brand:
+            by_brand = [p for p in shown if parsed.brand.lower() in p.name.lower()]
+            if by_brand and _SINGULAR_REFERENCE.search(lowered):
+                return by_brand[0], False
+    if on_page is not None and _THIS.search(lowered):
+        return on_page, False
+    if _PRONOUN.search(lowered):
+        if len(shown) == 1:
+            return shown[0], False
+        if on_page is not None:
+            return on_page, False
+        if shown:
+            return shown[0], False
+    bare = (parsed.size or parsed.colours) and not parsed.categories
+    if bare and (not _SHOPPING_INTENT.search(lowered) or _ANY_IN.search(lowered)):
+        if len(shown) == 1:
+            return shown[0], False
+        if not shown and state.search is None and on_page is not None:
+            return on_page, False
+    return None, False
+
+
+def _colour_named_as_one(lowered: str, colour: str, vocabulary: Vocabulary) -> bool:
+    """ "the black one", "that navy pair", "the grey jeans": a colour naming one product."""
+    phrases = [p for p, value in vocabulary.colour_phrases.items() if value == colour] or [colour]
+    alternatives = "|".join(re.escape(p) for p in sorted(phrases, key=len, reverse=True))
+    return bool(re.search(rf"\b(the|that)\s+(\w+\s+)?({alternatives})\b", lowered))
+
+
+def _by_colour(shown: list[ShownProduct], colour: str) -> ShownProduct | None:
+    """ "The black one": a plain black product before one that is black among others."""
+    candidates = [(len(p.colours), i, p) for i, p in enumerate(shown) if colour in p.colours]
+    return min(candidates)[2] if candidates else None
+
+
+def _off_topic_text(vocabulary: Vocabulary) -> str:
+    carried = f" We carry {', '.join(vocabulary.categories)}." if vocabulary.categories else ""
+    return (
+        "I can only help with shopping at Aisle." + carried + " Tell me what you're looking "
+        "for, with a colour, size, budget or occasion if you have one in mind."
+    )
+
+
+_GREETING_TEXT = (
+    "Hi! I'm Aisle's shopping assistant. Tell me what you're looking for (a category, "
+    "colour, size, budget or occasion) and I'll find options that are in stock."
+)
+_CLARIFY_TEXT = (
+    "Which product do you mean? Tell me its name, or what you're looking for, and I'll check."
+)
+_MORE_OF_WHAT_TEXT = "More of what? Tell me what you're looking for and I'll find options."
+_DISCOUNT_TEXT = (
+    "I can't change prices or give discounts; prices are as shown in the shop. I can help "
+    "you find something within your budget, though. What are you looking for?"
+)
