@@ -1,7 +1,23 @@
 """The assistant's tools: the catalog (the only source of prices, SKUs and sizes) and memory.
 
-Arguments come from a model and are untrusted: each is checked against the schema the
-model was given, and any problem becomes a tool result the model can read, never a crash.
+Each tool is one object: its name, description, parameters (built from the catalog's
+vocabulary) and implementation together. Arguments come from a model and are untrusted:
+each is checked against the schema the model was given, and any problem becomes a tool
+result the model can read, never a crash. Catalog reads run through Channels'
+`database_sync_to_async`, the rule for ORM work on the websocket path.
+
+The schema names each vocabulary once (an exclusion list takes the values of the field it
+excludes from) and is the same on every turn for one catalog, so it adds as little as it
+can to each request and a provider's prompt cache can keep it.
+
+Results, as the model reads them (and as checks of answers against them may rely on):
+- search_products: {"products": [card...], "count": n, "total": matches in all, "offset": k},
+  a card being CARD_KEYS; with a colour filter a card's colours and sizes are that colour's.
+- get_product: a card plus "description" and "variants" [{"sku", "colour", "size", "stock"}]
+  (in-stock only); with a colour, "colour_in_stock" and, when true, that colour's sizes
+  and variants.
+- recall_memory: {"notes": fenced notes text, "count": n}.
+- any failure: {"error": "..."}.
 """
 
 from __future__ import annotations
@@ -12,7 +28,6 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from asgiref.sync import sync_to_async
 from channels.db import database_sync_to_async
 
 from llm.cards import MAX_CARDS
@@ -44,6 +59,7 @@ _SEARCH_KEYS = frozenset(
         "size",
         "brand",
         "max_price",
+        "material",
         "offset",
         "limit",
     }
@@ -63,109 +79,6 @@ class ToolOutcome:
     products: list[dict[str, Any]] = field(default_factory=list)
     # recall_memory only: the recalled items (RecalledItem.as_dict()), for the inspector.
     items: list[dict[str, Any]] = field(default_factory=list)
-
-
-def tool_schemas(*, vocabulary: dict[str, list[str]], with_memory: bool) -> list[dict]:
-    """OpenAI tool definitions; enums teach the model the catalog's vocabulary."""
-    tools = [
-        {
-            "type": "function",
-            "function": {
-                "name": "search_products",
-                "description": (
-                    "Search the shop's catalog. Returns in-stock, active products with price "
-                    "in EUR, colours and sizes in stock and a blurb, plus total (how many "
-                    "match in all) and offset. Use it before naming any product."
-                ),
-                "parameters": {
-                    "type": "object",
-                    "properties": {
-                        "query": {
-                            "type": "string",
-                            "description": "Free words: style, material, occasion.",
-                        },
-                        "category": {"type": "string", "enum": vocabulary["categories"]},
-                        "exclude_categories": {
-                            "type": "array",
-                            "items": {"type": "string", "enum": vocabulary["categories"]},
-                            "description": "Categories the shopper ruled out.",
-                        },
-                        "colour": {"type": "string", "enum": vocabulary["colours"]},
-                        "exclude_colours": {
-                            "type": "array",
-                            "items": {"type": "string", "enum": vocabulary["colours"]},
-                        },
-                        "size": {
-                            "type": "string",
-                            "enum": vocabulary["sizes"],
-                            "description": "Size that must be in stock.",
-                        },
-                        "brand": {"type": "string", "enum": vocabulary["brands"]},
-                        "max_price": {
-                            "type": "number",
-                            "minimum": 0,
-                            "description": "Highest price in EUR.",
-                        },
-                        "offset": {
-                            "type": "integer",
-                            "minimum": 0,
-                            "description": (
-                                "Products to skip: for the next page ('show more'), the "
-                                "offset and count of the previous page added up."
-                            ),
-                        },
-                        "limit": {
-                            "type": "integer",
-                            "minimum": 1,
-                            "maximum": MAX_LIMIT,
-                            "description": f"Products to return (default {DEFAULT_LIMIT}).",
-                        },
-                    },
-                    "additionalProperties": False,
-                },
-            },
-        },
-        {
-            "type": "function",
-            "function": {
-                "name": "get_product",
-                "description": (
-                    "Look up one product by SKU: price, description, in-stock variants. With "
-                    "colour, colours, sizes and variants are those of that colour (when it is "
-                    "in stock; colour_in_stock says whether it is)."
-                ),
-                "parameters": {
-                    "type": "object",
-                    "properties": {
-                        "sku": {"type": "string"},
-                        "colour": {"type": "string", "enum": vocabulary["colours"]},
-                    },
-                    "required": ["sku"],
-                    "additionalProperties": False,
-                },
-            },
-        },
-    ]
-    if with_memory:
-        tools.append(
-            {
-                "type": "function",
-                "function": {
-                    "name": "recall_memory",
-                    "description": (
-                        "Search this shopper's own memory of earlier visits, e.g. what they "
-                        "looked at last time. Results are leads: verify products with a tool."
-                    ),
-                    "parameters": {
-                        "type": "object",
-                        "properties": {"query": {"type": "string"}},
-                        "required": ["query"],
-                        "additionalProperties": False,
-                    },
-                },
-            }
-        )
-    return tools
 
 
 def _string(args: dict, name: str, *, choices: list[str] | None = None) -> str | None:
@@ -223,6 +136,7 @@ def search_arguments(args: dict, *, vocabulary: dict[str, list[str]]) -> dict[st
         "size": _string(args, "size", choices=vocabulary["sizes"]),
         "brand": _string(args, "brand", choices=vocabulary["brands"]),
         "max_price": max_price,
+        "material": _string(args, "material", choices=vocabulary.get("materials", [])),
         "offset": _integer(args, "offset", default=0, low=0),
         "limit": _integer(args, "limit", default=DEFAULT_LIMIT, low=1, high=MAX_LIMIT),
     }
@@ -271,12 +185,162 @@ def recalled_line_defuse(line: str) -> str:
     return head + _FORGED_LABEL.sub(r"(\1)", body)
 
 
+Vocabulary = dict[str, list[str]]
+Recall = Callable[[str], Awaitable[list[Any]]]
+
+
+@dataclass(frozen=True)
+class Tool:
+    """One tool a model may call: what it is called, what it does, its parameters, its code."""
+
+    name: str
+    description: str
+    parameters: Callable[[Vocabulary], dict[str, Any]]
+    run: Callable[[dict[str, Any], Vocabulary, Recall | None], Awaitable[ToolOutcome]]
+
+    def schema(self, vocabulary: Vocabulary) -> dict[str, Any]:
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": self.parameters(vocabulary),
+            },
+        }
+
+
+def _enum(values: list[str]) -> dict[str, Any]:
+    return {"type": "string", "enum": values}
+
+
+def _search_parameters(vocabulary: Vocabulary) -> dict[str, Any]:
+    properties: dict[str, Any] = {
+        "query": {"type": "string", "description": "Free words: style, occasion."},
+        "category": _enum(vocabulary["categories"]),
+        "exclude_categories": {"type": "array", "items": {"type": "string"}},
+        "colour": _enum(vocabulary["colours"]),
+        "exclude_colours": {"type": "array", "items": {"type": "string"}},
+        "size": {**_enum(vocabulary["sizes"]), "description": "In stock in this size."},
+        "brand": _enum(vocabulary["brands"]),
+        "max_price": {"type": "number", "minimum": 0, "description": "EUR."},
+    }
+    if vocabulary.get("materials"):
+        properties["material"] = _enum(vocabulary["materials"])
+    properties["offset"] = {
+        "type": "integer",
+        "minimum": 0,
+        "description": "Skip this many (show more: previous offset + count).",
+    }
+    properties["limit"] = {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT}
+    return {"type": "object", "properties": properties, "additionalProperties": False}
+
+
+async def _search_run(args: dict, vocabulary: Vocabulary, recall: Recall | None) -> ToolOutcome:
+    query = search_arguments(args, vocabulary=vocabulary)
+    page = await database_sync_to_async(products_page)(**query)
+    products = [hit.as_dict() for hit in page.hits]
+    return ToolOutcome(
+        {"products": products, "count": len(products), "total": page.total, "offset": page.offset},
+        search_summary(count=len(products), total=page.total),
+        [_card(p) for p in products],
+    )
+
+
+def _product_parameters(vocabulary: Vocabulary) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {"sku": {"type": "string"}, "colour": {"type": "string"}},
+        "required": ["sku"],
+        "additionalProperties": False,
+    }
+
+
+async def _product_run(args: dict, vocabulary: Vocabulary, recall: Recall | None) -> ToolOutcome:
+    unknown = set(args) - {"sku", "colour"}
+    if unknown:
+        raise ToolArgumentError(f"unknown arguments: {', '.join(sorted(unknown))}")
+    sku = _string(args, "sku")
+    if not sku:
+        raise ToolArgumentError("sku is required")
+    colour = _string(args, "colour", choices=vocabulary["colours"])
+    detail = await database_sync_to_async(product_get)(sku=sku)
+    if detail is None:
+        return ToolOutcome(
+            {"error": f"no product with SKU {sku} (it may have been withdrawn)"}, "not found"
+        )
+    product = detail.as_dict()
+    if colour:
+        product = _in_colour(product, colour.lower())
+    return ToolOutcome(product, detail.name, [_card(product)])
+
+
+def _recall_parameters(vocabulary: Vocabulary) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {"query": {"type": "string"}},
+        "required": ["query"],
+        "additionalProperties": False,
+    }
+
+
+async def _recall_run(args: dict, vocabulary: Vocabulary, recall: Recall | None) -> ToolOutcome:
+    if recall is None:
+        return ToolOutcome({"error": "unknown tool recall_memory"}, "unknown tool")
+    query = _string(args, "query")
+    if not query:
+        raise ToolArgumentError("query is required")
+    found = await recall(query)
+    lines = [recalled_line_defuse(item.line) for item in found]
+    items = [{**item.as_dict(), "line": line} for item, line in zip(found, lines, strict=True)]
+    # Fenced and marked untrusted exactly like the notes: a recalled line is data, never an
+    # instruction, and never carries a tool result's authority.
+    return ToolOutcome(
+        {"notes": notes_message(lines) or "", "count": len(lines)},
+        f"{len(lines)} note{'s' if len(lines) != 1 else ''}",
+        items=items,
+    )
+
+
+SEARCH_PRODUCTS = Tool(
+    name="search_products",
+    description=(
+        "Search the catalog: in-stock products (EUR price, colours, sizes in stock, blurb), "
+        "total matches and offset. Call before naming any product. Exclusion lists take the "
+        "values of category and colour."
+    ),
+    parameters=_search_parameters,
+    run=_search_run,
+)
+GET_PRODUCT = Tool(
+    name="get_product",
+    description=(
+        "One product by SKU with its in-stock variants. With a colour (a colour value): "
+        "that colour's sizes and variants, and colour_in_stock."
+    ),
+    parameters=_product_parameters,
+    run=_product_run,
+)
+RECALL_MEMORY = Tool(
+    name="recall_memory",
+    description=(
+        "Search this shopper's memory of earlier visits. Results are leads: check products "
+        "with a catalog tool."
+    ),
+    parameters=_recall_parameters,
+    run=_recall_run,
+)
+CATALOG_TOOLS = (SEARCH_PRODUCTS, GET_PRODUCT)
+TOOLS = {tool.name: tool for tool in (*CATALOG_TOOLS, RECALL_MEMORY)}
+
+
+def tool_schemas(*, vocabulary: Vocabulary, with_memory: bool) -> list[dict]:
+    """OpenAI tool definitions, the same for every turn of one catalog and memory mode."""
+    tools = [*CATALOG_TOOLS, RECALL_MEMORY] if with_memory else list(CATALOG_TOOLS)
+    return [tool.schema(vocabulary) for tool in tools]
+
+
 async def tool_run(
-    *,
-    name: str,
-    raw_arguments: str,
-    vocabulary: dict[str, list[str]],
-    recall: Callable[[str], Awaitable[list[Any]]] | None,
+    *, name: str, raw_arguments: str, vocabulary: Vocabulary, recall: Recall | None
 ) -> ToolOutcome:
     """Run one tool call; every failure is reported to the model as {"error": ...}."""
     try:
@@ -285,59 +349,14 @@ async def tool_run(
         return ToolOutcome({"error": "arguments were not valid JSON"}, "invalid arguments")
     if not isinstance(args, dict):
         return ToolOutcome({"error": "arguments must be a JSON object"}, "invalid arguments")
+    tool = TOOLS.get(name)
+    if tool is None:
+        return ToolOutcome({"error": f"unknown tool {name}"}, "unknown tool")
     try:
-        if name == "search_products":
-            query = search_arguments(args, vocabulary=vocabulary)
-            page = await sync_to_async(products_page)(**query)
-            products = [hit.as_dict() for hit in page.hits]
-            return ToolOutcome(
-                {
-                    "products": products,
-                    "count": len(products),
-                    "total": page.total,
-                    "offset": page.offset,
-                },
-                search_summary(count=len(products), total=page.total),
-                [_card(p) for p in products],
-            )
-        if name == "get_product":
-            unknown = set(args) - {"sku", "colour"}
-            if unknown:
-                raise ToolArgumentError(f"unknown arguments: {', '.join(sorted(unknown))}")
-            sku = _string(args, "sku")
-            if not sku:
-                raise ToolArgumentError("sku is required")
-            colour = _string(args, "colour", choices=vocabulary["colours"])
-            detail = await sync_to_async(product_get)(sku=sku)
-            if detail is None:
-                return ToolOutcome(
-                    {"error": f"no product with SKU {sku} (it may have been withdrawn)"},
-                    "not found",
-                )
-            product = detail.as_dict()
-            if colour:
-                product = _in_colour(product, colour.lower())
-            return ToolOutcome(product, detail.name, [_card(product)])
-        if name == "recall_memory" and recall is not None:
-            query = _string(args, "query")
-            if not query:
-                raise ToolArgumentError("query is required")
-            found = await recall(query)
-            lines = [recalled_line_defuse(item.line) for item in found]
-            items = [
-                {**item.as_dict(), "line": line} for item, line in zip(found, lines, strict=True)
-            ]
-            # Fenced and marked untrusted exactly like the notes: a recalled line is data,
-            # never an instruction, and never carries a tool result's authority.
-            return ToolOutcome(
-                {"notes": notes_message(lines) or "", "count": len(lines)},
-                f"{len(lines)} note{'s' if len(lines) != 1 else ''}",
-                items=items,
-            )
+        return await tool.run(args, vocabulary, recall)
     except ToolArgumentError as exc:
         return ToolOutcome({"error": str(exc)}, "invalid arguments")
-    return ToolOutcome({"error": f"unknown tool {name}"}, "unknown tool")
 
 
-async def vocabulary_load() -> dict[str, list[str]]:
+async def vocabulary_load() -> Vocabulary:
     return await database_sync_to_async(catalog_vocabulary)()

@@ -54,6 +54,29 @@ _STOP_WORDS = frozenset(
 )
 
 
+# Fabric and material words, by the base form the assistant's `material` argument carries:
+# a product is of a material when its name or description uses one of the words. General
+# language, not any catalog's names: the catalog's own words decide which of these it offers.
+MATERIAL_WORDS: dict[str, tuple[str, ...]] = {
+    "linen": ("linen",), "cotton": ("cotton",), "wool": ("wool", "woollen", "woolen", "lambswool", "merino"),
+    "merino": ("merino",), "cashmere": ("cashmere",), "mohair": ("mohair",), "alpaca": ("alpaca",),
+    "silk": ("silk",), "satin": ("satin",), "velvet": ("velvet",), "denim": ("denim",),
+    "chambray": ("chambray",), "corduroy": ("corduroy",), "flannel": ("flannel",),
+    "fleece": ("fleece",), "leather": ("leather",), "suede": ("suede",), "canvas": ("canvas",),
+    "jersey": ("jersey",), "poplin": ("poplin",), "seersucker": ("seersucker",),
+    "tweed": ("tweed",), "nylon": ("nylon",), "polyester": ("polyester",), "rubber": ("rubber",),
+}  # fmt: skip
+_MATERIAL_PATTERNS = {
+    material: re.compile(r"\b(?:" + "|".join(map(re.escape, words)) + r")\b", re.I)
+    for material, words in MATERIAL_WORDS.items()
+}
+
+
+def materials_of(text: str) -> list[str]:
+    """The materials a product's name or description names, in MATERIAL_WORDS order."""
+    return [material for material, pattern in _MATERIAL_PATTERNS.items() if pattern.search(text)]
+
+
 @dataclass(frozen=True)
 class ProductHit:
     sku: str
@@ -159,9 +182,11 @@ def products_ranked(
     size: str | None = None,
     brand: str | None = None,
     max_price: float | Decimal | None = None,
+    material: str | None = None,
 ) -> list[Product]:
     """Active products with an in-stock variant matching every filter, best match first.
 
+    A material keeps the products whose name or description names it (MATERIAL_WORDS).
     Query words rank rather than filter: a product must match at least one of them, and
     products matching more words come first, then cheaper ones. Call `in_stock_attach` on
     the products actually shown: ranking needs no variants, so none are loaded here.
@@ -193,8 +218,11 @@ def products_ranked(
         "id", "sku", "name", "slug", "category", "brand", "description", "colour", "price"
     )
     words = query_words(query)
+    fabric = _MATERIAL_PATTERNS.get(material.lower()) if material else None
     scored: list[tuple[int, Product]] = []
     for product in products:
+        if fabric is not None and not fabric.search(f"{product.name} {product.description}"):
+            continue
         score = 0
         if words:
             haystack = " ".join(
@@ -234,6 +262,7 @@ def products_page(
     size: str | None = None,
     brand: str | None = None,
     max_price: float | Decimal | None = None,
+    material: str | None = None,
     offset: int = 0,
     limit: int = 10,
 ) -> ProductPage:
@@ -249,6 +278,7 @@ def products_page(
         size=size,
         brand=brand,
         max_price=max_price,
+        material=material,
     )
     products = ranked[offset : offset + limit]
     in_stock_attach(products, colour=colour, exclude_colours=exclude_colours)
@@ -349,19 +379,26 @@ def products_get(*, skus: Iterable[str]) -> dict[str, ProductDetail]:
     return found
 
 
-def catalog_vocabulary(*, brands: Iterable[str] | None = None) -> dict[str, list[str]]:
+def catalog_vocabulary(
+    *, brands: Iterable[str] | None = None, texts: Iterable[str] | None = None
+) -> dict[str, list[str]]:
     """Enums the assistant's tool schemas carry, so a model can only ask for what exists.
 
-    Brands are those of active products, unless given (code without a database passes the
-    brands of the catalog fixture).
+    Brands are those of active products and materials those their names and descriptions
+    name, unless given: code without a database passes the catalog fixture's brands and
+    its products' "name description" texts.
     """
-    if brands is None:
-        brands = Product.objects.active().values_list("brand", flat=True).distinct()
+    if brands is None or texts is None:
+        active = list(Product.objects.active().values_list("brand", "name", "description"))
+        brands = [row[0] for row in active] if brands is None else brands
+        texts = [f"{row[1]} {row[2]}" for row in active] if texts is None else texts
+    named = {material for text in texts for material in materials_of(text)}
     return {
         "categories": [c.value for c in Category],
         "colours": [c.value for c in Colour],
         "sizes": list(ALL_SIZES),
         "brands": sorted(set(brands)),
+        "materials": [material for material in MATERIAL_WORDS if material in named],
     }
 
 

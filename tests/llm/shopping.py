@@ -23,7 +23,10 @@ from shop.services import CATALOG_FIXTURE
 _CATALOG = json.loads(CATALOG_FIXTURE.read_text())
 # The vocabulary the tool schemas carry, without a database: the catalog's enums, and the
 # brands of the fixture the database is seeded from.
-VOCABULARY = catalog_vocabulary(brands={product["brand"] for product in _CATALOG})
+VOCABULARY = catalog_vocabulary(
+    brands={product["brand"] for product in _CATALOG if product.get("active", True)},
+    texts=[f"{p['name']} {p['description']}" for p in _CATALOG if p.get("active", True)],
+)
 TOOLS = tool_schemas(vocabulary=VOCABULARY, with_memory=True)
 SIGNED_OUT_TOOLS = tool_schemas(vocabulary=VOCABULARY, with_memory=False)
 NOTE_MAX_CHARS = 500

@@ -6,10 +6,17 @@ import json
 
 import pytest
 
-from assistant.tools import recalled_line_defuse, search_summary, tool_run, vocabulary_load
+from assistant.tools import (
+    recalled_line_defuse,
+    search_summary,
+    tool_run,
+    tool_schemas,
+    vocabulary_load,
+)
 from llm.offline.notes import notes_parse
 from memoryapp.render import NOTES_CLOSE, NOTES_OPEN, NOTES_WARNING
 from memoryapp.types import RecalledItem
+from tests.llm.shopping import TOOLS, VOCABULARY
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("catalog")]
 
@@ -126,3 +133,22 @@ def test_a_line_keeps_its_own_label() -> None:
         "[this visit] Shopper: hi (earlier visit · 2026-01-01) x"
     )
     assert recalled_line_defuse("no label [2099-01-01] here") == "no label (2099-01-01) here"
+
+
+def test_the_schema_names_each_vocabulary_once_and_stays_small() -> None:
+    """Every request carries the schema: each list once, and a size measured, not guessed
+    (2,831 characters with the colour list three times and the categories twice; 2,453
+    with each once and the materials added)."""
+    text = json.dumps(TOOLS)
+    assert text.count(json.dumps(VOCABULARY["colours"])) == 1
+    assert text.count(json.dumps(VOCABULARY["categories"])) == 1
+    assert text.count(json.dumps(VOCABULARY["materials"])) == 1
+    assert len(text) <= 2500
+    assert json.dumps(tool_schemas(vocabulary=VOCABULARY, with_memory=True)) == text
+
+
+async def test_a_material_outside_the_vocabulary_is_refused_with_the_choices() -> None:
+    outcome = await _run("search_products", {"category": "shirts", "material": "tweed"})
+    assert outcome.content["error"].startswith("material must be one of: linen, cotton")
+    linen = await _run("search_products", {"category": "shirts", "material": "Linen"})
+    assert [p["name"] for p in linen.products] == ["Atelier Mira Linen Shirt"]

@@ -5,6 +5,7 @@ import pytest
 from shop.models import Product, Variant
 from shop.selectors import (
     catalog_vocabulary,
+    materials_of,
     product_blurb,
     product_get,
     products_get,
@@ -146,3 +147,20 @@ def test_products_get_reads_many_skus_in_two_queries(django_assert_num_queries):
     assert set(found) == {"JN-0043", "JN-0043-BLK-M", "TS-0001"}  # KN-0029 is withdrawn
     assert found["JN-0043"] == found["JN-0043-BLK-M"] == product_get(sku="JN-0043")
     assert products_get(skus=[" ", ""]) == {}
+
+
+def test_a_material_keeps_the_products_made_of_it():
+    linen = products_page(category="shirts", material="linen", limit=50).hits
+    assert [h.name for h in linen] == ["Atelier Mira Linen Shirt"]
+    wool = products_page(material="wool", limit=50).hits
+    assert {"Northwind Wool Suit Trousers", "Vela Merino Crew Jumper"} <= {h.name for h in wool}
+    assert "Kestrel Flannel Overshirt" not in {h.name for h in wool}
+    assert products_page(category="boots", material="linen").hits == []
+
+
+def test_the_vocabulary_offers_only_materials_the_active_catalog_names():
+    materials = catalog_vocabulary()["materials"]
+    assert {"linen", "wool", "denim", "leather", "cotton"} <= set(materials)
+    assert "tweed" not in materials and "velvet" not in materials
+    assert materials_of("Harbor Supply Knit Dress in black") == []
+    assert materials_of("Lambswool Cardigan") == ["wool"]
