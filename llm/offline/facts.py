@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import date
 
+from llm.fact_schema import garment_slot, slot_from_sentence
 from llm.offline.notes import Fact
 from llm.offline.shopper import brand_find, price_read, request_parse, size_read
 from llm.offline.vocabulary import Vocabulary
@@ -24,17 +25,23 @@ _MONTHS = (
 
 @dataclass
 class Profile:
-    letter_size: str | None = None
+    letter_size: str | None = None  # for tops, and for any garment without its own size
     shoe_size: str | None = None
     disliked_colours: list[str] = field(default_factory=list)
     max_price: float | None = None
     brand: str | None = None
+    # Sizes given for one kind of garment, by fact slot ("size/bottoms": "L").
+    garment_sizes: dict[str, str] = field(default_factory=dict)
 
     def size_for(self, category: str | None, vocabulary: Vocabulary) -> str | None:
-        """Only with a category: a shoe size would empty a t-shirt search, and vice versa."""
+        """Only with a category: a shoe size would empty a t-shirt search, and vice versa;
+        a size for bottoms is no size for tops."""
         if not category:
             return None
-        return self.shoe_size if vocabulary.is_footwear(category) else self.letter_size
+        if vocabulary.is_footwear(category):
+            return self.shoe_size
+        # A garment's own size first; the general (tops) size stands in for the rest.
+        return self.garment_sizes.get(_slot_of_category(category) or "") or self.letter_size
 
 
 def facts_by_date(facts: list[Fact]) -> list[Fact]:
@@ -150,9 +157,24 @@ def _budget_of(text: str) -> float | None:
     return price_read(text) or _first_amount(lowered)
 
 
+# Garment sizes that never stand in for another's: a size for bottoms says nothing of tops.
+_OWN_SIZE_SLOTS = ("size/bottoms", "size/dresses", "size/outerwear")
+
+
+def _slot_of_category(category: str) -> str | None:
+    lowered = category.lower()
+    return garment_slot(lowered) or garment_slot(lowered.rstrip("s")) or garment_slot(lowered + "s")
+
+
 def _fact_apply(profile: Profile, text: str, vocabulary: Vocabulary) -> None:
     lowered = text.lower()
     negative = any(cue in lowered for cue in _NEGATIVE)
+    slot = slot_from_sentence(text)
+    if slot is not None and slot.slot in _OWN_SIZE_SLOTS and not slot.is_relative:
+        sizes = {size.upper(): size for size in vocabulary.sizes}
+        if slot.value.upper() in sizes:
+            profile.garment_sizes[slot.slot] = sizes[slot.value.upper()]
+        return
     if "size" in lowered or "wears" in lowered:
         size = size_read(text, vocabulary, category="shoes" if "shoe" in lowered else None)
         if size and size.isdigit():

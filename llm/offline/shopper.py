@@ -34,9 +34,44 @@ NEGATION_FILLERS = frozenset(
     "at all , too either more like want wear".split()
 )
 LETTER_SIZE_WORDS = {
-    "extra small": "XS", "x-small": "XS", "small": "S", "medium": "M", "large": "L",
-    "extra large": "XL", "x-large": "XL", "xx-large": "XXL", "2xl": "XXL",
+    "extra small": "XS", "extra-small": "XS", "x-small": "XS", "x small": "XS",
+    "small": "S", "medium": "M", "med": "M", "large": "L", "extra large": "XL",
+    "extra-large": "XL", "x-large": "XL", "x large": "XL", "xx-large": "XXL",
+    "xx large": "XXL", "double extra large": "XXL", "double xl": "XXL", "2xl": "XXL",
+    "xxxl": "XXXL", "3xl": "XXXL", "xxs": "XXS", "2xs": "XXS",
 }  # fmt: skip
+# Ways of saying a remembered preference does not hold this turn, by the default it lifts.
+_ANY = r"(?:any|all|every|other|whatever|different|various|more|another)"
+LIFTS: dict[str, re.Pattern[str]] = {
+    "brand": re.compile(
+        rf"\b{_ANY}\s+(?:the\s+|other\s+)?(?:brands?|makes?|labels?|designers?)\b"
+        r"|\b(?:brands?|labels?|makes?)\s+(?:doesn'?t|does not|don'?t|do not)\s+matter\b"
+        r"|\b(?:regardless of|no matter (?:the|which|what)|never mind the)\s+(?:the\s+)?brand"
+        r"|\bnot (?:only|just|necessarily)\b|\bdon'?t (?:stick|keep) to\b"
+        r"|\bbesides\b|\bapart from\b|\bnot from\b|\bnot by\b"
+    ),
+    "colour": re.compile(
+        rf"\b{_ANY}\s+(?:the\s+)?(?:colou?rs?|shades?)\b"
+        r"|\bcolou?rs?\s+(?:doesn'?t|does not|don'?t|do not|isn'?t|is not)\s+(?:matter|important)"
+        r"|\b(?:don'?t|do not) mind (?:the |which |what )?colou?r|\bin any colou?r\b"
+        r"|\b(?:regardless of|no matter (?:the|which|what)|never mind the)\s+(?:the\s+)?colou?r"
+    ),
+    "size": re.compile(
+        rf"\b{_ANY}\s+sizes?\b|\bsizes?\s+(?:doesn'?t|does not|don'?t|do not)\s+matter\b"
+        r"|\b(?:regardless of|no matter (?:the|which|what))\s+(?:the\s+)?size"
+    ),
+    "budget": re.compile(
+        r"\b(?:any|whatever the|no matter the|regardless of)\s+(?:the\s+)?(?:price|cost|budget)"
+        r"|\b(?:price|cost|budget)\s+(?:doesn'?t|does not|is no|isn'?t)\s+(?:matter|object|an issue)"
+        r"|\bmoney (?:is )?no object\b|\bno (?:price )?limit\b|\bno budget\b"
+        r"|\b(?:ignore|forget|over) (?:my |the )?budget\b|\bsplash out\b|\bsplurge\b"
+    ),
+}
+# "not only Vela", "not from Vela": the remembered brand is no limit this time.
+_NOT_ONLY = re.compile(
+    r"\b(?:not|don't|dont) (?:only|just|stick to|keep to|from|by)$|\bbesides$|\bother than$"
+    r"|\b(?:nothing|anything but|except) (?:from|by)$"
+)
 _TOKEN = re.compile(r"[a-z0-9]+(?:['\u2019\-][a-z0-9]+)*|&|[?,.;!—:]")
 _MAX_PHRASE = 4
 _PRICE_CUE = (
@@ -74,6 +109,11 @@ class ShopperRequest:
     brand: str | None = None
     occasions: list[str] = field(default_factory=list)
     limit: int | None = None
+    material: str | None = None
+    # Brands ruled out ("not from Vela"), and remembered defaults lifted for this message
+    # ("any brand", "any colour"): names of LIFTS.
+    excluded_brands: list[str] = field(default_factory=list)
+    lifted: frozenset[str] = frozenset()
 
     @property
     def category(self) -> str | None:
@@ -93,6 +133,7 @@ class ShopperRequest:
             or self.max_price is not None
             or self.brand
             or self.occasions
+            or self.material
         )
 
 
@@ -104,6 +145,13 @@ def request_parse(text: str, vocabulary: Vocabulary) -> ShopperRequest:
     _terms_read(lowered, vocabulary, request)
     request.size = size_read(text, vocabulary, category=request.category, skip=price_spans)
     request.limit = _limit_read(lowered)
+    request.lifted = frozenset(name for name, cue in LIFTS.items() if cue.search(lowered))
+    if (
+        request.material
+        and request.category
+        and request.category == vocabulary.garment_of(request.material)
+    ):
+        request.material = None  # "denim jeans" are jeans
     return request
 
 
@@ -119,13 +167,20 @@ def size_read(
     lowered = _normalise(text)
     skip = skip or []
     patterns = (
-        # Uppercase single letters only: "in M" is a size, "I'm" is not.
-        (re.compile(r"\bsize\s+(xxs|xxl|xs|xl|s|m|l|\d{2})\b", re.I), text),
-        (re.compile(r"\b(?:in|an?|eu|uk)\s+(XXL|XL|XS|S|M|L)\b"), text),
-        (re.compile(r"\b(XXL|XL|XS)\b", re.I), text),
-        (re.compile(r"(?:^|\s)(M|L|S)(?:\s*\?|\s*$|[,.]|\s+(?:please|in|and|or|size|fit))"), text),
+        # Uppercase single letters anywhere: "M black tees", "jeans L"; "I'm" is no size.
+        # Lower case only after a size cue: "size m", "in l", "sz s".
+        (re.compile(r"\b(?:size|sz)\.?\s*:?\s*(xxxl|xxs|xxl|xs|xl|s|m|l|\d{2})\b", re.I), text),
+        (re.compile(r"\b(?:in|an?|eu|uk)\s+(XXXL|XXL|XL|XS|S|M|L)\b"), text),
+        (re.compile(r"\b(XXXL|XXS|XXL|XL|XS)\b", re.I), text),
+        (re.compile(r"(?<![\w'\u2019&.-])(M|L|S)(?![\w'\u2019&-])"), text),
+        (
+            re.compile(r"\bin\s+(xxl|xl|xs|s|m|l)(?:\s*[?!.,]|\s*$|\s+(?:please|too|size))", re.I),
+            text,
+        ),
+        (re.compile(r"[,;]\s*(xxl|xl|xs|s|m|l)\s*[?!.]*\s*$", re.I), text),
         (re.compile(r"\b(?:eu|in)\s+(\d{2})\b"), lowered),
         (re.compile(r"\b(\d{2})s?\s+(?:shoes?|eu|feet)\b"), lowered),
+        (re.compile(r"\bi (?:wear|take|am|'m) (?:an? )?(\d{2})\b"), lowered),
     )
     for pattern, haystack in patterns:
         for match in pattern.finditer(haystack):
@@ -135,7 +190,8 @@ def size_read(
             if value:
                 return value
     for phrase in sorted(LETTER_SIZE_WORDS, key=len, reverse=True):
-        if re.search(rf"\b{re.escape(phrase)}\b", lowered) and LETTER_SIZE_WORDS[phrase] in sizes:
+        found = re.search(rf"(?<![\w-]){re.escape(phrase)}(?![\w-])", lowered)
+        if found and LETTER_SIZE_WORDS[phrase] in sizes:
             return sizes[LETTER_SIZE_WORDS[phrase]]
     # A bare 36..46 next to footwear is a shoe size ("sneakers in 42" is caught above).
     if vocabulary.is_footwear(category):
@@ -176,11 +232,24 @@ def _terms_read(lowered: str, vocabulary: Vocabulary, request: ShopperRequest) -
     phrases = _phrase_table(vocabulary)
     negating = False
     index = 0
+    garment_end = -1  # where the last category word ended: "shirt dress" is a dress
     while index < len(tokens):
         kind, value, width = _phrase_at(tokens, index, phrases)
         if kind == "cue":
             negating = True
+        elif kind == "material":
+            if not negating and request.material is None:
+                request.material = value
         elif kind in ("category", "colour"):
+            if kind == "category":
+                phrase = " ".join(tokens[index : index + width])
+                fabric = vocabulary.material_phrases.get(phrase)
+                if fabric and request.material is None:
+                    request.material = fabric  # "cords" are corduroy trousers
+                if index == garment_end and request.categories and not negating:
+                    # The garment is the last noun: "dress shirt", "t-shirt dress".
+                    request.categories.pop()
+                garment_end = index + width
             _term_add(request, kind, value, negated=negating)
             # "running shoes" names a category and an occasion at once.
             for token in tokens[index : index + width]:
@@ -188,7 +257,9 @@ def _terms_read(lowered: str, vocabulary: Vocabulary, request: ShopperRequest) -
                 if kind == "category" and occasion and occasion not in request.occasions:
                     request.occasions.append(occasion)
         elif kind == "brand":
-            if not negating and request.brand is None:
+            if negating or _NOT_ONLY.search(" ".join(tokens[max(0, index - 3) : index])):
+                request.excluded_brands.append(value)
+            elif request.brand is None:
                 request.brand = value
             negating = False
         elif kind == "occasion":
@@ -217,6 +288,10 @@ def _phrase_table(vocabulary: Vocabulary) -> dict[tuple[str, ...], tuple[str, st
     table: dict[tuple[str, ...], tuple[str, str]] = {}
     for phrase, occasion in OCCASION_WORDS.items():
         table[tuple(_TOKEN.findall(phrase))] = ("occasion", occasion)
+    for phrase, category in vocabulary.category_phrases.items():
+        table[tuple(_TOKEN.findall(phrase))] = ("category", category)
+    for phrase, material in vocabulary.material_phrases.items():
+        table[tuple(_TOKEN.findall(phrase))] = ("material", material)
     for phrase, category in vocabulary.category_phrases.items():
         table[tuple(_TOKEN.findall(phrase))] = ("category", category)
     for phrase, colour in vocabulary.colour_phrases.items():

@@ -1,7 +1,9 @@
 """The catalog's words, learnt from the enums of the `search_products` tool schema.
 
-The offline model knows no catalog of its own: a category, colour, size or brand is
-recognised only if the tool schema it was sent offers it, so it can only ask for what exists.
+The offline model knows no catalog of its own: a category, colour, size, brand or material
+is recognised only if the tool schema it was sent offers it, so it can only ask for what
+exists. The word lists below are general language (British and American, casual and
+formal), keyed by the word a catalog enum most likely carries; none is any shop's own.
 """
 
 from __future__ import annotations
@@ -18,26 +20,69 @@ COMMON_COLOURS = (
 
 # Words shoppers use, keyed by the word a catalog enum most likely carries.
 CATEGORY_WORDS: dict[str, tuple[str, ...]] = {
-    "t-shirt": ("t-shirt", "t-shirts", "tshirt", "tshirts", "tee", "tees", "t shirt", "t shirts"),
-    "shirt": ("shirt", "shirts", "blouse", "blouses", "button-down", "button-downs", "oxford"),
-    "knitwear": (
-        "knitwear", "knit", "knits", "jumper", "jumpers", "sweater", "sweaters",
-        "cardigan", "cardigans", "pullover", "pullovers", "knitted",
+    "t-shirt": (
+        "t-shirt", "t-shirts", "tshirt", "tshirts", "tee", "tees", "t shirt", "t shirts",
+        "top", "tops", "tank", "tanks", "tank top", "tank tops", "vest top", "vest tops",
+        "singlet", "singlets", "polo", "polos", "polo shirt", "polo shirts", "henley", "henleys",
     ),
-    "jeans": ("jeans", "denim", "denims"),
-    "trousers": ("trousers", "trouser", "pants", "chinos", "chino", "slacks"),
-    "dress": ("dress", "dresses", "gown", "gowns"),
-    "skirt": ("skirt", "skirts"),
+    "shirt": (
+        "shirt", "shirts", "blouse", "blouses", "button-down", "button-downs", "button down",
+        "button downs", "button-up", "button-ups", "button up", "button ups", "oxford",
+        "oxfords", "overshirt", "overshirts", "dress shirt", "dress shirts", "shacket",
+    ),
+    "knitwear": (
+        "knitwear", "knit", "knits", "jumper", "jumpers", "sweater", "sweaters", "cardigan",
+        "cardigans", "cardi", "cardis", "pullover", "pullovers", "knitted", "roll-neck",
+        "roll-necks", "roll neck", "roll necks", "rollneck", "turtleneck", "turtlenecks",
+        "turtle neck", "polo neck", "polo necks", "polo-neck", "polo-necks", "crewneck",
+    ),
+    "jeans": ("jeans", "denims", "skinnies", "jeggings"),
+    "trousers": (
+        "trousers", "trouser", "pants", "chinos", "chino", "slacks", "khakis", "joggers",
+        "jogger", "sweatpants", "trackpants", "track pants", "tracksuit bottoms", "cargos",
+        "cords",
+    ),
+    "dress": (
+        "dress", "dresses", "gown", "gowns", "frock", "frocks", "sundress", "sundresses",
+        "ballgown", "ballgowns",
+    ),
+    "skirt": ("skirt", "skirts", "miniskirt", "miniskirts"),
     "jacket": (
         "jacket", "jackets", "coat", "coats", "blazer", "blazers", "parka", "parkas",
-        "raincoat", "raincoats", "anorak",
+        "raincoat", "raincoats", "anorak", "anoraks", "overcoat", "overcoats", "windbreaker",
+        "windbreakers", "windcheater", "windcheaters", "mac", "macs", "mackintosh", "trench",
+        "trenches", "puffer", "puffers", "bomber", "bombers", "sport coat", "sports coat",
+        "sport coats", "sports jacket", "peacoat", "peacoats", "pea coat", "outerwear",
     ),
-    "sneaker": ("sneaker", "sneakers", "trainer", "trainers", "running shoes", "kicks"),
-    "boot": ("boot", "boots"),
-    "sandal": ("sandal", "sandals", "flip-flops", "flip flops"),
+    "sneaker": (
+        "sneaker", "sneakers", "trainer", "trainers", "running shoes", "running shoe",
+        "kicks", "tennis shoes", "gym shoes", "plimsoll", "plimsolls", "runners",
+        "athletic shoes", "high-tops", "low-tops",
+    ),
+    "boot": ("boot", "boots", "wellies", "welly", "wellington", "wellingtons", "booties"),
+    "sandal": (
+        "sandal", "sandals", "flip-flops", "flip flops", "flip-flop", "flipflops", "sliders",
+        "slides", "espadrille", "espadrilles",
+    ),
     "shorts": ("shorts",),
     "hoodie": ("hoodie", "hoodies"),
 }  # fmt: skip
+# Fabric words shoppers use, keyed by the base form a catalog's `material` enum carries.
+# "jean" is the fabric in "a jean jacket"; "cords" are corduroy trousers.
+MATERIAL_WORDS: dict[str, tuple[str, ...]] = {
+    "linen": ("linen", "linens"), "cotton": ("cotton", "cottons"),
+    "wool": ("wool", "wools", "woollen", "woolen", "woolly", "wooly", "lambswool"),
+    "merino": ("merino",), "cashmere": ("cashmere",), "mohair": ("mohair",),
+    "alpaca": ("alpaca",), "silk": ("silk", "silky", "silks"), "satin": ("satin", "satiny"),
+    "velvet": ("velvet", "velvety"), "denim": ("denim", "jean"), "chambray": ("chambray",),
+    "corduroy": ("corduroy", "cord", "cords"), "flannel": ("flannel",), "fleece": ("fleece",),
+    "leather": ("leather", "leathers"), "suede": ("suede",), "canvas": ("canvas",),
+    "jersey": ("jersey",), "poplin": ("poplin",), "seersucker": ("seersucker",),
+    "tweed": ("tweed",), "nylon": ("nylon",), "polyester": ("polyester",),
+    "rubber": ("rubber",),
+}  # fmt: skip
+# A fabric that alone names a garment: "denim jeans" asks for no more than jeans.
+MATERIAL_GARMENTS: dict[str, str] = {"denim": "jeans"}
 COLOUR_WORDS: dict[str, tuple[str, ...]] = {
     "grey": ("grey", "gray", "charcoal"),
     "navy": ("navy", "navy blue", "dark blue"),
@@ -55,9 +100,16 @@ class Vocabulary:
     colours: list[str] = field(default_factory=list)
     sizes: list[str] = field(default_factory=list)
     brands: list[str] = field(default_factory=list)
+    materials: list[str] = field(default_factory=list)
     # Phrase (lower case) -> enum value, longest phrases matched first.
     category_phrases: dict[str, str] = field(default_factory=dict)
     colour_phrases: dict[str, str] = field(default_factory=dict)
+    material_phrases: dict[str, str] = field(default_factory=dict)
+
+    def garment_of(self, material: str | None) -> str | None:
+        """The category a material alone names in this catalog ("denim" -> "jeans")."""
+        usual = MATERIAL_GARMENTS.get((material or "").lower())
+        return self.category_phrases.get(usual) if usual else None
 
     def is_footwear(self, category: str | None) -> bool:
         return bool(category) and any(hint in category.lower() for hint in FOOTWEAR_HINTS)
@@ -74,6 +126,7 @@ def vocabulary_from_tools(tools: list[dict] | None) -> Vocabulary:
         or _enum_of(properties.get("exclude_colours")),
         sizes=_enum_of(properties.get("size")),
         brands=_enum_of(properties.get("brand")),
+        materials=_enum_of(properties.get("material")),
     )
     _phrases_build(vocabulary)
     return vocabulary
@@ -126,6 +179,11 @@ def _phrases_build(vocabulary: Vocabulary) -> None:
         vocabulary.colour_phrases[colour.lower()] = colour
         if colour.lower() == "grey":
             vocabulary.colour_phrases["gray"] = colour
+    for material in vocabulary.materials:
+        for phrase in MATERIAL_WORDS.get(material.lower(), ()):
+            vocabulary.material_phrases.setdefault(phrase, material)
+    for material in vocabulary.materials:
+        vocabulary.material_phrases[material.lower()] = material
 
 
 def _category_phrases(category: str) -> tuple[str, ...]:

@@ -10,6 +10,8 @@ from llm.offline.vocabulary import Vocabulary
 
 # Products one answer shows: the cards under it say the rest.
 SHOWN_PRODUCTS = MAX_CARDS
+# Products a "similar" search fetches to pick the nearest in price from.
+SIMILAR_CANDIDATES = 10
 
 
 def first_call(plan: Plan, profile: Profile, turn: Turn) -> tuple[str, dict] | None:
@@ -26,8 +28,13 @@ def first_call(plan: Plan, profile: Profile, turn: Turn) -> tuple[str, dict] | N
 
 
 def search_arguments(plan: Plan, profile: Profile, vocabulary: Vocabulary) -> dict:
-    """`search_products` arguments: what was asked, then recalled facts for the rest."""
+    """`search_products` arguments: what was asked, then recalled facts for the rest.
+
+    A remembered preference is a default: what the shopper says wins, and "any brand",
+    "any colour", "any size", "any price" lift it for this message.
+    """
     parsed = plan.request
+    lifted = parsed.lifted
     arguments: dict = {}
     words = " ".join(parsed.occasions) or plan.query
     if words:
@@ -38,31 +45,46 @@ def search_arguments(plan: Plan, profile: Profile, vocabulary: Vocabulary) -> di
         arguments["exclude_categories"] = list(parsed.excluded_categories)
     if parsed.colour:
         arguments["colour"] = parsed.colour
+    if parsed.material:
+        arguments["material"] = parsed.material
     excluded = list(parsed.excluded_colours)
-    excluded += [
-        c for c in profile.disliked_colours if c not in excluded and c not in parsed.colours
-    ]
+    if "colour" not in lifted:
+        excluded += [
+            c for c in profile.disliked_colours if c not in excluded and c not in parsed.colours
+        ]
     if excluded:
         arguments["exclude_colours"] = excluded
-    size = parsed.size or profile.size_for(parsed.category, vocabulary)
+    size = parsed.size or (
+        None if "size" in lifted else profile.size_for(parsed.category, vocabulary)
+    )
     if size:
         arguments["size"] = size
-    brand = parsed.brand or profile.brand
+    brand = parsed.brand
+    if brand is None and "brand" not in lifted and profile.brand not in parsed.excluded_brands:
+        brand = profile.brand
     if brand:
         arguments["brand"] = brand
-    max_price = parsed.max_price if parsed.max_price is not None else profile.max_price
+    max_price = parsed.max_price
+    if max_price is None and "budget" not in lifted:
+        max_price = profile.max_price
     if max_price is not None:
         arguments["max_price"] = int(max_price) if float(max_price).is_integer() else max_price
     if parsed.limit:
         arguments["limit"] = min(parsed.limit, SHOWN_PRODUCTS)
+    if plan.like is not None:
+        # Enough to choose the nearest in price from, the product itself left out.
+        arguments["limit"] = SIMILAR_CANDIDATES
     if plan.offset:
         arguments["offset"] = plan.offset
     return arguments
 
 
 def relaxed_arguments(arguments: dict, plan: Plan) -> dict | None:
-    """The search again, once, when it found nothing: without a recalled brand, or without
-    free words no description uses ("a navy shirt for the office")."""
+    """The search again, once, when it found nothing: without the material (the answer says
+    none is made of it), without a recalled brand, or without free words no description
+    uses ("a navy shirt for the office")."""
+    if "material" in arguments and set(arguments) - {"material", "query", "offset", "limit"}:
+        return {key: value for key, value in arguments.items() if key != "material"}
     if "brand" in arguments and not plan.request.brand:
         return {key: value for key, value in arguments.items() if key != "brand"}
     if "query" in arguments and set(arguments) - {"query", "offset", "limit"}:

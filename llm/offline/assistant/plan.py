@@ -35,6 +35,10 @@ _THIS = re.compile(
     r"\bthis\b(?!\s+(weekend|week|summer|winter|spring|autumn|year|time|evening|morning|"
     r"month|season))"
 )
+_SIMILAR = re.compile(
+    r"\b(similar|alike|lookalikes?|like (this|that|these|those|it|them|the \w+( one)?)|"
+    r"same (style|kind|sort|type|vibe|look)|along those lines|in that vein|close to (this|that|it))\b"
+)
 _PLURAL_REFERENCE = re.compile(r"\b(these|those|them|any of them|the ones|ones|others|any)\b")
 _ORDINALS = (
     (re.compile(r"\b(the )?(first|1st)\b|\bnumber (one|1)\b|#1\b"), 0),
@@ -82,6 +86,7 @@ class Plan:
     offset: int = 0
     more: bool = False
     below: ShownProduct | None = None  # "cheaper" than this product
+    like: ShownProduct | None = None  # "similar" to this product
     product: ShownProduct | None = None
     asked_size: str | None = None
     asked_colour: str | None = None
@@ -102,6 +107,10 @@ def message_plan(text: str, state: State, vocabulary: Vocabulary, page: dict | N
     if state.offer is not None and _YES.search(lowered):
         return Plan(kind="search", request=state.offer)
     context = state.search or page_filters
+    if _SIMILAR.search(lowered) and not _CHEAPER.search(lowered) and not parsed.categories:
+        similar = _similar_plan(lowered, state, parsed, page, vocabulary)
+        if similar is not None:
+            return similar
     if _MORE.search(lowered) and not parsed.has_criteria():
         if context is None:
             return Plan(kind="text", text=_MORE_OF_WHAT_TEXT)
@@ -209,6 +218,43 @@ def _cheaper_plan(
     return Plan(kind="search", request=request, below=below)
 
 
+def _similar_plan(
+    lowered: str, state: State, parsed: ShopperRequest, page: dict | None, vocabulary: Vocabulary
+) -> Plan | None:
+    """Like a product: its category, near its price (the answer ranks by that), never itself.
+
+    The product is the one named or pointed at, else the only one in view, else the page's.
+    """
+    on_page = page_product(page)
+    like = None
+    for product in [*state.shown, *([on_page] if on_page else [])]:
+        if product.name.lower() in lowered:
+            like = product
+    if like is None and state.shown:
+        for pattern, position in _ORDINALS:
+            if pattern.search(lowered):
+                like = state.shown[position] if position < len(state.shown) else state.shown[-1]
+    if like is None:
+        like = (
+            on_page if on_page is not None else (state.shown[0] if len(state.shown) == 1 else None)
+        )
+    if like is None:
+        return None
+    category = None
+    if like is on_page:
+        category = (page or {}).get("product", {}).get("category")
+    named = request_parse(like.name, vocabulary).categories
+    category = category or (named[-1] if named else None)
+    if category is None and state.search is not None:
+        category = state.search.category
+    known = {c.lower(): c for c in vocabulary.categories}
+    category = known.get(str(category or "").lower())
+    if category is None:
+        return None
+    request = refine(ShopperRequest(categories=[category]), parsed)
+    return Plan(kind="search", request=request, like=like)
+
+
 def refine(context: ShopperRequest, parsed: ShopperRequest) -> ShopperRequest:
     """Apply a follow-up's criteria on top of the search in force ("in navy?", "size L?")."""
     refined = replace(
@@ -223,6 +269,9 @@ def refine(context: ShopperRequest, parsed: ShopperRequest) -> ShopperRequest:
             parsed.excluded_colours,
         ),
         occasions=union(context.occasions, parsed.occasions),
+        material=parsed.material or context.material,
+        excluded_brands=list(parsed.excluded_brands),
+        lifted=parsed.lifted,
     )
     for name in ("size", "max_price", "brand", "limit"):
         if getattr(parsed, name) is not None:
