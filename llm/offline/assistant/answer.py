@@ -57,9 +57,18 @@ def memory_text(plan: Plan, turn: Turn, found: dict | None = None) -> str:
 
 def search_answer(arguments: dict, result: dict, plan: Plan, *, first: dict | None) -> str:
     """Say how many of how many, one line on each product; the cards carry the details."""
-    products = [p for p in result.get("products") or [] if isinstance(p, dict)][:SHOWN_PRODUCTS]
+    products = [p for p in result.get("products") or [] if isinstance(p, dict)]
     total = result.get("total") if isinstance(result.get("total"), int) else len(products)
     offset = result.get("offset") if isinstance(result.get("offset"), int) else 0
+    reference = plan.like or plan.below
+    if reference is not None:
+        # Never the product itself as its own alternative.
+        kept = [p for p in products if p.get("sku") != reference.sku]
+        total -= len(products) - len(kept)
+        products = kept
+    if plan.like is not None:
+        return _similar_answer(arguments, products, plan, plan.like, first=first)
+    products = products[:SHOWN_PRODUCTS]
     described = _describe(arguments)
     if not products:
         if offset:
@@ -70,31 +79,22 @@ def search_answer(arguments: dict, result: dict, plan: Plan, *, first: dict | No
             if not _one_of(plan.below, arguments):
                 # "Cheaper in blue?" of a product that is not blue: it is no blue one itself.
                 return (
-                    f"I couldn't find any {unpriced} cheaper than the {plan.below.name} "
+                    f"I couldn't find any {unpriced} cheaper than {_called(plan.below, plan)} "
                     f"(€{plan.below.price_eur:.2f}) in stock right now. "
                     f"{_cheapest_suggestion(_unpriced(arguments))}"
                 )
+            called = _called(plan.below, plan)
             return (
-                f"The {plan.below.name}, at €{plan.below.price_eur:.2f}, is already the "
-                f"cheapest of the {unpriced} in stock. {_cheapest_suggestion(_unpriced(arguments))}"
+                f"{called[:1].upper()}{called[1:]}, at €{plan.below.price_eur:.2f}, is already "
+                f"the cheapest of the {unpriced} in stock. "
+                f"{_cheapest_suggestion(_unpriced(arguments))}"
             )
         return f"I couldn't find any {described} in stock right now. {_relax_suggestion(arguments)}"
-    intro = []
-    if first is not None:
-        if "brand" in first and "brand" not in arguments:
-            intro.append(
-                f"There's nothing from {first['brand']} that fits right now, so here are "
-                "other brands."
-            )
-        elif "query" in first and "query" not in arguments:
-            intro.append(
-                f"Nothing is described as made for “{first['query']}”, so here are the "
-                "closest matches."
-            )
+    intro = _relaxed_intro(arguments, first)
     if plan.below is not None and plan.below.price_eur is not None:
         # "under €52.99" is a limit the shopper never said: they asked for cheaper than this.
         described = (
-            f"{_describe(_unpriced(arguments))} cheaper than the {plan.below.name} "
+            f"{_describe(_unpriced(arguments))} cheaper than {_called(plan.below, plan)} "
             f"(€{plan.below.price_eur:.2f})"
         )
     count = len(products)
@@ -108,7 +108,7 @@ def search_answer(arguments: dict, result: dict, plan: Plan, *, first: dict | No
         intro.append(f"Here are {count} of {total} {described}:")
     shared = _shared_sentences(products)
     lines = [_product_line(product, shared=shared) for product in products]
-    outro = []
+    outro = _defaults_said(arguments, plan)
     if plan.request.excluded_categories:
         outro.append(f"I've left out {', '.join(plan.request.excluded_categories)} as you asked.")
     remaining = total - offset - count
@@ -124,6 +124,95 @@ def search_answer(arguments: dict, result: dict, plan: Plan, *, first: dict | No
             else "Want me to check a size or colour for one of these?"
         )
     return f"{' '.join(intro)}\n\n" + "\n".join(lines) + f"\n\n{' '.join(outro)}"
+
+
+def _similar_answer(
+    arguments: dict, products: list[dict], plan: Plan, like: ShownProduct, *, first: dict | None
+) -> str:
+    """The same category, nearest in price first; never the product itself."""
+    price = like.price_eur
+    if price is not None:
+        products = sorted(products, key=lambda p: abs(float(p.get("price_eur") or 0) - price))
+    products = products[:SHOWN_PRODUCTS]
+    unlimited = {key: value for key, value in arguments.items() if key not in ("limit", "offset")}
+    described = _describe(unlimited)
+    called = _called(like, plan)
+    if not products:
+        return (
+            f"I couldn't find other {described} like {called} in stock right now. "
+            f"{_relax_suggestion(unlimited)}"
+        )
+    near = f", closest in price to {called} (€{price:.2f}) first" if price is not None else ""
+    intro = _relaxed_intro(arguments, first)
+    intro.append(f"Here are {len(products)} {described} like {called}{near}:")
+    shared = _shared_sentences(products)
+    lines = [_product_line(product, shared=shared) for product in products]
+    outro = [
+        *_defaults_said(arguments, plan),
+        "Want me to check a size or colour for one of these?",
+    ]
+    return f"{' '.join(intro)}\n\n" + "\n".join(lines) + f"\n\n{' '.join(outro)}"
+
+
+def _called(product: ShownProduct, plan: Plan) -> str:
+    """How an answer refers to the product compared with: the page's is "this one", so its
+    name does not put its card under a list of other products."""
+    return "this one" if plan.on_page else f"the {product.name}"
+
+
+def _relaxed_intro(arguments: dict, first: dict | None) -> list[str]:
+    """What a second search left out of the first, said before its results."""
+    if first is None:
+        return []
+    if "material" in first and "material" not in arguments:
+        wanted = _describe({**first, "material": first["material"]})
+        return [f"I couldn't find any {wanted} in stock, so here are other {_describe(arguments)}."]
+    if "brand" in first and "brand" not in arguments:
+        return [
+            f"There's nothing from {first['brand']} that fits right now, so here are other brands."
+        ]
+    if "query" in first and "query" not in arguments:
+        return [
+            f"Nothing is described as made for “{first['query']}”, so here are the closest matches."
+        ]
+    return []
+
+
+def _defaults_said(arguments: dict, plan: Plan) -> list[str]:
+    """Say which remembered preferences the search applied, and which were set aside."""
+    asked = plan.request
+    applied = []
+    if arguments.get("size") and not asked.size:
+        applied.append(f"size {arguments['size']}")
+    remembered = [
+        c for c in arguments.get("exclude_colours") or [] if c not in asked.excluded_colours
+    ]
+    if remembered:
+        applied.append("no " + " or ".join(remembered))
+    if arguments.get("brand") and not asked.brand:
+        applied.append(f"from {arguments['brand']}")
+    if arguments.get("max_price") is not None and asked.max_price is None and plan.below is None:
+        applied.append(f"up to €{arguments['max_price']}")
+    # Said as the search's filters, never as memory narrated back (the memory rules).
+    said = []
+    if applied:
+        widen = [_WIDEN[name] for name in _WIDEN if _applied_kind(name, applied)]
+        said.append(f"These are {and_join(applied)}; say {' or '.join(widen)} to widen it.")
+    if plan.dropped:
+        said.append(f"As you asked, I looked at {and_join(plan.dropped)}.")
+    return said
+
+
+_WIDEN = {
+    "size": "“any size”",
+    "no ": "“any colour”",
+    "from ": "“any brand”",
+    "up to": "“any price”",
+}
+
+
+def _applied_kind(name: str, applied: list[str]) -> bool:
+    return any(item.startswith(name) for item in applied)
 
 
 def product_answer(result: dict, plan: Plan) -> str:
@@ -144,6 +233,8 @@ def product_answer(result: dict, plan: Plan) -> str:
         offer = f" Shall I look for other {category} in {colour}?" if category else ""
         return f"The {name} isn't in stock in {colour} right now; it comes in {available}.{offer}"
     in_colour = f" in {colour}" if colour else ""
+    if size and not colour:
+        return _size_by_colour(result, name, size, avoid=plan.avoid)
     if size:
         variants = [
             v
@@ -180,6 +271,34 @@ def product_answer(result: dict, plan: Plan) -> str:
     if not plan.asks:
         parts.append("Want me to check a size or colour?")
     return " ".join(part for part in parts if part)
+
+
+def _size_by_colour(result: dict, name: str, size: str, *, avoid: list[str]) -> str:
+    """A size's stock colour by colour, never one total that hides which colour has it,
+    and never counting or offering a colour the shopper dislikes."""
+    colours = [str(c) for c in result.get("colours") or [] if str(c) not in avoid]
+    left: dict[str, int] = {}
+    for variant in result.get("variants") or []:
+        colour, stock = str(variant.get("colour")), int(variant.get("stock") or 0)
+        if variant.get("size") == size and stock > 0 and colour not in avoid:
+            left[colour] = left.get(colour, 0) + stock
+    missing = [c for c in colours if c not in left]
+    if not left:
+        variants = result.get("variants") or []
+        sized = [
+            str(s)
+            for s in result.get("sizes_in_stock") or []
+            if any(v.get("size") == s and v.get("colour") in colours for v in variants)
+        ]
+        wearable = " in the colours you'd wear" if avoid else ""
+        other = f" It comes in sizes {and_join(sized)}." if sized else ""
+        return (
+            f"Sorry, the {name} isn't in stock in size {size}{wearable} right now.{other} "
+            f"Want me to look for something similar in {size}?"
+        )
+    counts = "; ".join(f"{count} in {colour}" for colour, count in left.items())
+    lacking = f"; not in {' or '.join(missing)}" if missing else ""
+    return f"Yes, the {name} is in stock in size {size}: {counts}{lacking}."
 
 
 def _product_line(product: dict, *, shared: set[str]) -> str:

@@ -6,6 +6,7 @@ from llm.cards import MAX_CARDS
 from llm.offline.assistant.plan import Plan
 from llm.offline.assistant.state import Turn
 from llm.offline.facts import Profile
+from llm.offline.shopper import ShopperRequest
 from llm.offline.vocabulary import Vocabulary
 
 # Products one answer shows: the cards under it say the rest.
@@ -15,6 +16,7 @@ SIMILAR_CANDIDATES = 10
 
 
 def first_call(plan: Plan, profile: Profile, turn: Turn) -> tuple[str, dict] | None:
+    plan.avoid = [c for c in profile.disliked_colours if c != plan.asked_colour]
     if plan.kind == "search":
         return "search_products", search_arguments(plan, profile, turn.vocabulary)
     if plan.kind == "product" and plan.product is not None:
@@ -35,6 +37,8 @@ def search_arguments(plan: Plan, profile: Profile, vocabulary: Vocabulary) -> di
     """
     parsed = plan.request
     lifted = parsed.lifted
+    plan.avoid = [] if "colour" in lifted else list(profile.disliked_colours)
+    plan.dropped = _dropped(parsed, profile, vocabulary)
     arguments: dict = {}
     words = " ".join(parsed.occasions) or plan.query
     if words:
@@ -77,6 +81,25 @@ def search_arguments(plan: Plan, profile: Profile, vocabulary: Vocabulary) -> di
     if plan.offset:
         arguments["offset"] = plan.offset
     return arguments
+
+
+def _dropped(parsed: ShopperRequest, profile: Profile, vocabulary: Vocabulary) -> list[str]:
+    """The remembered defaults this message sets aside, as the answer says them."""
+    dropped = []
+    usual_size = profile.size_for(parsed.category, vocabulary)
+    if (
+        profile.brand
+        and not parsed.brand
+        and ("brand" in parsed.lifted or profile.brand in parsed.excluded_brands)
+    ):
+        dropped.append(f"every brand, not only {profile.brand}")
+    if profile.disliked_colours and "colour" in parsed.lifted:
+        dropped.append(f"every colour, {' and '.join(profile.disliked_colours)} included")
+    if usual_size and not parsed.size and "size" in parsed.lifted:
+        dropped.append(f"every size, not only {usual_size}")
+    if profile.max_price is not None and parsed.max_price is None and "budget" in parsed.lifted:
+        dropped.append(f"any price, not only up to €{profile.max_price:g}")
+    return dropped
 
 
 def relaxed_arguments(arguments: dict, plan: Plan) -> dict | None:

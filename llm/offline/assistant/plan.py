@@ -87,6 +87,11 @@ class Plan:
     more: bool = False
     below: ShownProduct | None = None  # "cheaper" than this product
     like: ShownProduct | None = None  # "similar" to this product
+    on_page: bool = False  # the product compared with is the page's
+    # Filled when the call is made: remembered defaults set aside ("every brand, not only
+    # Vela"), and colours the shopper dislikes, which an answer never counts or offers.
+    dropped: list[str] = field(default_factory=list)
+    avoid: list[str] = field(default_factory=list)
     product: ShownProduct | None = None
     asked_size: str | None = None
     asked_colour: str | None = None
@@ -215,7 +220,9 @@ def _cheaper_plan(
     below = min(priced, key=lambda p: p.price_eur) if priced else None
     if below is not None:
         request = replace(request, max_price=round(below.price_eur - 0.01, 2))
-    return Plan(kind="search", request=request, below=below)
+    return Plan(
+        kind="search", request=request, below=below, on_page=below is not None and below is on_page
+    )
 
 
 def _similar_plan(
@@ -252,7 +259,7 @@ def _similar_plan(
     if category is None:
         return None
     request = refine(ShopperRequest(categories=[category]), parsed)
-    return Plan(kind="search", request=request, like=like)
+    return Plan(kind="search", request=request, like=like, on_page=like is on_page)
 
 
 def refine(context: ShopperRequest, parsed: ShopperRequest) -> ShopperRequest:
