@@ -110,6 +110,7 @@ class ShopperRequest:
     occasions: list[str] = field(default_factory=list)
     limit: int | None = None
     material: str | None = None
+    absent_material: str | None = None  # a fabric the catalog has none of ("tweed")
     # Brands ruled out ("not from Vela"), and remembered defaults lifted for this message
     # ("any brand", "any colour"): names of LIFTS.
     excluded_brands: list[str] = field(default_factory=list)
@@ -134,6 +135,7 @@ class ShopperRequest:
             or self.brand
             or self.occasions
             or self.material
+            or self.absent_material
         )
 
 
@@ -240,6 +242,9 @@ def _terms_read(lowered: str, vocabulary: Vocabulary, request: ShopperRequest) -
         elif kind == "material":
             if not negating and request.material is None:
                 request.material = value
+        elif kind == "absent material":
+            if not negating and request.absent_material is None:
+                request.absent_material = value
         elif kind in ("category", "colour"):
             if kind == "category":
                 phrase = " ".join(tokens[index : index + width])
@@ -290,6 +295,8 @@ def _phrase_table(vocabulary: Vocabulary) -> dict[tuple[str, ...], tuple[str, st
         table[tuple(_TOKEN.findall(phrase))] = ("occasion", occasion)
     for phrase, category in vocabulary.category_phrases.items():
         table[tuple(_TOKEN.findall(phrase))] = ("category", category)
+    for phrase, material in vocabulary.absent_material_phrases.items():
+        table[tuple(_TOKEN.findall(phrase))] = ("absent material", material)
     for phrase, material in vocabulary.material_phrases.items():
         table[tuple(_TOKEN.findall(phrase))] = ("material", material)
     for phrase, category in vocabulary.category_phrases.items():

@@ -105,6 +105,8 @@ class Vocabulary:
     category_phrases: dict[str, str] = field(default_factory=dict)
     colour_phrases: dict[str, str] = field(default_factory=dict)
     material_phrases: dict[str, str] = field(default_factory=dict)
+    # Fabrics of general language this catalog names nowhere: said plainly, never searched.
+    absent_material_phrases: dict[str, str] = field(default_factory=dict)
 
     def garment_of(self, material: str | None) -> str | None:
         """The category a material alone names in this catalog ("denim" -> "jeans")."""
@@ -184,6 +186,13 @@ def _phrases_build(vocabulary: Vocabulary) -> None:
             vocabulary.material_phrases.setdefault(phrase, material)
     for material in vocabulary.materials:
         vocabulary.material_phrases[material.lower()] = material
+    if vocabulary.materials:  # a schema without materials tells nothing of what is absent
+        offered = {material.lower() for material in vocabulary.materials}
+        for material, phrases in MATERIAL_WORDS.items():
+            if material not in offered:
+                for phrase in phrases:
+                    if phrase not in vocabulary.material_phrases:
+                        vocabulary.absent_material_phrases[phrase] = material
 
 
 def _category_phrases(category: str) -> tuple[str, ...]:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 
-from llm.offline.assistant.calls import SHOWN_PRODUCTS, relaxed_arguments
+from llm.offline.assistant.calls import SHOWN_PRODUCTS, compare_call, relaxed_arguments
+from llm.offline.assistant.compare import compare_answer, compared_found
 from llm.offline.assistant.plan import Plan
 from llm.offline.assistant.state import Turn
 from llm.offline.assistant.words import and_join
@@ -18,6 +19,15 @@ def answer_after_tools(
     turn: Turn, plan: Plan, call: tuple[str, dict] | None, tools_allowed: bool
 ) -> Reply:
     last = turn.rounds[-1]
+    if plan.kind == "compare":
+        done = turn.rounds[: len(plan.compared)]
+        if len(done) < len(plan.compared) and tools_allowed:
+            return tool_reply(*compare_call(plan.compared[len(done)]))
+        found = [
+            compared_found(round_.result, target)
+            for round_, target in zip(done, plan.compared, strict=False)
+        ]
+        return text_reply(compare_answer(found, plan.compared, plan.said))
     if (
         last.name == "search_products"
         and len(turn.rounds) == 1
@@ -89,8 +99,15 @@ def search_answer(arguments: dict, result: dict, plan: Plan, *, first: dict | No
                 f"the cheapest of the {unpriced} in stock. "
                 f"{_cheapest_suggestion(_unpriced(arguments))}"
             )
+        if plan.request.absent_material:
+            described = f"{described} (and nothing at all in {plan.request.absent_material})"
         return f"I couldn't find any {described} in stock right now. {_relax_suggestion(arguments)}"
     intro = _relaxed_intro(arguments, first)
+    if plan.request.absent_material:
+        intro.append(
+            f"We have nothing in {plan.request.absent_material}, so here are other "
+            f"{_describe(arguments)}."
+        )
     if plan.below is not None and plan.below.price_eur is not None:
         # "under €52.99" is a limit the shopper never said: they asked for cheaper than this.
         described = (
@@ -165,7 +182,7 @@ def _relaxed_intro(arguments: dict, first: dict | None) -> list[str]:
     if first is None:
         return []
     if "material" in first and "material" not in arguments:
-        wanted = _describe({**first, "material": first["material"]})
+        wanted = _describe(first)
         return [f"I couldn't find any {wanted} in stock, so here are other {_describe(arguments)}."]
     if "brand" in first and "brand" not in arguments:
         return [
@@ -326,6 +343,8 @@ def _sentences(text: object) -> list[str]:
 def _describe(arguments: dict) -> str:
     category = arguments.get("category")
     words = [arguments["colour"]] if arguments.get("colour") else []
+    if arguments.get("material"):
+        words.append(arguments["material"])
     words.append(category if category else "products")
     text = " ".join(words)
     if arguments.get("brand"):

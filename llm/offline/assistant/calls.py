@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from llm.cards import MAX_CARDS
+from llm.offline.assistant.compare import Target
 from llm.offline.assistant.plan import Plan
 from llm.offline.assistant.state import Turn
 from llm.offline.facts import Profile
@@ -24,6 +25,8 @@ def first_call(plan: Plan, profile: Profile, turn: Turn) -> tuple[str, dict] | N
         if plan.asked_colour:
             arguments["colour"] = plan.asked_colour
         return "get_product", arguments
+    if plan.kind == "compare":
+        return compare_call(plan.compared[0])
     if plan.kind == "memory" and plan.topic == "visits":
         return "recall_memory", {"query": turn.shopper}
     return None
@@ -81,6 +84,13 @@ def search_arguments(plan: Plan, profile: Profile, vocabulary: Vocabulary) -> di
     if plan.offset:
         arguments["offset"] = plan.offset
     return arguments
+
+
+def compare_call(target: Target) -> tuple[str, dict]:
+    """A product in view is looked up by SKU; a name, by searching for it."""
+    if isinstance(target, str):
+        return "search_products", {"query": target, "limit": 1}
+    return "get_product", {"sku": target.sku}
 
 
 def _dropped(parsed: ShopperRequest, profile: Profile, vocabulary: Vocabulary) -> list[str]:

@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from llm.offline.assistant.compare import Target, compared_products
 from llm.offline.assistant.page import page_product, page_request
 from llm.offline.assistant.words import and_join, free_words, singular, union
 from llm.offline.memory import memory_topic
@@ -78,7 +79,7 @@ _YES = re.compile(
 class Plan:
     """What a message needs: a plain answer, or a tool call and how to answer its result."""
 
-    kind: str  # "text" | "memory" | "search" | "product"
+    kind: str  # "text" | "memory" | "search" | "product" | "compare"
     text: str = ""
     topic: str | None = None
     request: ShopperRequest = field(default_factory=ShopperRequest)
@@ -92,6 +93,8 @@ class Plan:
     # Vela"), and colours the shopper dislikes, which an answer never counts or offers.
     dropped: list[str] = field(default_factory=list)
     avoid: list[str] = field(default_factory=list)
+    compared: list[Target] = field(default_factory=list)  # the two products compared
+    said: str = ""  # the message, lower case, for answers that depend on its wording
     product: ShownProduct | None = None
     asked_size: str | None = None
     asked_colour: str | None = None
@@ -109,6 +112,9 @@ def message_plan(text: str, state: State, vocabulary: Vocabulary, page: dict | N
     topic = memory_topic(lowered)
     if topic:
         return Plan(kind="memory", topic=topic)
+    compared = compared_products(lowered, state, page_product(page), vocabulary)
+    if compared is not None:
+        return Plan(kind="compare", compared=compared, said=lowered)
     if state.offer is not None and _YES.search(lowered):
         return Plan(kind="search", request=state.offer)
     context = state.search or page_filters
@@ -129,6 +135,8 @@ def message_plan(text: str, state: State, vocabulary: Vocabulary, page: dict | N
         if colour is None and product in state.shown and len(product.colours) == 1:
             # Keep to the colour the shopper's card showed.
             colour = product.colours[0]
+        if colour is None and state.picked_sku == product.sku and "colour" not in parsed.lifted:
+            colour = state.picked.colour  # the colour under discussion ("in black?", "in L?")
         return Plan(
             kind="product",
             product=product,
@@ -277,6 +285,7 @@ def refine(context: ShopperRequest, parsed: ShopperRequest) -> ShopperRequest:
         ),
         occasions=union(context.occasions, parsed.occasions),
         material=parsed.material or context.material,
+        absent_material=parsed.absent_material,
         excluded_brands=list(parsed.excluded_brands),
         lifted=parsed.lifted,
     )

@@ -49,6 +49,7 @@ class State:
     # Colour and size the shopper picked on a product ("the black one", "in M?"): what
     # "cheaper" then keeps to.
     picked: ShopperRequest = field(default_factory=ShopperRequest)
+    picked_sku: str | None = None  # the product the picked colour and size are about
     # A search the newest answer offered ("Shall I look for other t-shirts in blue?"): what a
     # plain "yes" accepts.
     offer: ShopperRequest | None = None
@@ -126,6 +127,8 @@ def _state_after(state: State, plan: Plan, shown: list[ShownProduct]) -> State:
             if plan.below is None:
                 state.picked = ShopperRequest()
     elif plan.kind == "product":
+        if plan.product is not None and plan.product.sku != state.picked_sku:
+            state.picked, state.picked_sku = ShopperRequest(), plan.product.sku
         state.picked = refine(
             state.picked,
             ShopperRequest(

@@ -1,0 +1,187 @@
+"""Comparing two products the shopper named or was shown: which is cheaper, what differs.
+
+Both are looked up (one `get_product` each) before the answer, so every price and
+difference it states comes from this turn's tool results. What the catalog does not hold
+("which is warmer?") is said plainly, with both products shown.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from llm.offline.assistant.words import and_join
+from llm.offline.vocabulary import Vocabulary
+from llm.transcript import ShownProduct
+
+if TYPE_CHECKING:
+    from llm.offline.assistant.state import State
+
+_COMPARE = re.compile(
+    r"\b(compare|comparison|versus|vs\.?|difference|differences|differ|which (one )?(is|of)\b|"
+    r"better|or the)\b"
+)
+# What a comparison can be about that the catalog records.
+_BY_PRICE = re.compile(r"\b(cheaper|cheapest|less expensive|more expensive|pricier|price|cost)\b")
+_UNKNOWABLE = re.compile(
+    r"\b(warmer|cooler|lighter|heavier|comfier|more comfortable|softer|better quality|"
+    r"last longer|more durable|nicer|prettier|better looking|waterproof|breathable)\b"
+)
+_BOTH = re.compile(r"\b(both|these two|those two|the two|them)\b")
+_ORDINAL_WORDS = (
+    (re.compile(r"\b(first|1st)\b"), 0),
+    (re.compile(r"\b(second|2nd)\b"), 1),
+    (re.compile(r"\b(third|3rd)\b"), 2),
+    (re.compile(r"\b(fourth|4th)\b"), 3),
+)
+
+
+# "which is cheaper, the X or the Y?", "compare the X with the Y", "the X vs the Y"
+_TWO_NAMES = (
+    re.compile(
+        r"(?:between|compare|comparing|,|:)\s*(?:the\s+)?(?P<a>[^,?]+?)\s+"
+        r"(?:or|and|vs\.?|versus|with|to)\s+(?:the\s+)?(?P<b>[^,?]+?)\s*[?.!]*$"
+    ),
+    re.compile(
+        r"\bthe\s+(?P<a>[^,?]+?)\s+(?:cheaper|pricier|more expensive|better|worse)\s+than\s+"
+        r"(?:the\s+)?(?P<b>[^,?]+?)\s*[?.!]*$"
+    ),
+    re.compile(
+        r"^(?:the\s+)?(?P<a>[^,?]+?)\s+(?:vs\.?|versus)\s+(?:the\s+)?(?P<b>[^,?]+?)\s*[?.!]*$"
+    ),
+)
+Target = ShownProduct | str  # a product in view, or a name to look up in the catalog
+
+
+def compared_products(
+    lowered: str, state: State, on_page: ShownProduct | None, vocabulary: Vocabulary
+) -> list[Target] | None:
+    """The two products a comparison is about, or None when the message is no comparison.
+
+    Products in view are looked up by SKU; names of products not in view are searched for.
+    """
+    if not _COMPARE.search(lowered):
+        return None
+    in_view = _in_view(lowered, state, on_page, vocabulary)
+    if in_view is not None:
+        return in_view
+    for pattern in _TWO_NAMES:
+        match = pattern.search(lowered)
+        if match and all(_looks_named(match[key], vocabulary) for key in ("a", "b")):
+            return [match["a"].strip(), match["b"].strip()]
+    return None
+
+
+def _looks_named(text: str, vocabulary: Vocabulary) -> bool:
+    """A product's name, not a bare category or colour: "the crew tee", not "t-shirts"."""
+    words = re.findall(r"[a-z0-9&'-]+", text)
+    plain = set(vocabulary.category_phrases) | set(vocabulary.colour_phrases) | {"one", "ones"}
+    return 1 <= len(words) <= 8 and text.strip() not in plain
+
+
+def _in_view(
+    lowered: str, state: State, on_page: ShownProduct | None, vocabulary: Vocabulary
+) -> list[Target] | None:
+    known = [*state.shown, *([on_page] if on_page else [])]
+    found: list[tuple[int, ShownProduct]] = []
+    for product in known:
+        at = _mention(lowered, product, vocabulary)
+        if at >= 0 and product.sku not in {p.sku for _, p in found}:
+            found.append((at, product))
+    for pattern, position in _ORDINAL_WORDS:
+        match = pattern.search(lowered)
+        if match and position < len(state.shown):
+            product = state.shown[position]
+            if product.sku not in {p.sku for _, p in found}:
+                found.append((match.start(), product))
+    seen = {p.sku for _, p in found}
+    if on_page is not None and on_page.sku not in seen and re.search(r"\bthis\b", lowered):
+        found.append((lowered.find("this"), on_page))
+    products = [product for _, product in sorted(found, key=lambda pair: pair[0])]
+    if len(products) < 2 and _BOTH.search(lowered) and len(state.shown) >= 2:
+        products = state.shown[:2]
+    return products[:2] if len(products) >= 2 else None
+
+
+def compared_found(result: dict, target: Target) -> dict | None:
+    """The product one look-up found: get_product's result, or a name search's best match."""
+    if not isinstance(result, dict) or result.get("error"):
+        return None
+    if isinstance(target, ShownProduct):
+        return result if result.get("name") else None
+    products = [p for p in result.get("products") or [] if isinstance(p, dict)]
+    return products[0] if products else None
+
+
+def compare_answer(found: list[dict | None], targets: list[Target], lowered: str) -> str:
+    """Which is cheaper and what differs, from the two look-ups."""
+    products = [product for product in found if product]
+    if len(products) < 2:
+        missing = [
+            target if isinstance(target, str) else target.name
+            for target, product in zip(targets, found, strict=False)
+            if not product
+        ]
+        shown = "".join(f"\n\n- **{p['name']}** — {_summary(p)}" for p in products)
+        return (
+            f"I can't compare those: I couldn't find “{and_join(missing)}” in the catalog. "
+            "Tell me its name as the shop lists it, or open its page and ask me there." + shown
+        )
+    if products[0].get("sku") == products[1].get("sku"):
+        return f"Those are the same product, the **{products[0]['name']}**: {_summary(products[0])}"
+    first, second = products[:2]
+    lines = [f"- **{p['name']}** — {_summary(p)}" for p in (first, second)]
+    if _UNKNOWABLE.search(lowered) and not _BY_PRICE.search(lowered):
+        asked = _UNKNOWABLE.search(lowered).group(1)
+        return (
+            f"I can't compare those on which is {asked}: the catalog doesn't say. Here are both "
+            "as the catalog describes them:\n\n" + "\n".join(lines)
+        )
+    a, b = float(first.get("price_eur") or 0), float(second.get("price_eur") or 0)
+    if a == b:
+        verdict = f"They cost the same, €{a:.2f}."
+    else:
+        cheap, dear = (first, second) if a < b else (second, first)
+        verdict = (
+            f"The **{cheap['name']}** is cheaper: €{min(a, b):.2f} against "
+            f"€{max(a, b):.2f} for the **{dear['name']}** (€{abs(a - b):.2f} less)."
+        )
+    differs = _differences(first, second)
+    tail = f"\n\nWhat differs: {differs}." if differs else ""
+    return f"{verdict}\n\n" + "\n".join(lines) + tail
+
+
+def _mention(lowered: str, product: ShownProduct, vocabulary: Vocabulary) -> int:
+    """Where the message names the product: its whole name, or its name without the brand."""
+    name = product.name.lower()
+    at = lowered.find(name)
+    if at >= 0:
+        return at
+    for brand in vocabulary.brands:
+        if name.startswith(brand.lower() + " "):
+            short = name[len(brand) + 1 :]
+            at = lowered.find(short)
+            return at if len(short) > 3 else -1
+    return -1
+
+
+def _summary(product: dict) -> str:
+    colours = and_join([str(c) for c in product.get("colours") or []]) or "no colour in stock"
+    sizes = and_join([str(s) for s in product.get("sizes_in_stock") or []]) or "no size in stock"
+    price = float(product.get("price_eur") or 0)
+    return f"€{price:.2f}, by {product.get('brand')}, in {colours}; sizes {sizes}."
+
+
+def _differences(first: dict, second: dict) -> str:
+    said = []
+    if first.get("category") != second.get("category"):
+        said.append(f"one is {first.get('category')}, the other {second.get('category')}")
+    if first.get("brand") != second.get("brand"):
+        said.append(f"brand ({first.get('brand')} and {second.get('brand')})")
+    only_first = [c for c in first.get("colours") or [] if c not in (second.get("colours") or [])]
+    only_second = [c for c in second.get("colours") or [] if c not in (first.get("colours") or [])]
+    if only_first or only_second:
+        said.append("colours")
+    if set(first.get("sizes_in_stock") or []) != set(second.get("sizes_in_stock") or []):
+        said.append("sizes in stock")
+    return and_join(said)
