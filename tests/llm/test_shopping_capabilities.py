@@ -11,6 +11,7 @@ import re
 
 import pytest
 
+from assistant.welcome import DEFAULT_SUGGESTIONS, Preferences, suggestions_compose
 from tests.assistant.conftest import Chat, session_cookie_for
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
@@ -234,3 +235,45 @@ async def test_a_remembered_brand_is_a_default_any_brand_lifts(live_memory, sign
     assert lifted["tools"][0][1] == {"category": "t-shirts"}
     assert len({c["brand"] for c in lifted["cards"]}) > 1
     assert "As you asked, I looked at every brand, not only Vela." in lifted["text"]
+
+
+# --- every suggestion the panel can offer ---------------------------------------------------
+
+TASTE = Preferences(size="M", shoe_size="42", colour="blue", avoided_colour="yellow", brand="Vela")
+
+
+def _offered() -> list[tuple[str, dict | None]]:
+    """Every prompt the panel can suggest, with the page it is suggested on."""
+    offered: dict[str, dict | None] = {}
+    for preferences in (TASTE, Preferences(size="M", avoided_colour="yellow"), Preferences()):
+        for product_sku in ("TS-0001", "SN-0098"):
+            product = {"sizes_in_stock": ["42"] if product_sku.startswith("SN") else ["M"]}
+            page = {"kind": "product", "sku": product_sku}
+            for text in suggestions_compose(preferences=preferences, product=product):
+                offered.setdefault(text, page)
+        for text in suggestions_compose(preferences=preferences, category="jeans"):
+            offered.setdefault(text, {"kind": "catalog", "filters": {"category": "jeans"}})
+        for text in suggestions_compose(preferences=preferences):
+            offered.setdefault(text, None)
+    for text in (
+        *DEFAULT_SUGGESTIONS,
+        "Show me something similar",
+        "Which sizes does this come in?",
+    ):
+        offered.setdefault(text, {"kind": "product", "sku": "TS-0001"})
+    return list(offered.items())
+
+
+@pytest.mark.parametrize(("text", "page"), _offered())
+async def test_every_suggestion_the_panel_offers_is_answered_from_the_catalog(text, page) -> None:
+    turn = await _ask(text, page=page) if page else await _ask(text)
+    assert turn["tools"], text
+    name, arguments = turn["tools"][0]
+    if name == "search_products":
+        assert set(arguments) - {"query", "limit"}, f"{text!r} searched for nothing: {arguments}"
+        assert turn["cards"], f"{text!r} showed nothing"
+        _cards_are_the_list(turn)
+    else:
+        assert (name, arguments["sku"]) == ("get_product", page["sku"])
+    for failure in ("Nothing is described", "Which product do you mean", "I can only help"):
+        assert failure not in turn["text"], (text, turn["text"])
