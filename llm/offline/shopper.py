@@ -26,16 +26,18 @@ NEGATION_CUES = (
     "other than", "don't like", "dont like", "don't want", "dont want", "do not like",
     "do not want", "can't stand", "cannot stand", "not a fan of", "nothing in", "none in",
     "apart from", "skip", "no more", "sick of", "tired of", "aren't", "isn't", "arent",
-    "isnt", "nothing",
+    "isnt", "nothing", "steer clear of", "stay away from", "keep away from", "rather not",
+    "rather avoid", "not keen on", "not into", "allergic to", "minus", "leave out",
 )  # fmt: skip
 # Words that keep a negation running over a list: "no yellow or pink", "not in red".
 NEGATION_FILLERS = frozenset(
     "or and nor in any the a an colour colours color colors shade shades please really "
-    "at all , too either more like want wear".split()
+    "at all , too either more like want wear have having get see".split()
 )
 LETTER_SIZE_WORDS = {
     "extra small": "XS", "extra-small": "XS", "x-small": "XS", "x small": "XS",
     "small": "S", "medium": "M", "med": "M", "large": "L", "extra large": "XL",
+    "smalls": "S", "mediums": "M", "larges": "L",
     "extra-large": "XL", "x-large": "XL", "x large": "XL", "xx-large": "XXL",
     "xx large": "XXL", "double extra large": "XXL", "double xl": "XXL", "2xl": "XXL",
     "xxxl": "XXXL", "3xl": "XXXL", "xxs": "XXS", "2xs": "XXS",
@@ -76,13 +78,19 @@ _TOKEN = re.compile(r"[a-z0-9]+(?:['\u2019\-][a-z0-9]+)*|&|[?,.;!—:]")
 _MAX_PHRASE = 4
 _PRICE_CUE = (
     r"(?:under|below|beneath|less\s+than|cheaper\s+than|lower\s+than|max(?:imum)?|at\s+most|"
-    r"up\s+to|no\s+more\s+than|not\s+more\s+than|within|budget(?:\s+is|\s+of)?(?:\s+around)?|"
+    r"up\s+to|no\s+more\s+than|not\s+more\s+than|within|budget(?:\s*:|\s+is|\s+of)?(?:\s+around)?|"
     r"spend(?:ing)?(?:\s+up\s+to)?|<|≤|top\s+price(?:\s+of)?|tops)"
 )
-_MONEY = r"(?:€|eur\b|euros?\b|\$|£)?\s*(\d{1,5}(?:[.,]\d{1,2})?)\s*(?:€|eur\b|euros?\b|bucks\b)?"
+_CURRENCY = r"(?:€|eur\b|euros?\b|bucks\b|quid\b|pounds?\b|dollars?\b|usd\b|gbp\b)"
+_MONEY = r"(?:€|eur\b|euros?\b|\$|£)?\s*(\d{1,5}(?:[.,]\d{1,2})?)\s*" + _CURRENCY + "?"
 _PRICE_PATTERNS = (
     re.compile(_PRICE_CUE + r"\s*" + _MONEY),
     re.compile(r"between\s+" + _MONEY + r"\s+and\s+" + _MONEY),
+    # A range with its currency: "50 to 80 euros", "€40-€70".
+    re.compile(
+        r"(?:€|\$|£)\s*(\d{1,5})\s*(?:-|\u2013|to)\s*(?:€|\$|£)?\s*(\d{1,5})"
+        r"|\b(\d{1,5})\s*(?:-|\u2013|to)\s*(\d{1,5})\s*" + _CURRENCY
+    ),
     re.compile(
         r"(?:€\s*(\d{1,5}(?:[.,]\d{1,2})?)|(\d{1,5}(?:[.,]\d{1,2})?)\s*(?:€|eur\b|euros?\b))"
         r"\s*(?:max\b|maximum\b|or\s+less\b|or\s+under\b|tops\b|at\s+most\b|or\s+cheaper\b)"
@@ -183,6 +191,7 @@ def size_read(
         (re.compile(r"\b(?:eu|in)\s+(\d{2})\b"), lowered),
         (re.compile(r"\b(\d{2})s?\s+(?:shoes?|eu|feet)\b"), lowered),
         (re.compile(r"\bi (?:wear|take|am|'m) (?:an? )?(\d{2})\b"), lowered),
+        (re.compile(r"\beu\s*(\d{2})\b"), lowered),
     )
     for pattern, haystack in patterns:
         for match in pattern.finditer(haystack):
@@ -324,7 +333,23 @@ def _phrase_at(
     return "word", tokens[index], 1
 
 
+# Amounts said in words: "under fifty euros".
+_NUMBER_WORDS = {
+    "ten": 10, "fifteen": 15, "twenty": 20, "twenty-five": 25, "thirty": 30, "forty": 40,
+    "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "a hundred": 100,
+    "one hundred": 100, "hundred": 100, "a hundred and fifty": 150, "two hundred": 200,
+    "three hundred": 300, "five hundred": 500,
+}  # fmt: skip
+_NUMBER_WORD = re.compile(
+    r"\b(" + "|".join(sorted(map(re.escape, _NUMBER_WORDS), key=len, reverse=True)) + r")\b"
+)
+
+
 def _price_read(lowered: str, request: ShopperRequest) -> list[tuple[int, int]]:
+    if _NUMBER_WORD.search(lowered):
+        lowered = _NUMBER_WORD.sub(
+            lambda m: str(_NUMBER_WORDS[m.group(1)]).ljust(len(m.group(1))), lowered
+        )
     spans = []
     for pattern in _PRICE_PATTERNS:
         for match in pattern.finditer(lowered):
@@ -348,7 +373,8 @@ def _limit_read(lowered: str) -> int | None:
 
 def _brand_variants(brand: str) -> set[str]:
     lowered = brand.lower()
-    return {lowered, lowered.replace("&", "and"), lowered.replace(" & ", "&")}
+    variants = {lowered, lowered.replace("&", "and"), lowered.replace(" & ", "&")}
+    return variants | {f"{variant}'s" for variant in variants}  # "Vela's tees"
 
 
 def _inside(span: tuple[int, int], spans: list[tuple[int, int]]) -> bool:

@@ -32,7 +32,7 @@ CATEGORY_WORDS: dict[str, tuple[str, ...]] = {
     ),
     "knitwear": (
         "knitwear", "knit", "knits", "jumper", "jumpers", "sweater", "sweaters", "cardigan",
-        "cardigans", "cardi", "cardis", "pullover", "pullovers", "knitted", "roll-neck",
+        "cardigans", "cardi", "cardis", "cardie", "cardies", "cardy", "sweatshirt", "sweatshirts", "pullover", "pullovers", "knitted", "roll-neck",
         "roll-necks", "roll neck", "roll necks", "rollneck", "turtleneck", "turtlenecks",
         "turtle neck", "polo neck", "polo necks", "polo-neck", "polo-necks", "crewneck",
     ),
@@ -53,10 +53,11 @@ CATEGORY_WORDS: dict[str, tuple[str, ...]] = {
         "windbreakers", "windcheater", "windcheaters", "mac", "macs", "mackintosh", "trench",
         "trenches", "puffer", "puffers", "bomber", "bombers", "sport coat", "sports coat",
         "sport coats", "sports jacket", "peacoat", "peacoats", "pea coat", "outerwear",
+        "puffa", "puffas", "gilet", "gilets", "body warmer", "bodywarmer", "shell", "shells",
     ),
     "sneaker": (
         "sneaker", "sneakers", "trainer", "trainers", "running shoes", "running shoe",
-        "kicks", "tennis shoes", "gym shoes", "plimsoll", "plimsolls", "runners",
+        "kicks", "sneaks", "tennis shoes", "gym shoes", "plimsoll", "plimsolls", "runners",
         "athletic shoes", "high-tops", "low-tops",
     ),
     "boot": ("boot", "boots", "wellies", "welly", "wellington", "wellingtons", "booties"),
@@ -84,13 +85,28 @@ MATERIAL_WORDS: dict[str, tuple[str, ...]] = {
 # A fabric that alone names a garment: "denim jeans" asks for no more than jeans.
 MATERIAL_GARMENTS: dict[str, str] = {"denim": "jeans"}
 COLOUR_WORDS: dict[str, tuple[str, ...]] = {
-    "grey": ("grey", "gray", "charcoal"),
-    "navy": ("navy", "navy blue", "dark blue"),
-    "beige": ("beige", "cream", "off-white", "sand", "camel", "tan"),
-    "red": ("red", "burgundy", "maroon", "wine"),
-    "olive": ("olive", "khaki", "olive green"),
-    "brown": ("brown", "chocolate"),
-}
+    "black": ("black", "jet black", "ebony"),
+    "white": ("white", "snow white", "optic white", "bright white"),
+    "grey": ("grey", "gray", "charcoal", "silver", "slate", "ash", "heather grey", "greys", "grays"),
+    "navy": ("navy", "navy blue", "dark blue", "midnight blue", "midnight", "indigo"),
+    "blue": (
+        "blue", "light blue", "sky blue", "baby blue", "royal blue", "cobalt", "powder blue",
+        "pale blue", "denim blue", "blues",
+    ),
+    "beige": (
+        "beige", "cream", "off-white", "off white", "sand", "camel", "tan", "ivory", "stone",
+        "ecru", "oatmeal", "taupe", "nude", "natural",
+    ),
+    "red": ("red", "burgundy", "maroon", "wine", "scarlet", "crimson", "cherry", "oxblood", "reds"),
+    "green": (
+        "green", "forest green", "bottle green", "emerald", "mint", "sage", "dark green",
+        "greens",
+    ),
+    "olive": ("olive", "khaki", "olive green", "army green", "military green"),
+    "yellow": ("yellow", "mustard", "lemon", "canary", "ochre", "yellows"),
+    "pink": ("pink", "blush", "rose", "fuchsia", "hot pink", "salmon", "pinks"),
+    "brown": ("brown", "chocolate", "chestnut", "cognac", "mocha", "coffee", "browns"),
+}  # fmt: skip
 FOOTWEAR_HINTS = ("sneaker", "boot", "sandal", "shoe", "trainer", "loafer", "heel", "footwear")
 
 

@@ -38,7 +38,8 @@ _THIS = re.compile(
 )
 _SIMILAR = re.compile(
     r"\b(similar|alike|lookalikes?|like (this|that|these|those|it|them|the \w+( one)?)|"
-    r"same (style|kind|sort|type|vibe|look)|along those lines|in that vein|close to (this|that|it))\b"
+    r"same (style|kind|sort|type|vibe|look)|along those lines|in that vein|close to (this|that|it)|"
+    r"alternatives?|like this one|what else is there)\b"
 )
 _PLURAL_REFERENCE = re.compile(r"\b(these|those|them|any of them|the ones|ones|others|any)\b")
 _ORDINALS = (
