@@ -57,6 +57,8 @@ _STOP_WORDS = frozenset(
 # Fabric and material words, by the base form the assistant's `material` argument carries:
 # a product is of a material when its name or description uses one of the words. General
 # language, not any catalog's names: the catalog's own words decide which of these it offers.
+# (The offline model keeps its own list of the words shoppers use for each: `llm` imports
+# nothing of the shop, and learns which materials exist from the tool schema's enum.)
 MATERIAL_WORDS: dict[str, tuple[str, ...]] = {
     "linen": ("linen",), "cotton": ("cotton",), "wool": ("wool", "woollen", "woolen", "lambswool", "merino"),
     "merino": ("merino",), "cashmere": ("cashmere",), "mohair": ("mohair",), "alpaca": ("alpaca",),
@@ -65,6 +67,8 @@ MATERIAL_WORDS: dict[str, tuple[str, ...]] = {
     "fleece": ("fleece",), "leather": ("leather",), "suede": ("suede",), "canvas": ("canvas",),
     "jersey": ("jersey",), "poplin": ("poplin",), "seersucker": ("seersucker",),
     "tweed": ("tweed",), "nylon": ("nylon",), "polyester": ("polyester",), "rubber": ("rubber",),
+    "hemp": ("hemp",), "bamboo": ("bamboo",), "viscose": ("viscose", "rayon"), "modal": ("modal",),
+    "lyocell": ("lyocell", "tencel"), "acrylic": ("acrylic",),
 }  # fmt: skip
 _MATERIAL_PATTERNS = {
     material: re.compile(r"\b(?:" + "|".join(map(re.escape, words)) + r")\b", re.I)

@@ -53,7 +53,7 @@ CATEGORY_WORDS: dict[str, tuple[str, ...]] = {
         "windbreakers", "windcheater", "windcheaters", "mac", "macs", "mackintosh", "trench",
         "trenches", "puffer", "puffers", "bomber", "bombers", "sport coat", "sports coat",
         "sport coats", "sports jacket", "peacoat", "peacoats", "pea coat", "outerwear",
-        "puffa", "puffas", "gilet", "gilets", "body warmer", "bodywarmer", "shell", "shells",
+        "puffa", "puffas", "gilet", "gilets", "body warmer", "bodywarmer",
     ),
     "sneaker": (
         "sneaker", "sneakers", "trainer", "trainers", "running shoes", "running shoe",
@@ -65,8 +65,23 @@ CATEGORY_WORDS: dict[str, tuple[str, ...]] = {
         "sandal", "sandals", "flip-flops", "flip flops", "flip-flop", "flipflops", "sliders",
         "slides", "espadrille", "espadrilles",
     ),
-    "shorts": ("shorts",),
-    "hoodie": ("hoodie", "hoodies"),
+    "shorts": ("shorts", "cut-offs", "bermudas", "board shorts"),
+    "hoodie": ("hoodie", "hoodies", "hoody", "zip-up", "zip-ups", "sweatshirt", "sweatshirts"),
+    "shoe": (
+        "shoe", "shoes", "loafers", "loafer", "brogues", "brogue", "heels", "flats", "mules",
+        "court shoes", "derbies", "oxford shoes", "boat shoes", "moccasins",
+    ),
+    "suit": ("suit", "suits", "tuxedo", "tuxedos", "tux", "two-piece", "three-piece"),
+    "jumpsuit": ("jumpsuit", "jumpsuits", "playsuit", "playsuits", "romper", "rompers", "overalls", "dungarees"),
+    "swimwear": (
+        "swimwear", "swimsuit", "swimsuits", "swimming costume", "bikini", "bikinis",
+        "trunks", "swim shorts", "bathing suit",
+    ),
+    "bag": ("bag", "bags", "handbag", "handbags", "purse", "purses", "tote", "totes", "backpack", "backpacks", "rucksack"),
+    "hat": ("hat", "hats", "caps", "beanie", "beanies", "bobble hat", "baseball cap"),
+    "scarf": ("scarf", "scarves", "scarfs", "shawl", "shawls"),
+    "sock": ("sock", "socks"),
+    "belt": ("belt", "belts"),
 }  # fmt: skip
 # Fabric words shoppers use, keyed by the base form a catalog's `material` enum carries.
 # "jean" is the fabric in "a jean jacket"; "cords" are corduroy trousers.
@@ -80,7 +95,9 @@ MATERIAL_WORDS: dict[str, tuple[str, ...]] = {
     "leather": ("leather", "leathers"), "suede": ("suede",), "canvas": ("canvas",),
     "jersey": ("jersey",), "poplin": ("poplin",), "seersucker": ("seersucker",),
     "tweed": ("tweed",), "nylon": ("nylon",), "polyester": ("polyester",),
-    "rubber": ("rubber",),
+    "rubber": ("rubber",), "hemp": ("hemp",), "bamboo": ("bamboo",),
+    "viscose": ("viscose", "rayon"), "modal": ("modal",), "lyocell": ("lyocell", "tencel"),
+    "acrylic": ("acrylic",), "down": ("down-filled", "goose down", "duck down"),
 }  # fmt: skip
 # A fabric that alone names a garment: "denim jeans" asks for no more than jeans.
 MATERIAL_GARMENTS: dict[str, str] = {"denim": "jeans"}
@@ -106,6 +123,8 @@ COLOUR_WORDS: dict[str, tuple[str, ...]] = {
     "yellow": ("yellow", "mustard", "lemon", "canary", "ochre", "yellows"),
     "pink": ("pink", "blush", "rose", "fuchsia", "hot pink", "salmon", "pinks"),
     "brown": ("brown", "chocolate", "chestnut", "cognac", "mocha", "coffee", "browns"),
+    "purple": ("purple", "lilac", "lavender", "violet", "plum", "mauve", "aubergine"),
+    "orange": ("orange", "rust", "burnt orange", "terracotta", "tangerine", "coral"),
 }  # fmt: skip
 FOOTWEAR_HINTS = ("sneaker", "boot", "sandal", "shoe", "trainer", "loafer", "heel", "footwear")
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from assistant.tools import tool_schemas
 from tests.llm.shopping import first_reply, first_tool_call
 
 SEARCH = "search_products"
@@ -111,3 +112,35 @@ async def test_a_preference_said_on_its_own_is_acknowledged_not_searched(said, n
 @pytest.mark.parametrize("said", ["I'm a size M, show me jeans", "I'm looking for jeans in M"])
 async def test_a_preference_with_a_request_still_searches(said) -> None:
     assert await first_tool_call(said) == ("search_products", {"category": "jeans", "size": "M"})
+
+
+# Another shop's vocabulary: the offline model learns it from the schema it is sent.
+OTHER_SHOP = tool_schemas(
+    vocabulary={
+        "categories": ["tops", "coats", "jackets", "hoodies", "shoes"],
+        "colours": ["purple", "cream", "beige", "black"],
+        "sizes": ["S", "M", "L", "38", "39", "40"],
+        "brands": ["Acme Outfitters"],
+        "materials": ["hemp", "wool", "leather"],
+    },
+    with_memory=False,
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "arguments"),
+    [
+        ("a hemp hoodie in lilac", {"category": "hoodies", "material": "hemp", "colour": "purple"}),
+        ("a woollen coat", {"category": "coats", "material": "wool"}),
+        ("a bomber jacket", {"category": "jackets"}),
+        ("leather loafers in 39", {"category": "shoes", "material": "leather", "size": "39"}),
+        ("cream tank tops, medium", {"category": "tops", "colour": "cream", "size": "M"}),
+        ("Acme Outfitters sweatshirts", {"category": "hoodies", "brand": "Acme Outfitters"}),
+        ("linen coats", {"category": "coats"}),
+    ],
+)
+async def test_another_shops_vocabulary_is_learnt_from_its_tool_schema(text, arguments) -> None:
+    assert await first_tool_call(text, tools=OTHER_SHOP, signed_in=False) == (
+        SEARCH,
+        arguments,
+    )

@@ -153,6 +153,8 @@ class Command(BaseCommand):
     help = "Score the offline model's first catalog search on the labelled shopper requests."
 
     def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--tuning", type=Path, default=TUNING, help="The tuning set.")
+        parser.add_argument("--frozen", type=Path, default=FROZEN, help="The frozen set.")
         parser.add_argument(
             "--show-frozen-misses",
             action="store_true",
@@ -163,7 +165,10 @@ class Command(BaseCommand):
         vocabulary = catalog_vocabulary()
         if not vocabulary["brands"]:
             raise CommandError("The catalog is empty: run `manage.py seed_catalog` first.")
-        sets = [("tuning", TUNING, True), ("frozen", FROZEN, options["show_frozen_misses"])]
+        sets = [
+            ("tuning", options["tuning"], True),
+            ("frozen", options["frozen"], options["show_frozen_misses"]),
+        ]
         for name, path, show in sets:
             if not path.exists():
                 self.stdout.write(f"{name}: {path.name} not found")
