@@ -179,7 +179,7 @@ def size_read(
     patterns = (
         # Uppercase single letters anywhere: "M black tees", "jeans L"; "I'm" is no size.
         # Lower case only after a size cue: "size m", "in l", "sz s".
-        (re.compile(r"\b(?:size|sz)\.?\s*:?\s*(xxxl|xxs|xxl|xs|xl|s|m|l|\d{2})\b", re.I), text),
+        (re.compile(r"\b(?:size|sz)\b\.?\s*:?\s*(xxxl|xxs|xxl|xs|xl|s|m|l|\d{2})\b", re.I), text),
         (re.compile(r"\b(?:in|an?|eu|uk)\s+(XXXL|XXL|XL|XS|S|M|L)\b"), text),
         (re.compile(r"\b(XXXL|XXS|XXL|XL|XS)\b", re.I), text),
         (re.compile(r"(?<![\w'\u2019&.-])(M|L|S)(?![\w'\u2019&-])"), text),

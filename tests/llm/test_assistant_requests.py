@@ -76,6 +76,9 @@ UTTERANCES: list[tuple[str, dict]] = [
         {"category": "shirts", "exclude_colours": ["white"], "size": "XXL"},
     ),
     ("do you sell hats?", {"query": "hats"}),
+    # "sizes" holds no size S, and "I'm" no M.
+    ("which sizes do your jeans come in?", {"category": "jeans"}),
+    ("I'm after jeans", {"category": "jeans"}),
 ]
 
 

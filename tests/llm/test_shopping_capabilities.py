@@ -13,6 +13,7 @@ import pytest
 
 from assistant.welcome import DEFAULT_SUGGESTIONS, Preferences, suggestions_compose
 from tests.assistant.conftest import Chat, session_cookie_for
+from tests.llm.shopping import answer_after, conversation, product_detail
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
@@ -277,3 +278,13 @@ async def test_every_suggestion_the_panel_offers_is_answered_from_the_catalog(te
         assert (name, arguments["sku"]) == ("get_product", page["sku"])
     for failure in ("Nothing is described", "Which product do you mean", "I can only help"):
         assert failure not in turn["text"], (text, turn["text"])
+
+
+async def test_colours_and_sizes_offered_leave_out_a_disliked_colour() -> None:
+    notes = ["[fact · stated 2026-03-01] The shopper dislikes pink."]
+    page = {"kind": "product", "product": product_detail("DR-0060")}
+    messages = conversation("which colours and sizes does this come in?", notes=notes, page=page)
+    call = ("get_product", {"sku": "DR-0060"})
+    text = (await answer_after(messages, call, product_detail("DR-0060"))).content
+    assert "It comes in red and yellow." in text
+    assert "pink" not in text

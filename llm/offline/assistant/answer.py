@@ -242,8 +242,12 @@ def product_answer(result: dict, plan: Plan) -> str:
     name = f"**{result['name']}**"
     blurb = _first_sentence(result.get("blurb"))
     colour, size = plan.asked_colour, plan.asked_size
-    colours = [str(c) for c in result.get("colours") or []]
+    # Colours the shopper dislikes are neither counted nor offered, nor their sizes.
+    colours = [str(c) for c in result.get("colours") or [] if str(c) not in plan.avoid]
     sizes = [str(s) for s in result.get("sizes_in_stock") or []]
+    if plan.avoid and not colour:
+        worn = [v for v in result.get("variants") or [] if str(v.get("colour")) in colours]
+        sizes = [s for s in sizes if any(v.get("size") == s for v in worn)]
     if colour and result.get("colour_in_stock") is False:
         available = and_join(colours) if colours else "no colour at the moment"
         category = str(result.get("category") or "").strip()
