@@ -147,3 +147,19 @@ async def test_another_shops_vocabulary_is_learnt_from_its_tool_schema(text, arg
         SEARCH,
         arguments,
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "arguments"),
+    [
+        ("jeens in black", {"category": "jeans", "colour": "black"}),
+        ("trowsers, size M", {"category": "trousers", "size": "M"}),
+        ("anything cheaper than €30?", {"max_price": 30}),
+    ],
+)
+async def test_a_typo_in_a_garment_word_and_a_budget_said_as_cheaper(text, arguments) -> None:
+    assert await first_tool_call(text) == (SEARCH, arguments)
+
+
+async def test_an_ordinary_word_is_not_read_as_a_garment_through_a_typo() -> None:
+    assert await first_tool_call("show me something for the coast") == (SEARCH, {"query": "coast"})

@@ -128,7 +128,8 @@ def message_plan(text: str, state: State, vocabulary: Vocabulary, page: dict | N
             return Plan(kind="text", text=_MORE_OF_WHAT_TEXT)
         offset = state.listed if state.search is not None else 0
         return Plan(kind="search", request=context, offset=offset, more=offset > 0)
-    if _CHEAPER.search(lowered) and not parsed.categories:
+    # "cheaper than €30" is a budget; "cheaper" alone is cheaper than what is in view.
+    if _CHEAPER.search(lowered) and not parsed.categories and parsed.max_price is None:
         return _cheaper_plan(state, parsed, page, vocabulary)
     product, by_colour = _referenced_product(lowered, parsed, state, page, vocabulary)
     if product is not None:
