@@ -196,40 +196,31 @@ def _relaxed_intro(arguments: dict, first: dict | None) -> list[str]:
 
 
 def _defaults_said(arguments: dict, plan: Plan) -> list[str]:
-    """Say which remembered preferences the search applied, and which were set aside."""
+    """Say which remembered preferences the search applied, and which were set aside.
+
+    Said as the search's filters, never as memory narrated back (the memory rules).
+    """
     asked = plan.request
-    applied = []
+    applied: list[tuple[str, str]] = []  # what was applied, and the words that lift it
     if arguments.get("size") and not asked.size:
-        applied.append(f"size {arguments['size']}")
+        applied.append((f"size {arguments['size']}", "“any size”"))
     remembered = [
         c for c in arguments.get("exclude_colours") or [] if c not in asked.excluded_colours
     ]
     if remembered:
-        applied.append("no " + " or ".join(remembered))
+        applied.append(("no " + " or ".join(remembered), "“any colour”"))
     if arguments.get("brand") and not asked.brand:
-        applied.append(f"from {arguments['brand']}")
+        applied.append((f"from {arguments['brand']}", "“any brand”"))
     if arguments.get("max_price") is not None and asked.max_price is None and plan.below is None:
-        applied.append(f"up to €{arguments['max_price']}")
-    # Said as the search's filters, never as memory narrated back (the memory rules).
+        applied.append((f"up to €{arguments['max_price']}", "“any price”"))
     said = []
     if applied:
-        widen = [_WIDEN[name] for name in _WIDEN if _applied_kind(name, applied)]
-        said.append(f"These are {and_join(applied)}; say {' or '.join(widen)} to widen it.")
+        filters = and_join([phrase for phrase, _ in applied])
+        lifts = " or ".join(lift for _, lift in applied)
+        said.append(f"These are {filters}; say {lifts} to widen it.")
     if plan.dropped:
         said.append(f"As you asked, I looked at {and_join(plan.dropped)}.")
     return said
-
-
-_WIDEN = {
-    "size": "“any size”",
-    "no ": "“any colour”",
-    "from ": "“any brand”",
-    "up to": "“any price”",
-}
-
-
-def _applied_kind(name: str, applied: list[str]) -> bool:
-    return any(item.startswith(name) for item in applied)
 
 
 def product_answer(result: dict, plan: Plan) -> str:
