@@ -34,7 +34,7 @@ from llm.fact_schema import (
 )
 from llm.offline.roles import reply_for
 from llm.transcript import page_context_message
-from memoryapp.render import notes_message
+from memoryapp.public import notes_message
 from shop.selectors import catalog_vocabulary, product_get
 
 DATA = Path(settings.BASE_DIR) / "tests" / "data"
