@@ -77,7 +77,8 @@ _NOT_ONLY = re.compile(
 _TOKEN = re.compile(r"[a-z0-9]+(?:['\u2019\-][a-z0-9]+)*|&|[?,.;!—:]")
 _MAX_PHRASE = 4
 _PRICE_CUE = (
-    r"(?:under|below|beneath|less\s+than|cheaper\s+than|lower\s+than|max(?:imum)?|at\s+most|"
+    r"(?:under|below|beneath|less\s+than|cheaper\s+than|lower\s+than|max(?:imum)?(?:\s+of)?|at\s+most|"
+    r"(?:nothing|not|none|no)\s+(?:over|above|more\s+than|dearer\s+than|pricier\s+than)|"
     r"up\s+to|no\s+more\s+than|not\s+more\s+than|within|budget(?:\s*:|\s+is|\s+of)?(?:\s+around)?|"
     r"spend(?:ing)?(?:\s+up\s+to)?|<|≤|top\s+price(?:\s+of)?|tops)"
 )
