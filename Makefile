@@ -38,6 +38,8 @@ run: $(VENV)/.installed $(VENV)/.model ## Migrate, seed the demo (and its histor
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py seed_catalog
 	$(PY) manage.py seed_shoppers
+	@# Nothing of the shop runs yet: a turn record left open was cut by an earlier crash.
+	$(PY) manage.py mark_interrupted_turns --at-start
 	PORT=$(PORT) PY=$(PY) scripts/run
 
 test: $(VENV)/.installed $(VENV)/.model ## The whole suite on SQLite, then the database tests on PostgreSQL (installs Debian's chromium, postgresql, redis-server when root; axe-core with npm)
