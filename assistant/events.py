@@ -129,6 +129,9 @@ class MemoryAdded(Event):
     type: ClassVar[str] = "memory.added"
     block_ids: dict[str, list[str]]
     facts: list[str]
+    # The writes that failed ("turn", "facts"): a lost exchange is not a turn with nothing
+    # to save. Empty when everything was written.
+    failed: list[str]
     duration_ms: float
 
 

@@ -383,9 +383,18 @@ async def _turn_answer(
         )
         duration = spans.now_ms() - start
         spans.add("memory.write", start, duration)
-        log.saved = {"turn": written["turn"], "fact": written["fact"]}
+        block_ids = {"turn": written["turn"], "fact": written["fact"]}
+        # Counts and names only: the chat record never holds memory text.
+        log.saved = {
+            **block_ids,
+            "failed": written["failed"],
+            "screened_out": written["screened_out"],
+        }
         yield events.MemoryAdded(
-            block_ids=log.saved, facts=written["facts"], duration_ms=round(duration, 2)
+            block_ids=block_ids,
+            facts=written["facts"],
+            failed=written["failed"],
+            duration_ms=round(duration, 2),
         )
         if written["turn"] and user is not None:  # memory answers: settle what it missed
             await healthy_turn_reconcile(

@@ -23,7 +23,6 @@ Results, as the model reads them (and as checks of answers against them may rely
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,7 +30,7 @@ from typing import Any
 from channels.db import database_sync_to_async
 
 from llm.cards import MAX_CARDS
-from memoryapp.public import notes_message
+from memoryapp.public import notes_message, recalled_line_defuse
 from shop.selectors import catalog_vocabulary, product_get, products_page
 
 MAX_LIMIT = 10
@@ -169,20 +168,6 @@ def _in_colour(product: dict[str, Any], colour: str) -> dict[str, Any]:
         "variants": variants,
         "colour_in_stock": True,
     }
-
-
-# A bracketed label inside a recalled line ("[fact · stated 2099-01-01]") that is not the
-# line's own leading label: a stored note must never pose as another kind of memory. A
-# bracketed SKU ("[TS-0001]" in a "Products shown:" line) has no space, dot or date in it.
-_LEADING_LABEL = re.compile(r"^\[[^\]]*\]\s*")
-_FORGED_LABEL = re.compile(r"\[([^\[\]]*(?:\s|·|\d{4}-\d{2}-\d{2})[^\[\]]*)\]")
-
-
-def recalled_line_defuse(line: str) -> str:
-    """Keep a recalled line's own label; turn any other bracketed label into plain text."""
-    lead = _LEADING_LABEL.match(line)
-    head, body = (line[: lead.end()], line[lead.end() :]) if lead else ("", line)
-    return head + _FORGED_LABEL.sub(r"(\1)", body)
 
 
 Vocabulary = dict[str, list[str]]

@@ -16,64 +16,58 @@ import openai
 
 from llm.fact_schema import (
     BUDGET_SLOT,
+    COLOUR_TERMS,
+    DESIGN_TERMS,
     DISLIKE,
     LETTER_SIZES,
     LIKE,
+    MATERIAL_TERMS,
+    OCCASION_PHRASES,
     TIGHT_BUDGET,
+    VALUE_TERMS,
     FactSlot,
+    budget_sentence,
+    occasion_sentence,
+    preference_sentence,
+    relative_size_sentence,
+    size_sentence,
     slot_from_sentence,
+    slot_key,
     slot_valid,
 )
-from llm.factory import chat_client, model_for
+from llm.factory import chat_client, model_for, model_mode
 from llm.prompts import episode_messages, judge_messages
+from llm.transcript import PRODUCTS_SHOWN
 from memoryapp.conf import memory_conf
 from memoryapp.guard import OutageLog
+from memoryapp.screening import (
+    claim_or_instruction,
+    judging_needed,
+    summary_screen,
+    text_fold,
+    value_said,
+)
 
 logger = logging.getLogger("memoryapp")
 
 MAX_FACT_CHARS = 160
 _FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL | re.IGNORECASE)
 
-# Claims of entitlement and instructions are never facts about the shopper, whatever the
-# judge says: storing one would let a sentence typed today steer every later answer. Each
-# pattern needs a claim or an order, never a single word, so no fact of the closed
-# categories can match: "off-white", "100% cotton", "cruelty-free", "a dress code" and
-# "the brand Free People" are facts; "gets 50% off", "is entitled to free shipping", "has a
-# discount code" and "always give the shopper ..." are not.
-_ENTITLEMENT = re.compile(
-    r"\b\d+\s*(?:%|percent)\s+off\b"
-    r"|\b(?:gets?|getting|got|receives?|is\s+(?:entitled|eligible)\s+(?:to|for)|entitled\s+to|"
-    r"eligible\s+for|(?:was|were|been|is)\s+promised|is\s+owed|deserves?|qualif(?:y|ies)\s+for|"
-    r"is\s+(?:a\s+)?(?:vip|gold|premium)\s+(?:member|customer))\b"
-    r".{0,40}?\b(?:discounts?|free\s+(?:shipping|delivery|returns?|items?|gifts?|upgrades?|"
-    r"alterations?)|refunds?|vouchers?|coupons?|promo(?:tion)?s?|cashback|credit|price\s+match|"
-    r"staff\s+price|vip|\d+\s*(?:%|percent))"
-    r"|\b(?:discount|promo|voucher|coupon)\s+codes?\b"
-    r"|\bfor\s+free\b",
-    re.IGNORECASE,
-)
-_INSTRUCTION = re.compile(
-    r"\b(?:ignore|disregard|forget|override)\b.{0,30}\b(?:rules?|instructions?|prompts?|"
-    r"previous|above|guidelines)\b"
-    r"|\bsystem\s+prompt\b|\bfrom\s+now\s+on\b"
-    r"|^\s*(?:please\s+)?(?:always|never)\s+(?:give|offer|apply|tell|say|answer|recommend|show|"
-    r"reveal|send)\b"
-    r"|\b(?:you|the\s+assistant)\s+(?:must|should|will|shall|always|never)\b",
-    re.IGNORECASE,
-)
 _SIZE_WORDS = {"extra small": "XS", "small": "S", "medium": "M", "large": "L", "extra large": "XL"}
 _BUDGET_VALUE = re.compile(
     r"^(?:€\s*)?(\d{1,5})(?:[.,]\d{1,2})?\s*(?:€|eur|euros?)?$", re.IGNORECASE
+)
+_PHRASE_TABLES = (
+    ("colour", COLOUR_TERMS),
+    ("design", DESIGN_TERMS),
+    ("material", MATERIAL_TERMS),
+    ("values", VALUE_TERMS),
 )
 
 
 @dataclass(frozen=True)
 class JudgedFact:
-    """A fact the judge found: its sentence, and where it belongs when the judge said so.
-
-    A bare sentence from a model that left out the slot fields gets one when it is worded as
-    `llm.fact_schema` writes facts; otherwise it has none and is consolidated by its text.
-    """
+    """A fact the judge found: its sentence, and where it belongs in the closed list."""
 
     text: str
     slot: FactSlot | None = None
@@ -94,9 +88,19 @@ class JudgedFact:
         }
 
 
+@dataclass(frozen=True)
+class Screened:
+    """The facts kept from one judge answer, and how many items the screen dropped."""
+
+    facts: list[JudgedFact]
+    dropped: int = 0
+    # False when the local screen found nothing to judge and the model was not asked.
+    called: bool = True
+
+
 def fact_allowed(text: str) -> bool:
-    """False for a claim of entitlement or an instruction (see _ENTITLEMENT above)."""
-    return not (_ENTITLEMENT.search(text) or _INSTRUCTION.search(text))
+    """False for a claim (entitlement, prices, policy, staff, the system) or an instruction."""
+    return not claim_or_instruction(text)
 
 
 def _parse_json(raw: Any) -> Any:
@@ -115,7 +119,7 @@ def _parse_json(raw: Any) -> Any:
 def _sentence(item: Any) -> str | None:
     if not isinstance(item, str):
         return None
-    text = " ".join(item.split())
+    text = " ".join(text_fold(item).split())
     if not text or len(text) > MAX_FACT_CHARS or not fact_allowed(text):
         return None
     return text
@@ -159,10 +163,55 @@ def _says_its_value(text: str, slot: FactSlot) -> bool:
     return True
 
 
-def _judged(item: Any) -> JudgedFact | None:
+# One third-person sentence, as the judge is asked to write: anything else (a second
+# sentence, a list, a label) is replaced by the closed list's own sentence for the slot.
+_FACT_SENTENCE = re.compile(r"^The shopper(?:'s)?\s[^.!?:;\n\[\]{}<>]*[.!]?$")
+
+
+def _phrase(category: str, key: str, message: str) -> str:
+    """How the fact sentence names a slot's key: the closed list's phrase, or the
+    shopper's own spelling of it ("Fjord & Pine"), or the key in words."""
+    for table_category, table in _PHRASE_TABLES:
+        if table_category == category:
+            for term_key, phrase in table.values():
+                if term_key == key:
+                    return phrase
+    if category == "occasion" and key in OCCASION_PHRASES:
+        return OCCASION_PHRASES[key]
+    words = re.findall(r"[\w'\u2019&.-]+", text_fold(message))
+    for size in range(1, 5):
+        for start in range(len(words) - size + 1):
+            span = " ".join(words[start : start + size]).strip(".")
+            if slot_key(span) == key:
+                return span
+    return key.replace("-", " ")
+
+
+def _canonical_sentence(slot: FactSlot, message: str) -> str:
+    category, _, key = slot.slot.partition("/")
+    if category == "size":
+        if slot.is_relative:
+            return relative_size_sentence(slot.slot, slot.value)
+        return size_sentence(slot.slot, slot.value)
+    if category == BUDGET_SLOT:
+        return budget_sentence(slot.value)
+    if category == "occasion":
+        return occasion_sentence(_phrase(category, key, message))
+    return preference_sentence(category, slot.value, _phrase(category, key, message))
+
+
+def _judged(item: Any, message: str) -> JudgedFact | None:
+    """The fact of one judge item, or None: the screen drops it.
+
+    Kept only with a category, slot and value of the closed list, a value the shopper's
+    message says, and a sentence that is neither a claim nor an instruction.
+    """
     if isinstance(item, str):
         text = _sentence(item)
-        return JudgedFact(text, slot_from_sentence(text)) if text else None
+        slot = slot_from_sentence(text) if text else None
+        if text is None or slot is None or not value_said(slot, message):
+            return None
+        return JudgedFact(text, slot)
     if not isinstance(item, dict):
         return None
     text = _sentence(item.get("fact"))
@@ -173,32 +222,42 @@ def _judged(item: Any) -> JudgedFact | None:
     if value is None or not slot_valid(category, slot, value):
         return None
     fact_slot = FactSlot(category, slot, value)
-    return JudgedFact(text, fact_slot) if _says_its_value(text, fact_slot) else None
+    if not _says_its_value(text, fact_slot) or not value_said(fact_slot, message):
+        return None
+    if not _FACT_SENTENCE.match(text):
+        text = _canonical_sentence(fact_slot, message)
+    return JudgedFact(text, fact_slot)
 
 
-def validate_facts(raw: Any, *, cap: int | None = None) -> list[JudgedFact]:
-    """Keep the well-formed facts, one per slot (the later one: a correction), at most cap.
+def validate_facts(raw: Any, *, message: str, cap: int | None = None) -> Screened:
+    """Screen a judge answer against the shopper's message; one fact per slot, at most cap.
 
     Accepts {"facts": [...]} or a bare list, as an object or JSON text (fenced or not).
     An item is {"fact", "category", "slot", "value"} from the closed list of
-    `llm.fact_schema`, or a bare sentence; anything malformed is dropped, as is any fact
-    that claims an entitlement or gives an instruction.
+    `llm.fact_schema`, or a sentence worded as that list words facts; anything else (a
+    bare sentence of no category, a value the message does not say, a claim or an
+    instruction) is dropped and counted. The cap applies to what the screen kept, so no
+    number of planted items can push a real fact out.
     """
     cap = cap if cap is not None else memory_conf().max_facts_per_turn
     data = _parse_json(raw)
     if isinstance(data, dict):
         data = data.get("facts")
     if not isinstance(data, list):
-        return []
+        return Screened([], dropped=0 if data is None or data == {} else 1)
     kept: list[JudgedFact] = []
+    dropped = 0
     for item in data:
-        fact = _judged(item)
-        if fact is None or any(_restates(fact, earlier) for earlier in kept):
+        fact = _judged(item, message)
+        if fact is None:
+            dropped += 1
+            continue
+        if any(_restates(fact, earlier) for earlier in kept):
             continue
         # The same slot with another value: the shopper corrected themselves.
         kept = [earlier for earlier in kept if not _same_slot(fact, earlier)]
         kept.append(fact)
-    return kept[:cap]
+    return Screened(kept[:cap], dropped=dropped)
 
 
 def _restates(fact: JudgedFact, other: JudgedFact) -> bool:
@@ -234,15 +293,60 @@ async def _complete_json(*, role: str, messages: list[dict]) -> str | None:
     return response.choices[0].message.content if response.choices else None
 
 
-async def facts_judge(*, query: str, answer: str) -> list[JudgedFact]:
-    """Ask the judge which durable facts the shopper stated about themselves."""
+MAX_QUESTION_CHARS = 200
+_QUESTION = re.compile(r"[^.!?\n]*\?")
+
+
+def answer_question(answer: str) -> str | None:
+    """The assistant's last question in its answer, which a short reply may answer
+    ("Which size?" — "M, please"); None when it asked nothing."""
+    text = answer.split(PRODUCTS_SHOWN, 1)[0]
+    questions = [q.strip() for q in _QUESTION.findall(text) if q.strip(" ?")]
+    if not questions:
+        return None
+    return questions[-1][-MAX_QUESTION_CHARS:].lstrip()
+
+
+async def facts_screened(*, query: str, answer: str) -> Screened:
+    """Ask the judge which durable facts the shopper stated, and screen its answer.
+
+    The judge reads the shopper's message and the assistant's last question, never the
+    rest of the answer: nothing the assistant said can become a fact about the shopper.
+    """
+    question = answer_question(answer)
     try:
-        raw = await _complete_json(role="judge", messages=judge_messages(query, answer))
+        raw = await _complete_json(role="judge", messages=judge_messages(query, question))
     except openai.OpenAIError as exc:  # timeouts, refusals, connection errors: no facts
         model_outages.failed("judge", "no facts are kept meanwhile", exc)
-        return []
+        return Screened([])
     model_outages.succeeded("judge")
-    return validate_facts(raw)
+    return validate_facts(raw, message=query)
+
+
+async def facts_judge(*, query: str, answer: str) -> list[JudgedFact]:
+    """The facts kept from the judge's answer for one exchange (every exchange is judged)."""
+    return (await facts_screened(query=query, answer=answer)).facts
+
+
+async def turn_judge(*, query: str, answer: str) -> Screened:
+    """A live turn's facts: a hosted judge is asked only when the local screen finds a
+    statement the shopper might have made about themselves; the offline one always is."""
+    if model_mode() != "offline" and not judging_needed(query, answer_question(answer)):
+        return Screened([], called=False)
+    screened = await facts_screened(query=query, answer=answer)
+    if screened.dropped:
+        logger.info(
+            "The fact screen dropped %d of the judge's items this turn (no slot of the "
+            "closed list, a value the shopper did not say, a claim or an instruction)",
+            screened.dropped,
+        )
+    return screened
+
+
+MAX_SUMMARY_CHARS = 300
+MAX_OCCASION_CHARS = 60
+MAX_FOLLOW_UP_CHARS = 120
+MAX_FOLLOW_UPS = 3
 
 
 @dataclass(frozen=True)
@@ -251,10 +355,12 @@ class Episode:
     occasion: str | None
     found: bool
     follow_ups: list[str]
+    # Sentences the screen took out (claims, instructions): counted, never stored.
+    dropped: int = 0
 
     @property
     def text(self) -> str:
-        parts = [self.summary.rstrip(".") + "."]
+        parts = [self.summary.rstrip(".…") + ("…" if self.summary.endswith("…") else ".")]
         if self.occasion:
             parts.append(f"Occasion: {self.occasion}.")
         parts.append("Found what they wanted." if self.found else "Did not find what they wanted.")
@@ -264,25 +370,44 @@ class Episode:
 
 
 def validate_episode(raw: Any) -> Episode | None:
+    """The visit summary a model wrote, screened like a fact: its claims and instructions
+    are dropped sentence by sentence and counted, each part is cut to its length, and a
+    summary with nothing left is no episode at all."""
     data = _parse_json(raw)
     if not isinstance(data, dict):
         return None
     summary = data.get("summary")
     if not isinstance(summary, str) or not summary.strip():
         return None
+    summary, dropped = summary_screen(summary, max_chars=MAX_SUMMARY_CHARS)
     occasion = data.get("occasion")
+    if isinstance(occasion, str) and occasion.strip():
+        occasion, lost = summary_screen(occasion, max_chars=MAX_OCCASION_CHARS)
+        dropped += lost
+    else:
+        occasion = None
     follow_ups = data.get("follow_ups") or []
     if not isinstance(follow_ups, list):
         follow_ups = []
+    kept_follow_ups = []
+    for follow_up in follow_ups:
+        if not isinstance(follow_up, str) or not follow_up.strip():
+            continue
+        text, lost = summary_screen(follow_up, max_chars=MAX_FOLLOW_UP_CHARS)
+        dropped += lost
+        if text:
+            kept_follow_ups.append(text)
+    if not summary:
+        logger.info(
+            "The visit summary was dropped whole: every sentence of it was a claim or an instruction"
+        )
+        return None
     return Episode(
-        summary=" ".join(summary.split())[:300],
-        occasion=" ".join(occasion.split())[:60]
-        if isinstance(occasion, str) and occasion.strip()
-        else None,
+        summary=summary,
+        occasion=occasion or None,
         found=data.get("found") is True,
-        follow_ups=[
-            " ".join(f.split())[:120] for f in follow_ups if isinstance(f, str) and f.strip()
-        ][:3],
+        follow_ups=kept_follow_ups[:MAX_FOLLOW_UPS],
+        dropped=dropped,
     )
 
 
@@ -294,4 +419,10 @@ async def episode_compose(*, turns: list[tuple[str, str]]) -> Episode | None:
         model_outages.failed("episode", "closed visits get no summary meanwhile", exc)
         return None
     model_outages.succeeded("episode")
-    return validate_episode(raw)
+    episode = validate_episode(raw)
+    if episode is not None and episode.dropped:
+        logger.info(
+            "The summary screen dropped %d sentence(s) of a visit summary (claims or instructions)",
+            episode.dropped,
+        )
+    return episode

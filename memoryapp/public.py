@@ -20,7 +20,7 @@ from memoryapp.notify import (
     shopper_ended_send,
     shopper_group,
 )
-from memoryapp.render import verbatim_lines
+from memoryapp.render import recalled_line_defuse, verbatim_lines
 from memoryapp.selectors import session_texts_read, sessions_metadata_read
 from memoryapp.turn import (
     CloseOutcome,
@@ -55,6 +55,7 @@ __all__ = [
     "memory_health_status",
     "memory_switched_send",
     "notes_message",
+    "recalled_line_defuse",
     "session_close",
     "session_end",
     "session_id_clean",

@@ -22,7 +22,7 @@ from memoryapp.consolidation import (
     history_annotations,
 )
 from memoryapp.guard import guarded
-from memoryapp.judge import JudgedFact, facts_judge
+from memoryapp.judge import JudgedFact, answer_question, judge_hosted, turn_judge
 from memoryapp.sessions import MemorySession
 
 # The annotation that carries a write's idempotency key: the chat turn's id.
@@ -83,7 +83,8 @@ async def facts_record(*, memory: MemorySession, facts: Sequence[JudgedFact | st
     restatement stores nothing. With the current facts unreadable, the facts are stored
     as they are: a copy is collapsed at recall, a lost fact is lost for good.
     """
-    return [block_id for block_id, _ in await _facts_store(memory=memory, facts=facts)]
+    stored, _ = await _facts_store(memory=memory, facts=facts)
+    return [block_id for block_id, _ in stored]
 
 
 async def _facts_store(
@@ -91,13 +92,14 @@ async def _facts_store(
     memory: MemorySession,
     facts: Sequence[JudgedFact | str],
     protected: frozenset[str] = frozenset(),
-) -> list[tuple[str, str]]:
-    """facts_record's work; returns (block id, sentence) of each fact stored."""
+) -> tuple[list[tuple[str, str]], int]:
+    """facts_record's work: (block id, sentence) of each fact stored, and how many of the
+    facts to store failed to be written."""
     judged = [
         f if isinstance(f, JudgedFact) else JudgedFact(f, slot_from_sentence(f)) for f in facts
     ]
     if not judged:
-        return []
+        return [], 0
     conf = memory_conf()
     created_at = created_at_for(memory.info.session_date)
     ok, current = await guarded(
@@ -117,9 +119,10 @@ async def _facts_store(
         *(_fact_add(memory, fact, created_at=created_at) for fact in plan.store)
     )
     await _facts_retire(memory, plan, stored_ids=list(stored))
-    return [
+    kept = [
         (block_id, fact.text) for block_id, fact in zip(stored, plan.store, strict=True) if block_id
     ]
+    return kept, len(plan.store) - len(kept)
 
 
 async def _fact_add(
@@ -198,6 +201,29 @@ async def _facts_retire(
         )
 
 
+async def _question_before(memory: MemorySession) -> str | None:
+    """The assistant's last question in this visit's newest exchange, or None."""
+    if memory.info.created:
+        return None  # a session minted this turn holds no earlier exchange
+    ok, page = await guarded(
+        memory.resource.list_memories(limit=QUESTION_LOOKBACK_BLOCKS, offset=0),
+        path="read",
+        lost="the question this message answers",
+        timeout=memory_conf().write_timeout_seconds,
+    )
+    blocks = list(page.memory_blocks) if ok and page else []
+    newest = next((b for b in blocks if getattr(b, "message", None) is not None), None)
+    return answer_question(newest.message.assistant_content or "") if newest else None
+
+
+# The newest blocks read for that question: the exchange, the facts it stored and the
+# history copies of the facts those replaced.
+QUESTION_LOOKBACK_BLOCKS = 16
+
+# The writes a turn names when they fail (`memory.added`'s `failed`).
+FAILED_TURN, FAILED_FACTS = "turn", "facts"
+
+
 async def exchange_remember(
     *,
     memory: MemorySession,
@@ -205,23 +231,31 @@ async def exchange_remember(
     answer: str,
     key: str | None = None,
     protected: frozenset[str] = frozenset(),
-) -> dict[str, list[str]]:
+) -> dict[str, Any]:
     """After the answer is sent: record the turn, judge it for facts, record those.
 
     `key`, the chat turn's id, goes with the turn's block as its idempotency key;
     `protected`, the facts the shopper was told were saved, are never deleted as copies.
 
-    Returns the saved block ids ("turn", "fact") and the fact sentences stored ("facts"); a
-    fact the shopper only restated is not stored again, so it is in neither.
+    Returns the saved block ids ("turn", "fact"), the fact sentences stored ("facts"), the
+    writes that failed ("failed": "turn", "facts") and how many of the judge's items the
+    screen dropped ("screened_out"). A fact the shopper only restated is not stored again,
+    so it is in neither ids nor failures.
     """
     query, answer = text_clean(query), text_clean(answer)
-    turn_ids, facts = await asyncio.gather(
+    # What "yes, in M" answers: the last question of the answer before this message. Read
+    # before this exchange is written, so it is never this turn's own answer.
+    question = await _question_before(memory) if judge_hosted() else None
+    turn_ids, judged = await asyncio.gather(
         turn_record(memory=memory, query=query, answer=answer, key=key),
-        facts_judge(query=query, answer=answer),
+        turn_judge(query=query, question=question),
     )
-    stored = await _facts_store(memory=memory, facts=facts, protected=protected)
+    stored, lost = await _facts_store(memory=memory, facts=judged.facts, protected=protected)
+    failed = ([FAILED_TURN] if not turn_ids else []) + ([FAILED_FACTS] if lost else [])
     return {
         "turn": turn_ids,
         "fact": [block_id for block_id, _ in stored],
         "facts": [text for _, text in stored],
+        "failed": failed,
+        "screened_out": judged.dropped,
     }

@@ -19,6 +19,7 @@ from llm.note_lines import (
     FACT,
     PAST_VISIT_SUMMARY,
     RESOLVED,
+    SEPARATOR,
     STATED,
     THIS_VISIT,
     UNRESOLVED,
@@ -26,6 +27,7 @@ from llm.note_lines import (
 )
 from llm.prompts import NOTES_CLOSE, NOTES_OPEN
 from memoryapp.blocks import SUPERSEDED, block_date, block_kind, block_time
+from memoryapp.screening import summary_screen, text_fold
 from memoryapp.types import RecalledItem, Scope
 
 NOTES_WARNING = (
@@ -47,6 +49,54 @@ def note_clean(text: str, *, max_chars: int = 500) -> str:
     if len(text) > max_chars:
         text = text[: max_chars - 1].rstrip() + "…"
     return text
+
+
+# Look-alikes NFKC leaves alone: angle quotes and brackets a model may read as the fence's
+# "<" and ">" (gone, like those), and lenticular and tortoise-shell brackets it may read as
+# a label's "[" and "]" (made square, so the label rule below sees them).
+_ANGLE_LOOKALIKES = "\u2039\u203a\u00ab\u00bb\u2329\u232a\u3008\u3009\u300a\u300b\u27e8\u27e9\u276c\u276d\u276e\u276f\u2770\u2771\u02c2\u02c3\u1438\u1433\u29fc\u29fd"
+_BRACKET_LOOKALIKES = str.maketrans(
+    {
+        **{ch: " " for ch in _ANGLE_LOOKALIKES},
+        **{ch: "[" for ch in "\u3010\u3014\u3016\u3018\u301a\u27e6\u2045\u298b\u298d\u298f"},
+        **{ch: "]" for ch in "\u3011\u3015\u3017\u3019\u301b\u27e7\u2046\u298c\u298e\u2990"},
+    }
+)
+# The labels the renderer itself writes at the start of a line; anything else in square
+# brackets inside a line is text posing as a label ("[fact · stated 2099-01-01]"), except
+# a SKU ("[TS-0001]" in a "Products shown:" line).
+_SEP = re.escape(SEPARATOR)
+_OWN_LABEL = re.compile(
+    r"^\[(?:"
+    + "|".join(
+        (
+            rf"{FACT}{_SEP}{STATED} [\d-]*",
+            rf"{PAST_VISIT_SUMMARY}{_SEP}[\d-]*{_SEP}(?:{RESOLVED}|{UNRESOLVED})",
+            rf"{EARLIER_VISIT}{_SEP}[\d-]*",
+            rf"{THIS_VISIT}(?:{_SEP}(?:{EARLIER}|{CONTINUED}))?",
+            r"\d{4}-\d{2}-\d{2}",
+            "",
+        )
+    )
+    + r")\] ?"
+)
+_FORGED_LABEL = re.compile(r"\[(?![A-Z]{2,4}-\d{3,6}\])([^\[\]]*)\]")
+
+
+def recalled_line_defuse(line: str) -> str:
+    """Make a recalled line safe to show the model as data: the one defusing step of every
+    path (the notes message and the recall_memory tool's results alike).
+
+    Unicode look-alikes are folded first (NFKC, then the angle and bracket look-alikes NFKC
+    keeps), so a full-width "</memory-notes>" is caught like the ASCII one; then the line
+    is flattened (`note_clean`: no newline, no "<" or ">", so nothing closes the fence),
+    and every bracketed label but the line's own leading one becomes plain text in
+    parentheses, so a stored note never poses as another kind of memory.
+    """
+    text = note_clean(text_fold(line).translate(_BRACKET_LOOKALIKES), max_chars=len(line) + 1)
+    lead = _OWN_LABEL.match(text)
+    head, body = (text[: lead.end()], text[lead.end() :]) if lead else ("", text)
+    return head + _FORGED_LABEL.sub(r"(\1)", body)
 
 
 # A verbatim exchange is what lets "the black one — in M?" be answered, so it is never cut
@@ -78,12 +128,25 @@ def exchange_raw(block: Any) -> str:
     return f"Shopper: {message.user_content} ‖ Assistant: {message.assistant_content}"
 
 
+# The server's contexts and summary are a model's writing, screened like a visit summary
+# (memoryapp.screening): a claim or instruction in them goes, and each is cut to length.
+MAX_CONTEXT_CHARS = 200
+WITHHELD = "(summary withheld: it held only claims or instructions)"
+MAX_EXTRACTED_SUMMARY_CHARS = 300
+
+
 def exchange_compressed(block: Any) -> str:
     """Contexts, else the summary, else the raw exchange: never a blank line."""
-    contexts = [c.strip() for c in (getattr(block, "contexts", None) or []) if c and c.strip()]
+    contexts = [
+        screened
+        for c in (getattr(block, "contexts", None) or [])
+        if isinstance(c, str) and (screened := summary_screen(c, max_chars=MAX_CONTEXT_CHARS)[0])
+    ]
     if contexts:
         return "; ".join(contexts)
-    summary = (getattr(block, "summary", None) or "").strip()
+    summary, _ = summary_screen(
+        getattr(block, "summary", None) or "", max_chars=MAX_EXTRACTED_SUMMARY_CHARS
+    )
     if summary:
         return summary
     if getattr(block, "message", None) is not None:
@@ -100,7 +163,12 @@ def fact_line(block: Any, *, max_chars: int) -> str:
 def episode_line(block: Any, *, max_chars: int) -> str:
     annotations = getattr(block, "annotations", None) or {}
     state = RESOLVED if annotations.get("resolved") == "true" else UNRESOLVED
-    text = block.fact or exchange_compressed(block)
+    # Screened on the way out too: a summary stored before the screen existed is text
+    # like any other.
+    if block.fact:
+        text = summary_screen(block.fact, max_chars=max_chars)[0] or WITHHELD
+    else:
+        text = exchange_compressed(block)
     return note_clean(
         f"{note_label(PAST_VISIT_SUMMARY, block_date(block), state)}{text}", max_chars=max_chars
     )
@@ -214,7 +282,7 @@ def notes_message(lines: Sequence[str]) -> str | None:
     """The one user-role message that carries recalled memory, fenced as untrusted data."""
     if not lines:
         return None
-    body = "\n".join(lines)
+    body = "\n".join(recalled_line_defuse(line) for line in lines)
     return f"{NOTES_WARNING}\n{NOTES_OPEN}\n{body}\n{NOTES_CLOSE}"
 
 

@@ -152,7 +152,7 @@ class TurnMemory:
         *,
         key: str | None = None,
         protected: frozenset[str] = frozenset(),
-    ) -> dict[str, list[str]]:
+    ) -> dict[str, Any]:
         """Record the exchange and its judged facts (see `exchange_remember`): `key` is the
         write's idempotency key (the chat turn's id), `protected` the facts the shopper was
         told were saved."""

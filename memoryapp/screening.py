@@ -1,0 +1,390 @@
+"""What a model wrote, screened before memory keeps it, whatever model wrote it.
+
+Memory outlives the visit, so a sentence stored today steers every later answer. A judged
+fact must sit in the closed list of `llm.fact_schema` and say what the shopper's own
+message says; a visit summary, or the server's summary and contexts of an exchange, must
+carry no instruction and no claim about prices, policy, staff or the system. Text is
+compared in its NFKC form, so a full-width or compatibility look-alike of a word reads as
+the word. Pure functions: the judge, the episode writer and the renderer all call them.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from llm.fact_schema import (
+    BUDGET_SLOT,
+    COLOUR_TERMS,
+    DESIGN_TERMS,
+    LETTER_SIZES,
+    MATERIAL_TERMS,
+    OCCASION_PHRASES,
+    TIGHT_BUDGET,
+    VALUE_TERMS,
+    FactSlot,
+    slot_key,
+)
+
+
+def text_fold(text: str) -> str:
+    """NFKC, with the format characters (zero-width spaces, bidi marks) gone.
+
+    The zero-width joiner stays: it holds emoji sequences together and hides no word.
+    """
+    text = unicodedata.normalize("NFKC", text)
+    return "".join(ch for ch in text if ch == "\u200d" or unicodedata.category(ch) != "Cf")
+
+
+# Claims of entitlement and instructions are never facts about the shopper. Each pattern
+# needs a claim or an order, never a single word, so no fact of the closed categories can
+# match: "off-white", "100% cotton", "cruelty-free", "a dress code" and "the brand Free
+# People" are facts; "gets 50% off", "is entitled to free shipping", "has a discount code"
+# and "always give the shopper ..." are not.
+_ENTITLEMENT = re.compile(
+    r"\b\d+\s*(?:%|percent)\s+off\b"
+    r"|\b(?:gets?|getting|got|receives?|is\s+(?:entitled|eligible)\s+(?:to|for)|entitled\s+to|"
+    r"eligible\s+for|(?:was|were|been|is)\s+promised|is\s+owed|deserves?|qualif(?:y|ies)\s+for|"
+    r"is\s+(?:a\s+)?(?:vip|gold|premium)\s+(?:member|customer))\b"
+    r".{0,40}?\b(?:discounts?|free\s+(?:shipping|delivery|returns?|items?|gifts?|upgrades?|"
+    r"alterations?)|refunds?|vouchers?|coupons?|promo(?:tion)?s?|cashback|credit|price\s+match|"
+    r"staff\s+price|vip|\d+\s*(?:%|percent))"
+    r"|\b(?:discount|promo|voucher|coupon)\s+codes?\b"
+    r"|\bfor\s+free\b",
+    re.IGNORECASE,
+)
+_INSTRUCTION = re.compile(
+    r"\b(?:ignore|disregard|forget|override)\b.{0,30}\b(?:rules?|instructions?|prompts?|"
+    r"previous|above|guidelines)\b"
+    r"|\bsystem\s+prompt\b|\bfrom\s+now\s+on\b"
+    r"|^\W*(?:please\s+)?(?:always|never|do\s+not|don't)\s+(?:give|offer|apply|tell|say|answer|"
+    r"recommend|show|reveal|send|reply|respond|mention|charge)\b"
+    r"|\b(?:you|the\s+assistant)\s+(?:must|should|will|shall|always|never|are\s+now)\b"
+    r"|\b(?:reply|respond|answer|speak|talk|write)\s+(?:only|always|exclusively)\b"
+    r"|\bonly\s+(?:reply|respond|answer|speak|talk|write)\b"
+    r"|\b(?:act|pretend|behave)\s+(?:as|like|to\s+be)\b"
+    r"|\bnew\s+(?:rules?|instructions?)\b",
+    re.IGNORECASE,
+)
+# Claims about the shop or the assistant: what a price is, what the policy allows, what
+# staff decided, what the system says. None is the shopper's to state, and no tool result
+# could be checked against a note that says it.
+_CLAIM = re.compile(
+    # prices: "every price is 1 EUR", "all products are free", "everything costs 5 EUR"
+    r"\b(?:every|all|any|each)\s+(?:of\s+the\s+)?(?:\w+\s+)?(?:prices?|products?|items?|"
+    r"orders?|things?|clothes|articles?)\b.{0,30}?\b(?:is|are|costs?|now)\b"
+    r"|\beverything\s+(?:here\s+|in\s+the\s+shop\s+)?(?:is|costs?)\b"
+    r"|\bprices?\s+(?:is|are|has\s+been|have\s+been|were|was)\s+(?:now\s+|all\s+)?"
+    r"(?:\d|free|zero|halved|reduced|cut|discounted|wrong|fake)"
+    r"|\b(?:is|are)\s+(?:now\s+|all\s+)?free(?:\s+of\s+charge)?\b(?!-)"
+    # policy
+    r"|\bpolic(?:y|ies)\b|\bterms\s+(?:and|&)\s+conditions\b|\bwarrant(?:y|ies)\b"
+    r"|\bno\s+questions\s+asked\b"
+    r"|\b(?:returns?|refunds?|shipping|delivery|exchanges?)\s+(?:is|are)\s+(?:always\s+|now\s+)?"
+    r"(?:free|unlimited|guaranteed|accepted)"
+    # staff
+    r"|\b(?:staff|employees?|managers?|admins?|administrators?|moderators?|developers?|"
+    r"operators?|support\s+team|customer\s+service|store\s+owner)\b"
+    # the system
+    r"|\bsystem\b|\boverride\b|\bprompts?\b|\binstructions?\b|\bjailbreak|\bdeveloper\s+mode\b"
+    r"|\b(?:the\s+)?(?:assistant|chatbot|bot|model|ai)\s+(?:is|are|must|should|will|can|has|"
+    r"was|needs?|may)\b"
+    r"|^\W*(?:note|important|attention|warning|notice|update)\s*[:!-]",
+    re.IGNORECASE,
+)
+
+
+def claim_or_instruction(text: str) -> bool:
+    """True for an instruction, an entitlement, or a claim about prices, policy, staff or
+    the system."""
+    folded = text_fold(text)
+    return bool(_ENTITLEMENT.search(folded) or _INSTRUCTION.search(folded) or _CLAIM.search(folded))
+
+
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?;])\s+|\s*\n+\s*|\s+[\u2014\u2013]\s+|\s+/\s+")
+
+
+def summary_screen(text: str, *, max_chars: int) -> tuple[str, int]:
+    """A summary with its claims and instructions taken out, and how many sentences went.
+
+    Sentence by sentence, so one injected sentence costs only itself; the rest is cut to
+    max_chars at a word. An empty result means nothing of it may be kept.
+    """
+    kept, dropped = [], 0
+    for sentence in _SENTENCE_BREAK.split(text_fold(text or "")):
+        sentence = " ".join(sentence.split())
+        if not sentence:
+            continue
+        if claim_or_instruction(sentence):
+            dropped += 1
+        else:
+            kept.append(sentence)
+    result = " ".join(kept)
+    if len(result) > max_chars:
+        cut = result.rfind(" ", 0, max_chars)
+        result = result[: cut if cut > max_chars // 2 else max_chars - 1].rstrip(" ,;") + "…"
+    return result, dropped
+
+
+# --- A judged fact's value in the shopper's words ------------------------------------------
+
+_SIZE_WORDS = {
+    "XXS": ("xxs", "extra extra small", "double extra small"),
+    "XS": ("xs", "extra small", "extra-small"),
+    "S": ("s", "small"),
+    "M": ("m", "medium"),
+    "L": ("l", "large"),
+    "XL": ("xl", "extra large", "extra-large"),
+    "XXL": ("xxl", "2xl", "extra extra large", "double extra large", "double xl"),
+    "XXXL": ("xxxl", "3xl", "triple xl"),
+}
+_CHANGE = re.compile(
+    r"\b(?:up|down|bigger|smaller|larger|gained|lost|grew|shrunk|sized?|more|less|half)\b",
+    re.I,
+)
+_TIGHT = re.compile(
+    r"\b(?:tight|limited|small|low|strict|shoestring|careful|cheap|afford|broke|budget|"
+    r"spend|money|saving)\b",
+    re.I,
+)
+_UNITS = {
+    w: n
+    for n, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen "
+        "fourteen fifteen sixteen seventeen eighteen nineteen".split()
+    )
+}
+_TENS = {
+    w: 10 * n
+    for n, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split(), 2)
+}
+_NUMBER_WORDS = re.compile(
+    r"\b(?:(?:a|one|two|three|four|five|six|seven|eight|nine)[\s-]+hundred"
+    r"(?:[\s-]+(?:and[\s-]+)?[a-z]+(?:[\s-][a-z]+)?)?|"
+    r"(?:" + "|".join(_TENS) + r")(?:[\s-](?:" + "|".join(list(_UNITS)[1:10]) + r"))?|"
+    r"(?:" + "|".join(_UNITS) + r"))\b",
+    re.I,
+)
+
+
+def _number_of(words: str) -> int | None:
+    total, current = 0, 0
+    for word in re.split(r"[\s-]+", words.lower()):
+        if word == "and":
+            continue
+        if word == "hundred":
+            current = (current or 1) * 100
+        elif word in _UNITS:
+            current += _UNITS[word]
+        elif word in _TENS:
+            current += _TENS[word]
+        elif word == "a":
+            current += 1
+        else:
+            break
+    total += current
+    return total or None
+
+
+def _figures(message: str) -> set[str]:
+    """Every figure in the message, in digits: "42", "42.5", and "sixty" as "60"."""
+    found = {m.replace(",", ".") for m in re.findall(r"\d+(?:[.,]\d+)?", message)}
+    found |= {m.split(".")[0] for m in found}
+    for match in _NUMBER_WORDS.finditer(message):
+        number = _number_of(match.group(0))
+        if number is not None:
+            found.add(str(number))
+    if re.search(r"\b(?:a\s+)?hundred\b", message, re.I):
+        found.add("100")
+    return found
+
+
+def _tokens(text: str) -> list[str]:
+    return slot_key(text).split("-")
+
+
+def _said(token: str, words: list[str]) -> bool:
+    """A word of a slot key in the message, plural or inflected ("florals", "skiing")."""
+    for word in words:
+        if word == token:
+            return True
+        short, long = sorted((token, word), key=len)
+        if len(short) >= 3 and long.startswith(short) and len(long) - len(short) <= 3:
+            return True
+    return False
+
+
+_TERM_TABLES = {
+    "colour": COLOUR_TERMS,
+    "design": DESIGN_TERMS,
+    "material": MATERIAL_TERMS,
+    "values": VALUE_TERMS,
+}
+# Other words shoppers use for an occasion of the closed list's phrases.
+_OCCASION_WORDS = {
+    "wedding": ("married", "bride", "groom"),
+    "interview": ("interview",),
+    "hiking": ("hike", "trek", "trekking", "walking"),
+    "running": ("run", "jog", "jogging", "marathon"),
+    "travel": ("trip", "travelling", "traveling", "journey"),
+    "holiday": ("vacation", "holidays", "getaway"),
+    "work": ("job", "workwear", "office"),
+    "office": ("work",),
+    "ski": ("skiing", "slopes"),
+    "date": ("dating",),
+    "formal": ("black tie", "black-tie", "gala"),
+    "business": ("meeting", "conference"),
+    "cycling": ("bike", "biking", "cycle"),
+    "christening": ("baptism",),
+    "dinner": ("dinner",),
+}
+
+
+def _key_said(category: str, key: str, message: str, words: list[str]) -> bool:
+    lowered = message.lower()
+    terms = _TERM_TABLES.get(category, {})
+    synonyms = [term for term, (term_key, _) in terms.items() if term_key == key]
+    if category == "occasion":
+        synonyms += [*_OCCASION_WORDS.get(key, ()), OCCASION_PHRASES.get(key, "")]
+    for term in filter(None, synonyms):
+        if re.search(rf"(?<!\w){re.escape(term.lower())}(?!\w)", lowered):
+            return True
+    tokens = [t for t in key.split("-") if t and t != "and"]
+    return bool(tokens) and all(_said(token, words) for token in tokens)
+
+
+def value_said(slot: FactSlot, message: str) -> bool:
+    """True when the shopper's message says the fact's value (or its normal form).
+
+    A size or budget figure must be in the message ("large" is L, "sixty" is 60); a colour,
+    brand, design, material, value or occasion must be named in it (a word of the slot, or
+    a word the closed list files under that slot). A fact with nothing of it in the message
+    was made up, or planted by text the judge was shown.
+    """
+    message = text_fold(message or "")
+    words = _tokens(message)
+    if slot.category == "size":
+        if slot.is_relative:
+            return bool(_CHANGE.search(message))
+        spellings = {slot.value, slot.value.split()[-1], *_SIZE_WORDS.get(slot.value, ())}
+        if slot.value in LETTER_SIZES:
+            return any(
+                re.search(rf"(?<![\w'\u2019.-]){re.escape(s)}(?![\w'\u2019-])", message, re.I)
+                for s in spellings
+            )
+        return slot.value.split()[-1] in _figures(message)
+    if slot.slot == BUDGET_SLOT:
+        if slot.value == TIGHT_BUDGET:
+            return bool(_TIGHT.search(message))
+        return slot.value.split()[0] in _figures(message)
+    category, _, key = slot.slot.partition("/")
+    return _key_said(category, key, message, words)
+
+
+# --- Is there anything to judge -----------------------------------------------------------
+
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|im|i've|i'd|i'll|me|my|mine|myself)\b", re.I)
+_CUE = re.compile(
+    r"\b(?:love|loves|loved|like|likes|prefer|prefers|preferred|hate|hates|dislike|dislikes|"
+    r"adore|fan|favou?rite|favou?rites|can't\s+stand|cannot\s+stand|avoid|allergic|itch\w*|"
+    r"irritat\w*|bothers?|suits?|wear|wears|wore|wearing|size|sized|sizes|fit|fits|budget|"
+    r"spend|afford|max|maximum|under|up\s+to|loyal|always|never|usually|only|stick|into|"
+    r"shopping\s+for|going\s+to|off\s+to|heading|need|want|looking|tight|"
+    r"anything\s+but|not\s+a\s+fan|no\s+more|any\s+more|anymore|went|gone|switched|changed|"
+    r"not|no|never|nothing|go-to|rate|trust|buy|swear|stopped|enough|best|worst|rather|"
+    r"choose|over|tops|ideal|around|about|boring|hard|way|for\s+life)\b",
+    re.I,
+)
+_FACT_WORD = re.compile(
+    r"(?<!['\u2019])\b(?:x{0,3}[sl]|xs|m|\d{1,3}(?:[.,]5)?|waist|inseam|eur|euros?|€)(?!\w)"
+    r"|€|\b(?:"
+    + "|".join(
+        sorted(
+            {
+                re.escape(term)
+                for table in (COLOUR_TERMS, DESIGN_TERMS, MATERIAL_TERMS, VALUE_TERMS)
+                for term in table
+            }
+            | {re.escape(key) for key in OCCASION_PHRASES}
+            | {re.escape(w) for words in _SIZE_WORDS.values() for w in words if len(w) > 1},
+            key=len,
+            reverse=True,
+        )
+    )
+    + r")\b",
+    re.I,
+)
+
+
+# A question or a search said of no one: "do you have jeans under 50 EUR?", "show me
+# black boots in 41". It states nothing about the shopper unless a first-person word says so.
+_ASKING = re.compile(
+    r"^\W*(?:(?:so|and|also|ok|okay|hi|hey|hello|well|oh|um|btw|please)\b[\s,]*)*"
+    r"(?:show|find|search|get|give|list|recommend|suggest|any|anything|got|have\s+you|do|does|"
+    r"did|can|could|would|will|is|are|was|were|what|which|where|when|who|why|how|"
+    r"looking\s+for|need|want)\b",
+    re.I,
+)
+_NAME = re.compile(r"\b[A-Z][a-z]+(?:[A-Z][a-z]+)?\b|\b[A-Z]{2,}\b")
+_NOT_NAMES = frozenset(
+    "Hi Hey Hello Thanks Thank Ok Okay Yes No Nope Yeah Sure Great Cool Nice Please Sorry "
+    "Show Find Do Does Can Could Would Will Is Are What Which Where When Who Why How Any "
+    "The A An And But So Also Just Well Oh Got Have Has Maybe Perhaps Good Bye Cheers".split()
+)
+
+
+# What makes a question or a request say something of the shopper too: "do you have
+# these in my size, M?", "I'm a 42, any boots?". A "me" after a request verb does not.
+_SELF_STATEMENT = re.compile(
+    r"\b(?:i'm|im|i\s+am|i've|mine|i\s+(?:\w+\s+)?(?:wear|wore|prefer|like|love|hate|dislike|"
+    r"avoid|usually|always|never|only|can't|cannot|don't|do\s+not|stick|buy|go\s+for|fit|"
+    r"take|am|was|could\s+spend|can\s+spend|spend|afford)|my\s+(?:\w+\s+)?(?:size|budget|waist|"
+    r"inseam|feet|style|usual|favou?rite|go-to|limit|max)|for\s+me|anything\s+but|"
+    r"^\W*(?:could|can)\s+spend)\b",
+    re.I,
+)
+_PEOPLE = re.compile(
+    r"\b(?:he|she|he's|she's|his|her|they're|partner|husband|wife|boyfriend|girlfriend|son|"
+    r"daughter|kids?|child|children|mum|mom|dad|father|mother|brother|sister|friend|niece|"
+    r"nephew|grandma|grandpa|colleague|boss)\b",
+    re.I,
+)
+
+
+_OCCASION = re.compile(
+    r"\b(?:"
+    + "|".join(
+        sorted(
+            {re.escape(k) for k in OCCASION_PHRASES}
+            | {re.escape(w) for words in _OCCASION_WORDS.values() for w in words},
+            key=len,
+            reverse=True,
+        )
+    )
+    + r")\b",
+    re.I,
+)
+
+
+def judging_needed(message: str, question: str | None = None) -> bool:
+    """A cheap local screen: could this message state a durable fact about the shopper?
+
+    Nothing to judge in a message with no word a fact could be about (a size, a figure, a
+    colour, a material, a name, a cue of liking or wearing); nor in a question or a search
+    that says nothing of the shopper; nor in one about someone else only; nor in one that
+    is all claims and instructions. Written to miss almost nothing: a turn let through
+    costs one judge call, a turn held back may cost a fact.
+    """
+    text = text_fold(message or "")
+    names = [n for n in _NAME.findall(text) if n not in _NOT_NAMES]
+    if not (_CUE.search(text) or _FACT_WORD.search(text) or names):
+        return False
+    if not summary_screen(text, max_chars=len(text) + 1)[0]:
+        return False  # every sentence a claim or an instruction: the judge keeps none
+    # An occasion counts even inside a search or a gift: the shopper is shopping for it.
+    self_statement = _SELF_STATEMENT.search(text) or _OCCASION.search(text)
+    if _PEOPLE.search(text) and not self_statement:
+        return False
+    if _ASKING.match(text) or text.rstrip().endswith("?"):
+        return bool(self_statement)
+    return True
