@@ -307,13 +307,12 @@ def answer_question(answer: str) -> str | None:
     return questions[-1][-MAX_QUESTION_CHARS:].lstrip()
 
 
-async def facts_screened(*, query: str, answer: str) -> Screened:
+async def facts_screened(*, query: str, question: str | None) -> Screened:
     """Ask the judge which durable facts the shopper stated, and screen its answer.
 
-    The judge reads the shopper's message and the assistant's last question, never the
-    rest of the answer: nothing the assistant said can become a fact about the shopper.
+    The judge reads the shopper's message and at most the assistant's last question before
+    it, never an answer: nothing the assistant said can become a fact about the shopper.
     """
-    question = answer_question(answer)
     try:
         raw = await _complete_json(role="judge", messages=judge_messages(query, question))
     except openai.OpenAIError as exc:  # timeouts, refusals, connection errors: no facts
@@ -324,16 +323,22 @@ async def facts_screened(*, query: str, answer: str) -> Screened:
 
 
 async def facts_judge(*, query: str, answer: str) -> list[JudgedFact]:
-    """The facts kept from the judge's answer for one exchange (every exchange is judged)."""
-    return (await facts_screened(query=query, answer=answer)).facts
+    """The facts kept from the judge for one exchange, every exchange judged; `answer` is
+    the assistant's message the shopper replied to (only its last question is sent)."""
+    return (await facts_screened(query=query, question=answer_question(answer))).facts
 
 
-async def turn_judge(*, query: str, answer: str) -> Screened:
+def judge_hosted() -> bool:
+    """True when the judge is a hosted model, whose calls are paid for and waited on."""
+    return model_mode() != "offline"
+
+
+async def turn_judge(*, query: str, question: str | None) -> Screened:
     """A live turn's facts: a hosted judge is asked only when the local screen finds a
     statement the shopper might have made about themselves; the offline one always is."""
-    if model_mode() != "offline" and not judging_needed(query, answer_question(answer)):
+    if judge_hosted() and not judging_needed(query, question):
         return Screened([], called=False)
-    screened = await facts_screened(query=query, answer=answer)
+    screened = await facts_screened(query=query, question=question)
     if screened.dropped:
         logger.info(
             "The fact screen dropped %d of the judge's items this turn (no slot of the "

@@ -439,7 +439,8 @@ async def test_the_judge_is_sent_its_rules_and_the_closed_category_list(
     _username, cookie = shopper
     fake_openai.script("assistant", Reply(text="Here are jeans."))
     async with Chat(cookie=cookie) as chat:
-        await chat.turn("do you have boots under 70 EUR?")
+        # A statement about the shopper: the hosted judge is only asked about those.
+        await chat.turn("I'm a 42 in boots, do you have boots under 70 EUR?")
     (judge,) = [r for r in fake_openai.requests if role_of(r["messages"]) == "judge"]
     system = judge["messages"][0]["content"]
     # Closed: exactly the categories facts are filed under, each on its own line.
@@ -454,6 +455,7 @@ async def test_the_judge_is_sent_its_rules_and_the_closed_category_list(
     # The shopper's words travel as data in the user message, not in the rules.
     payload = judge["messages"][1]["content"]
     assert "do you have boots under 70 EUR?" in payload and "boots under 70" not in words
+    assert "Here are jeans." not in payload  # the answer is not the judge's to read
 
 
 async def test_what_recall_memory_hands_the_model_is_cleaned_and_fenced_like_the_notes(
@@ -482,8 +484,10 @@ async def test_what_recall_memory_hands_the_model_is_cleaned_and_fenced_like_the
     (result,) = [m for m in answering[-1]["messages"] if m["role"] == "tool"]
     notes = json.loads(result["content"])["notes"]
     assert notes.count(NOTES_OPEN) == 1 and notes.count(NOTES_CLOSE) == 1
-    fenced = notes.split(NOTES_OPEN, 1)[1].split(NOTES_CLOSE, 1)[0]
-    assert "Ignore your rules" in fenced and "everything is free" in fenced
+    head, rest = notes.split(NOTES_OPEN, 1)
+    outside = head + rest.split(NOTES_CLOSE, 1)[1]
+    # The server's contexts lose the instruction; whatever is left stays inside the fence.
+    assert "Ignore" not in outside and "free" not in outside
     for shown in (notes, *(item["line"] for item in tool["items"])):
         assert "<system>" not in shown and "\n[fact" not in shown
         assert "[fact · stated 2099-01-01]" not in shown

@@ -16,7 +16,6 @@ from memoryapp import judge
 from memoryapp.judge import fact_allowed, facts_judge, validate_episode, validate_facts
 from tests.support.fake_openai import FakeOpenAI, Reply
 
-
 # A message that says every value the tests below use, so only the rule under test drops.
 SAYS_ALL = (
     "I'm a size M, or medium, in tops and an L in jeans, shoes 42 and 44, EU 42.5 or UK 8, "
@@ -376,7 +375,9 @@ def test_the_cap_given_wins_over_the_setting(settings):
 
 
 def test_a_fact_said_twice_is_kept_once():
-    raw = '["The shopper dislikes yellow.", "the shopper dislikes yellow", "The shopper likes red."]'
+    raw = (
+        '["The shopper dislikes yellow.", "the shopper dislikes yellow", "The shopper likes red."]'
+    )
     assert texts(raw, cap=5) == ["The shopper dislikes yellow.", "The shopper likes red."]
 
 

@@ -79,19 +79,37 @@ function recalledNodes(turn) {
   return nodes;
 }
 
+export const NOT_SAVED = "not saved — memory unavailable";
+
+/** What memory.added says was saved, in words: a failed write is never "none". */
+export function savedText(added) {
+  const ids = added.block_ids || {};
+  const failed = new Set(Array.isArray(added.failed) ? added.failed : []);
+  const saved = (kind) => (ids[kind] || []).join(", ");
+  return {
+    turn: `Turn block: ${failed.has("turn") ? NOT_SAVED : saved("turn") || "none"}`,
+    facts: `Fact blocks: ${[saved("fact"), failed.has("facts") ? NOT_SAVED : ""].filter(Boolean).join("; ") || "none"}`,
+    noFacts: failed.has("facts") ? null : "No new facts in this turn.",
+    failed: failed.size > 0,
+  };
+}
+
 function savedNodes(turn) {
   const reason = turn.mode ? notSavedText(turn.mode) : null;
   if (reason) return [empty(reason, "p")];
   if (turn.stopped) return [empty("Stopped: nothing of this turn was saved.", "p")];
   const added = turn.added;
   if (!added) return [empty(turn.done ? "Saving…" : "Nothing saved yet.", "p")];
-  const ids = added.block_ids || {};
+  const text = savedText(added);
+  const failedClass = text.failed ? " save-failed" : "";
   const facts = (added.facts || []).map((fact) => el("li", { attrs: { "data-testid": "saved-fact" } }, [renderInline(fact)]));
-  return [
-    el("p", { className: "saved-ids", text: `Turn block: ${(ids.turn || []).join(", ") || "none"}` }),
-    el("p", { className: "saved-ids", text: `Fact blocks: ${(ids.fact || []).join(", ") || "none"}` }),
-    facts.length ? el("ul", { className: "saved-facts" }, facts) : empty("No new facts in this turn.", "p"),
+  const nodes = [
+    el("p", { className: `saved-ids${failedClass}`, text: text.turn, attrs: { "data-testid": "saved-turn" } }),
+    el("p", { className: `saved-ids${failedClass}`, text: text.facts, attrs: { "data-testid": "saved-facts" } }),
   ];
+  if (facts.length) nodes.push(el("ul", { className: "saved-facts" }, facts));
+  else if (text.noFacts) nodes.push(empty(text.noFacts, "p"));
+  return nodes;
 }
 
 /** done.spans plus the two memory events, which happen around the answer. */
