@@ -19,7 +19,8 @@ from typing import Any, TextIO
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from memoryapp.judge import JudgedFact, facts_judge
+from memoryapp.judge import JudgedFact, answer_question, facts_judge
+from memoryapp.screening import judging_needed
 
 Slotted = tuple[str, str]  # (slot, value)
 DATA = Path(__file__).resolve().parents[3] / "tests" / "data"
@@ -252,4 +253,26 @@ class Command(BaseCommand):
             f"{score.expected} facts expected, {score.judged} judged, {score.correct} correct\n"
             f"precision {score.precision:.3f}, recall {score.recall:.3f}"
         )
+        self.stdout.write(screen_report(rows, results))
         return score
+
+
+def screen_report(rows: list[Exchange], results: list[list[JudgedFact]]) -> str:
+    """What the local screen in front of a hosted judge costs and saves on these lines.
+
+    A line the screen holds back is not judged: its facts are lost whatever the judge. So
+    the recall with the screen counts only the facts judged on lines it lets through; and
+    the facts expected on lines it holds back are the loss even a perfect judge would see.
+    """
+    passed = [judging_needed(row.query, answer_question(row.answer)) for row in rows]
+    kept = [facts if ok else [] for facts, ok in zip(results, passed, strict=True)]
+    screened = facts_score(rows, kept)
+    held_back = sum(len(row.expected or ()) for row, ok in zip(rows, passed, strict=True) if not ok)
+    expected = sum(len(row.expected or ()) for row in rows)
+    called = sum(passed)
+    share = called / len(rows) if rows else 0.0
+    return (
+        f"local screen: the judge is called on {called} of {len(rows)} turns ({share:.1%}); "
+        f"recall {screened.recall:.3f} with it; {held_back} of {expected} expected facts are "
+        "on lines it holds back"
+    )
