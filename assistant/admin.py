@@ -98,7 +98,16 @@ class ChatTurnInline(admin.TabularInline):
         saved = turn.saved if isinstance(turn.saved, dict) else {}
         # PostgreSQL's jsonb keeps keys in an order of its own: say the turn first, always.
         kinds = sorted(saved, key=lambda kind: (kind != "turn", kind != "fact", kind))
-        parts = [f"{kind}: {_ids(saved[kind])}" for kind in kinds if isinstance(saved[kind], list)]
+        parts = [
+            f"{kind}: {_ids(saved[kind])}"
+            for kind in kinds
+            if isinstance(saved[kind], list) and kind != "failed"
+        ]
+        # A lost write is not a turn with nothing to save; what the screen dropped is a count.
+        if saved.get("failed"):
+            parts.append(f"not saved — memory unavailable: {_ids(saved['failed'])}")
+        if saved.get("screened_out"):
+            parts.append(f"screened out: {saved['screened_out']}")
         return "; ".join(parts) or "—"
 
     @admin.display(description="tools")

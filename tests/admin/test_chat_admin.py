@@ -164,3 +164,16 @@ def test_a_chat_record_still_opens_with_memory_down(admin_client, remembered_sho
     page = chat_record_page(admin_client, remembered_shopper)
     assert "Agent Memory is unavailable: the text cannot be shown right now" in page
     assert "hate yellow" not in page
+
+
+def test_a_turn_whose_writes_failed_says_so_with_what_the_screen_dropped(
+    admin_client, chat_session
+):
+    ChatTurn.objects.filter(session=chat_session).update(
+        saved={"turn": [], "fact": [], "failed": ["turn", "facts"], "screened_out": 5}
+    )
+    page = admin_client.get(
+        reverse("admin:assistant_chatsession_change", args=[chat_session.pk])
+    ).content.decode()
+    assert "not saved — memory unavailable: turn, facts" in page
+    assert "screened out: 5" in page
