@@ -184,8 +184,11 @@ def chat_turn_saved_late(*, turn_id: int, saved: dict[str, list[str]]) -> None:
         kind: sorted({*(turn.saved or {}).get(kind, []), *ids}) for kind, ids in saved.items()
     }
     note = "saved late: memory kept this write after its answer was lost (recognised by its key)"
+    # A write found now is no longer a failed one ("turn" and "facts" in `failed`).
+    found = {"turn" if kind == "turn" else "facts" for kind, ids in saved.items() if ids}
+    failed = [name for name in (turn.saved or {}).get("failed", []) if name not in found]
     ChatTurn.objects.filter(pk=turn_id).update(
-        saved={**(turn.saved or {}), **merged},
+        saved={**(turn.saved or {}), **merged, "failed": failed},
         error=(f"{turn.error}; {note}" if turn.error else note)[:300],
     )
 

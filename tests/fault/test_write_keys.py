@@ -91,6 +91,7 @@ async def test_one_recognised_by_the_next_healthy_turn_is_listed_in_its_record(
         session_id = first[0]["session_id"]
         first_turn = next(e for e in first if e["type"] == "done")["turn_id"]
         assert first[-1]["block_ids"]["turn"] == []  # reported as not saved, at the time
+        assert first[-1]["failed"] == ["turn"]
         rig.thaw()
         second = await chat.turn("and boots?", session_id=session_id, turn_count=1)
     blocks = await turn_blocks(username, session_id)
@@ -100,6 +101,7 @@ async def test_one_recognised_by_the_next_healthy_turn_is_listed_in_its_record(
     record = await ChatTurn.objects.aget(pk=first_turn)
     kept = next(b.block_id for b in blocks if b.annotations["turn_key"] == str(first_turn))
     assert record.saved["turn"] == [kept]
+    assert record.saved["failed"] == []  # found after all: no longer marked as lost
     assert "saved late: memory kept this write after its answer was lost" in record.error
 
 
