@@ -383,18 +383,11 @@ async def _turn_answer(
         )
         duration = spans.now_ms() - start
         spans.add("memory.write", start, duration)
-        block_ids = {"turn": written["turn"], "fact": written["fact"]}
-        # Counts and names only: the chat record never holds memory text.
-        log.saved = {
-            **block_ids,
-            "failed": written["failed"],
-            "screened_out": written["screened_out"],
-        }
+        # Ids, the failed writes' names and the screen's count: never memory text.
+        log.saved = {k: written[k] for k in ("turn", "fact", "failed", "screened_out")}
+        ids, failed = {"turn": written["turn"], "fact": written["fact"]}, written["failed"]
         yield events.MemoryAdded(
-            block_ids=block_ids,
-            facts=written["facts"],
-            failed=written["failed"],
-            duration_ms=round(duration, 2),
+            block_ids=ids, facts=written["facts"], failed=failed, duration_ms=round(duration, 2)
         )
         if written["turn"] and user is not None:  # memory answers: settle what it missed
             await healthy_turn_reconcile(
