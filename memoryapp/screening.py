@@ -297,7 +297,7 @@ _CUE = re.compile(
 )
 _FACT_WORD = re.compile(
     r"(?<!['\u2019])\b(?:x{0,3}[sl]|xs|m|\d{1,3}(?:[.,]5)?|waist|inseam|eur|euros?|€)(?!\w)"
-    r"|€|\b(?:"
+    r"|€|\b[wl]\s?\d{2}\b|\b(?:"
     + "|".join(
         sorted(
             {
@@ -337,9 +337,13 @@ _NOT_NAMES = frozenset(
 # these in my size, M?", "I'm a 42, any boots?". A "me" after a request verb does not.
 _SELF_STATEMENT = re.compile(
     r"\b(?:i'm|im|i\s+am|i've|mine|i\s+(?:\w+\s+)?(?:wear|wore|prefer|like|love|hate|dislike|"
+    r"liked|loved|hated|adore|adored|"
     r"avoid|usually|always|never|only|can't|cannot|don't|do\s+not|stick|buy|go\s+for|fit|"
     r"take|am|was|could\s+spend|can\s+spend|spend|afford)|my\s+(?:\w+\s+)?(?:size|budget|waist|"
     r"inseam|feet|style|usual|favou?rite|go-to|limit|max)|for\s+me|anything\s+but|"
+    # A waist or leg measurement only ever describes the one who asks ("jeans, 32 waist").
+    r"\d{2}\s*(?:inch\s+|in\s+|\"\s*)?(?:waist|inseam|leg)|(?:waist|inseam)\s+(?:of\s+)?\d{2}|"
+    r"w\s?\d{2}\s*l\s?\d{2}|"
     r"^\W*(?:could|can)\s+spend)\b",
     re.I,
 )

@@ -328,6 +328,10 @@ def test_the_judge_is_sent_the_message_and_the_last_question_only():
         ("Could you find me jeans? I'm a 32 waist", None),
         ("find me something for a wedding under 150", None),
         ("money is tight at the moment", None),
+        # A waist or leg measurement is the shopper's own even inside a request.
+        ("Show me jeans in 32 waist", None),
+        ("W32 L30 please", None),
+        ("I hated purple as a kid, now I adore it.", None),
     ],
 )
 def test_the_local_screen_lets_statements_about_the_shopper_through(message, question):
