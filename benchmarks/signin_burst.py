@@ -35,6 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tests.support.agentmemory_server import free_port  # noqa: E402
+from tests.support.daphne import daphne_start  # noqa: E402
 
 CSRF_RE = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
 DEFAULTS_SETTINGS = textwrap.dedent(
@@ -66,34 +67,6 @@ async def one_sign_in(base: str, name: str, timings: list[float]) -> str:
         return str(answer.status_code)
 
 
-def serve(env: dict[str, str], port: int) -> subprocess.Popen:
-    daphne = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "daphne",
-            "-b",
-            "127.0.0.1",
-            "-p",
-            str(port),
-            "config.asgi:application",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1)
-            return daphne
-        except httpx.HTTPError:
-            time.sleep(0.2)
-    daphne.kill()
-    raise RuntimeError("daphne did not answer within 60 s")
-
-
 def burst(label: str, settings_module: str, shoppers: int, rounds: int, extra_path: str) -> None:
     var = Path(tempfile.mkdtemp(prefix="aisle-bench-signin-"))
     try:
@@ -114,8 +87,8 @@ def burst(label: str, settings_module: str, shoppers: int, rounds: int, extra_pa
             subprocess.run(
                 [sys.executable, "manage.py", *step, "-v", "0"], cwd=ROOT, env=env, check=True
             )
-        port = free_port()
-        daphne = serve(env, port)
+        shop = daphne_start("config.asgi:application", env=env, log_dir=var)
+        port = shop.port
         try:
             for round_number in range(1, rounds + 1):
                 timings: list[float] = []
@@ -147,8 +120,7 @@ def burst(label: str, settings_module: str, shoppers: int, rounds: int, extra_pa
                     flush=True,
                 )
         finally:
-            daphne.terminate()
-            daphne.wait(timeout=30)
+            shop.stop()
     finally:
         shutil.rmtree(var, ignore_errors=True)
 

@@ -366,38 +366,16 @@ async def one_shopper(port: int, cookie: str, rounds: int, results: dict) -> Non
 
 
 def part_two(args: argparse.Namespace) -> None:
-    from tests.support.agentmemory_server import free_port
+    from tests.support.daphne import daphne_start
 
     embedder = args.embedders[0]
     base_url, stop_memory = start_memory_server(embedder, label="load")
     env = {**os.environ, "AGENT_MEMORY_URL": base_url}
     cookies = shopper_cookies(args.shoppers)
-    port = free_port()
-    daphne = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "daphne",
-            "-b",
-            "127.0.0.1",
-            "-p",
-            str(port),
-            "config.asgi:application",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    log_dir = Path(tempfile.mkdtemp(prefix="aisle-bench-daphne-"))
+    shop = daphne_start("config.asgi:application", env=env, log_dir=log_dir)
+    port = shop.port
     try:
-        import httpx
-
-        for _ in range(100):
-            try:
-                httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1)
-                break
-            except httpx.HTTPError:
-                time.sleep(0.1)
         results: dict = {
             "done": [],
             "added": [],
@@ -446,9 +424,9 @@ def part_two(args: argparse.Namespace) -> None:
         print(f"  send -> memory.added  {fmt(results['added'])}")
         print(f"  wall time {wall:.1f} s, {turns / wall:.1f} turns/s")
     finally:
-        daphne.terminate()
-        daphne.wait(10)
+        shop.stop()
         stop_memory()
+        shutil.rmtree(log_dir, ignore_errors=True)
 
 
 def main() -> None:

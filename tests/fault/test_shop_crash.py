@@ -17,14 +17,14 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx
 import pytest
 import websockets
 
-from tests.support.agentmemory_server import agentmemory_process_start, free_port
+from tests.support.agentmemory_server import agentmemory_process_start
+from tests.support.daphne import daphne_start
 
 pytestmark = pytest.mark.fault
 ROOT = Path(__file__).resolve().parents[2]
@@ -101,39 +101,16 @@ def test_a_turn_cut_by_a_crash_of_the_shop_is_marked_interrupted(tmp_path):
     memory = agentmemory_process_start(tmp_path / "memory")
     var = tmp_path / "var"
     env = shop_env(var, memory.base_url)
-    port = free_port()
     try:
         manage(env, "migrate", "--noinput", "-v", "0")
-        daphne = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "daphne",
-                "-b",
-                "127.0.0.1",
-                "-p",
-                str(port),
-                "config.asgi:application",
-            ],
-            cwd=ROOT,
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
+        shop = daphne_start("config.asgi:application", env=env, log_dir=tmp_path)
+        port = shop.port
         try:
-            base = f"http://127.0.0.1:{port}"
-            deadline = time.monotonic() + 60
-            while True:
-                try:
-                    httpx.get(f"{base}/healthz", timeout=1)
-                    break
-                except httpx.HTTPError:
-                    assert time.monotonic() < deadline
-                    time.sleep(0.2)
+            base = shop.http_url
             asyncio.run(turn_until_streaming(port, session_cookie(base)))
         finally:
-            daphne.send_signal(signal.SIGKILL)
-            daphne.wait(timeout=30)
+            shop.process.send_signal(signal.SIGKILL)
+            shop.process.wait(timeout=30)
 
         # Cut: the record was opened and never finished.
         assert turn_records(var / "aisle.sqlite3") == [("", "{}")]
