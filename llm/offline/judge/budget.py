@@ -50,14 +50,44 @@ _BUDGET_ACCEPTABLE = tuple(
         _AMOUNT + r"\s*(?:is|'s|would\s+be)\s+(?:my|the|our)\s+(?:absolute\s+)?(?:limit|max|maximum|ceiling|budget|upper\s+limit|top|most)",
     )
 )  # fmt: skip
+# A tight budget in words: money said to be short, the shopper said to be short of it, or
+# spending said to be held down. The subjects and states are parts, so "cash is a bit low",
+# "funds are limited" and "money's tight" are one reading.
+_MONEY = r"(?:money|cash|funds|finances|budget|budgets|wallet|things|my\s+bank\s+account)"
+_SHORT = r"(?:tight|limited|low|short|thin|stretched|strained|small|modest|lean|squeezed)"
+_DEGREE = (
+    r"(?:(?:a\s+bit|a\s+little|bit|pretty|quite|really|very|so|super|rather|kinda|"
+    r"seriously|extremely|incredibly|fairly|ridiculously)\s+)*"
+)
 _TIGHT = re.compile(
-    r"\b(?:tight|limited|small|low|strict|shoestring|student|modest|lean)\s+budget\b|"
-    r"\bon\s+a\s+(?:\w+\s+)?budget\b|\b(?:budget's|budget is|money's)\s+(?:a\s+bit\s+)?tight\b|"
-    r"\bon\s+a\s+shoestring\b|\b(?:i'm|i am)\s+(?:a\s+bit\s+|pretty\s+|quite\s+)?(?:skint|broke)\b|"
-    r"\bbudget\s+is\s+(?:really\s+|very\s+|quite\s+|a\s+bit\s+)?(?:tight|limited)\b|\bmoney\s+is\s+tight\b|\bcan't\s+spend\s+(?:much|a\s+lot)\b|"
-    r"\bsaving\s+(?:money|up)\b|\bcan't\s+afford\s+(?:much|a\s+lot)\b|\bnothing\s+(?:too\s+)?(?:expensive|pricey|fancy)\b",
+    r"\b(?:tight|limited|small|low|strict|shoestring|student|modest|lean|sensible)\s+budget\b|"
+    r"\bon\s+a\s+(?:\w+\s+)?budget\b|\bon\s+a\s+shoestring\b|"
+    r"\b" + _MONEY + r"(?:'s|'re|\s+(?:is|are|'s|has\s+been|have\s+been|is\s+running|are\s+running|"
+    r"running))\s+" + _DEGREE + _SHORT + r"\b|"
+    r"\b(?:tight|short|strapped)\s+(?:financially|for\s+(?:cash|money|funds))\b|"
+    r"\b(?:low|short)\s+on\s+(?:cash|money|funds)\b|"
+    r"\b(?:i'm|im|i\s+am)\s+" + _DEGREE + r"(?:skint|broke|hard\s+up|strapped|poor|cash-strapped|"
+    r"penniless|on\s+a\s+budget)\b|\bnot\s+made\s+of\s+money\b|"
+    r"\b(?:pinching|counting)\s+(?:every\s+|the\s+|my\s+)?(?:penny|pennies|cent|cents|euro|pence)\b|"
+    r"\bpenny[-\s]pinching\b|\btightening\s+(?:my|our)\s+belts?\b|"
+    r"\bwatching\s+(?:my|our|the)\s+(?:spending|money|pennies|wallet|budget|finances)\b|"
+    r"\b(?:keep|keeping)\s+(?:costs?|the\s+costs?|spending|it|things|the\s+price)\s+(?:down|low|cheap)\b|"
+    r"\b(?:spend|spending)\s+less\b|\bcareful\s+with\s+(?:money|cash|my\s+money|spending)\b|"
+    r"\b(?:cutting|cut)\s+back\s+on\s+(?:spending|clothes|shopping)\b|"
+    r"\b(?:can't|cannot|can\s+not|couldn't)\s+(?:really\s+)?(?:spend\s+(?:much|a\s+lot|loads)|"
+    r"splash\s+out|splurge|afford\s+(?:much|a\s+lot|anything\s+(?:fancy|expensive|pricey|dear)))\b|"
+    r"\bsaving\s+(?:money|up|hard)\b|\bthe\s+cheaper\s+the\s+better\b|"
+    r"\bnothing\s+(?:too\s+)?(?:expensive|pricey|fancy|dear|spendy|costly)\b",
     re.I,
 )
+# "Money's not tight", "I'm not on a budget": a tight budget denied.
+_NOT_TIGHT = re.compile(
+    r"\b(?:not|isn't|aren't|no\s+longer|never)\s+(?:\w+\s+)?(?:tight|limited|broke|skint|"
+    r"on\s+a\s+budget|hard\s+up|strapped|an?\s+(?:issue|problem))\b|\bno\s+budget\b",
+    re.I,
+)
+# With no "I", only money itself is the subject: "money's tight this month".
+_MONEY_SUBJECT = re.compile(r"^(?:(?:and|but|so|also|plus|honestly|well)\s+)*" + _MONEY, re.I)
 _NO_BUDGET = re.compile(
     r"\b(?:money|price|budget)\s+(?:is|isn't)\s+(?:no|not an?)\s+(?:object|issue|problem)\b", re.I
 )
@@ -89,15 +119,14 @@ def budget_facts(clause: Clause, at: int, *, acceptable_only: bool = False) -> l
             return [
                 Judged(at + match.start(), budget_sentence(value), "budget", BUDGET_SLOT, value)
             ]
-    tight = None if acceptable_only else _TIGHT.search(text)
-    if tight:
-        return [
-            Judged(
-                at + tight.start(),
-                budget_sentence(TIGHT_BUDGET),
-                "budget",
-                BUDGET_SLOT,
-                TIGHT_BUDGET,
-            )
-        ]
-    return []
+    tight = _TIGHT.search(text)
+    if (
+        not tight
+        or clause.past
+        or clause.supposed
+        or _NOT_TIGHT.search(text)
+        or (acceptable_only and not _MONEY_SUBJECT.match(text))
+    ):
+        return []
+    value = TIGHT_BUDGET
+    return [Judged(at + tight.start(), budget_sentence(value), "budget", BUDGET_SLOT, value)]

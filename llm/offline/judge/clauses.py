@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from llm.fact_schema import COLOUR_TERMS, MATERIAL_TERMS
 from llm.offline.judge.predicates import BRAND_SUBJECT, VERDICT
 from llm.offline.judge.words import FIRST_PERSON, GARMENT_NOUNS, numbers_in_digits
 
@@ -49,7 +50,8 @@ _REQUEST = re.compile(
     r"^(?:please|pls)\b(?![\s,]+(?:no|not|never|don't|nothing|avoid|skip|only|stay away|"
     r"keep away|note|remember|bear in mind|keep in mind|be aware)\b)|\b(?:show|find|get|give|send|bring)\s+(?:me|us)\b|\brecommend|\bsuggest|"
     r"\b(?:looking|searching|search|shopping around)\s+for\b|\b(?:to|'ll)\s+look\s+for\b|"
-    r"(?:\b(?:i|we)\s+(?:really\s+)?(?:need|want|would like|am after)|\b(?:i'd|we'd)\s+(?:like|love)|"
+    # "whenever I need jeans I go to Levi's" tells a habit, not a request.
+    r"(?:(?<!whenever )(?<!when )\b(?:i|we)\s+(?:really\s+)?(?:need|want|would like|am after)|\b(?:i'd|we'd)\s+(?:like|love)|"
     r"\b(?:i'm|we're)\s+after)\b(?!\s+to\s+(?:spend|stay|keep|pay|go))|"
     r"\b(?:need|want)\s+(?:a|an|some|new|the|something|anything)\b|"
     r"\bdo you (?:have|sell|carry|stock)\b|\bhave you got\b|\bgot any\b|"
@@ -67,7 +69,16 @@ _PEOPLE = (
 # A clause whose subject is someone else says nothing about the shopper...
 _OTHER_PERSON = re.compile(
     r"^(?:(?:and|but|so|also|plus|while)\s+)?(?:(?:my|our)\s+(?:\w+\s+)?" + _PEOPLE + r"(?![\w'])|"
-    r"he|she|they|he's|she's|they're|his|her|their)\b",
+    r"he|she|they|he's|she's|they're|his|her|their|"
+    # "a friend of mine", "everyone at work", "people say": not the shopper either.
+    r"(?:a|one|some)\s+(?:\w+\s+)?" + _PEOPLE + r"(?:\s+of\s+(?:mine|ours))?|"
+    r"everyone|everybody|people|someone|somebody|nobody|no one|most people|lots of people)\b",
+    re.I,
+)
+# ...and so is a clause whose predicate falls on someone else ("wool makes my son itch").
+_OTHER_OBJECT = re.compile(
+    r"\b(?:makes?|made|gives?|gave|brings?|leaves?|irritates?|bothers?|suits?)\s+(?:(?:my|our)\s+"
+    r"(?:\w+\s+)?" + _PEOPLE + r"|him|her|them)\b",
     re.I,
 )
 # ...though the shopper may well go to their occasion ("my best friend's wedding").
@@ -115,7 +126,7 @@ _SINCE_THEN = re.compile(
 _SUPPOSED = re.compile(
     r"\b(?:if(?!\s+(?:possible|at all possible|i can|that helps|it helps|that matters|you need "
     r"to know|you must know|you're wondering|you're asking)\b)|unless|in case|suppose|supposing|"
-    r"assuming|whether)\b",
+    r"assuming|whether|imagine|imagining|hypothetically|in theory|what if|were i|i were)\b",
     re.I,
 )
 # A hedge: the shopper is unsure of what the clause says ("I might be a medium", "I'd
@@ -135,7 +146,10 @@ _ELIDED_I = re.compile(
     r"(?:not|no|never|love|loves|like|prefer|hate|can't|cannot|big|huge|only|always|mostly|"
     r"usually|anything but|everything but|nothing|budget|allergic|sick of|tired of|done with|"
     r"strictly|going|heading|off to|team|shoe size|generally|typically|normally|pure|could|would|"
-    r"can|might|looking to|planning)\b",
+    r"can|might|looking to|planning|crazy about|mad about|nuts about|wild about|obsessed|"
+    r"can't get enough|cannot get enough|sucker for|a sucker|partial to|soft spot|a soft spot|"
+    r"huge fan|a huge fan|a big fan|drawn to|hooked on|keen on|sensitive to|itchy in|"
+    r"(?:basically\s+|practically\s+)?live in|skint|broke|strapped|watching|saving)\b",
     re.I,
 )
 # In a sentence that asks for nothing, these name the shopper's own measures without an "I":
@@ -180,6 +194,20 @@ class Sentence:
     clauses: list[Clause] = field(default_factory=list)
 
 
+_TERM_IS = re.compile(
+    r"\b("
+    + "|".join(
+        sorted(
+            (re.escape(word) for terms in (COLOUR_TERMS, MATERIAL_TERMS) for word in terms),
+            key=len,
+            reverse=True,
+        )
+    )
+    + r")'s\b",
+    re.I,
+)
+
+
 def normalise(text: str) -> str:
     text = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u00a0", " ")
     # "vintage-looking", "sporty-style": the word before is the term.
@@ -187,6 +215,15 @@ def normalise(text: str) -> str:
     text = re.sub(r"\b(budget|size)-wise\b,?", r"\1", text, flags=re.I)  # "budget-wise, 60"
     text = re.sub(r"\b(?:spending|price|money|cost)-wise\b,?", "budget", text, flags=re.I)
     text = re.sub(r"(?<=\w)-and-(?=\w)", " and ", text)  # "black-and-white"
+    text = _TERM_IS.sub(r"\1 is", text)  # "navy's my colour": the 's is "is"
+    text = re.sub(r"\b(my|our|your|the|a)\s+go\s+to\b", r"\1 go-to", text, flags=re.I)
+    # "polyester and I don't get along": the fabric is the subject of the predicate.
+    text = re.sub(
+        r"\s+and\s+i\s+(?:just\s+|really\s+)?(?:don't|do not|never)\s+get\s+(?:along|on)\b",
+        " doesn't get along with me",
+        text,
+        flags=re.I,
+    )
     return numbers_in_digits(text)
 
 
@@ -255,7 +292,7 @@ def _clauses(sentence: str) -> list[Clause]:
     # "XS, love pink, vegan only": a bare size among the shopper's own words is theirs.
     elided = not asks and any(_ELIDED_I.search(text) for text, _, _ in kept)
     for (text, start, hard), kind in zip(kept, kinds, strict=True):
-        other = bool(_OTHER_PERSON.search(text))
+        other = bool(_OTHER_PERSON.search(text) or _OTHER_OBJECT.search(text))
         possessive = bool(_OTHER_POSSESSIVE.search(text))
         if _PRODUCT_SUBJECT.match(text) and not FIRST_PERSON.search(text):
             # "This shirt is 100% cotton" describes a product, not the shopper.

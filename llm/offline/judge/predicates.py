@@ -6,6 +6,16 @@ from __future__ import annotations
 import re
 
 from llm.fact_schema import COLOUR_TERMS, DESIGN_TERMS, MATERIAL_TERMS, VALUE_TERMS
+from llm.offline.judge.habits import (
+    ALL_I_PHRASES,
+    DISCOMFORT_AFTER,
+    DISCOMFORT_BEFORE,
+    DISCOMFORT_VERDICTS,
+    FONDNESS_AFTER,
+    FONDNESS_PHRASES,
+    HABIT_PHRASES,
+    POSSESSIVE_PHRASES,
+)
 from llm.offline.judge.words import GARMENT_NOUNS
 
 NEGATORS = frozenset(
@@ -119,7 +129,13 @@ _DISLIKING = (
     "cut down on", "cutting down on", "cut back on", "cutting back on", "trying to avoid",
     "try to avoid", "get away from", "getting away from", "ditch", "ditching", "ditched",
 )  # fmt: skip
-_NEGATIVE_CUES = (*_DISLIKING, *_DISCOMFORT_CUES, *_TURNED_FROM_CUES)
+_NEGATIVE_CUES = (
+    *_DISLIKING,
+    *_DISCOMFORT_CUES,
+    *_TURNED_FROM_CUES,
+    *DISCOMFORT_AFTER,
+    *DISCOMFORT_BEFORE,
+)
 
 _LIKING = (
     "like", "likes", "love", "loves", "adore", "prefer", "prefers", "preferably", "favourite",
@@ -150,7 +166,10 @@ _LIKING = (
     "look best in", "looks best on me", "look my best in", "feel best in", "feel good in",
     "feel great in", "feel my best in",
 )  # fmt: skip
-_POSITIVE_CUES = (*_LIKING, *_TURNED_TO_CUES, *_HABIT_CUES)
+_POSITIVE_CUES = (
+    *_LIKING, *_TURNED_TO_CUES, *_HABIT_CUES, *HABIT_PHRASES, *FONDNESS_PHRASES,
+    *POSSESSIVE_PHRASES, *ALL_I_PHRASES, *FONDNESS_AFTER,
+)  # fmt: skip
 _NEUTRAL_CUES = (
     "don't mind", "do not mind", "doesn't matter", "fine with", "ok with", "okay with",
     "open to", "whatever", "either", "not sure", "don't care", "less", "fewer", "heard of",
@@ -178,7 +197,9 @@ TOKEN = re.compile(r"[A-Za-z0-9]+(?:['&.\-][A-Za-z0-9]+)*%?|&|[?,.;!]")
 MAX_PHRASE = 6
 
 
-_SHADES = "bright pale deep dusty muted soft vivid electric light dark rich warm cool".split()
+_SHADES = (
+    "bright pale deep dusty muted soft vivid electric light dark rich warm cool pastel".split()
+)
 
 
 def _phrase_table() -> dict[tuple[str, ...], tuple[str, object]]:
@@ -237,7 +258,8 @@ PREDICATE_CUES = frozenset(
         "looks bad on me", "a no-go", "a no go", "a big no", "boring", "so boring", "ugly",
         "hideous", "awful", "horrible", "unflattering", "not flattering", "too", "itchy",
         "every time", "a hard no", "hard no", "for life", "forever", "the way to go",
-        "way to go", *_DISCOMFORT_CUES, *_GROWN_ON, *_REFUSALS,
+        "way to go", *_DISCOMFORT_CUES, *_GROWN_ON, *_REFUSALS, *POSSESSIVE_PHRASES,
+        *ALL_I_PHRASES, *DISCOMFORT_AFTER, *FONDNESS_AFTER,
     )
 )  # fmt: skip
 # A verdict in so many words makes a clause the shopper's even with no "I" in it
@@ -247,7 +269,8 @@ VERDICT = re.compile(
     + "|".join(
         re.escape(cue)
         for cue in sorted(PREDICATE_CUES, key=len, reverse=True)
-        if " " in cue or cue in ("boring", "ugly", "hideous", "awful", "horrible", "itchy")
+        if " " in cue
+        or cue in ("boring", "ugly", "hideous", "awful", "horrible", "itchy", *DISCOMFORT_VERDICTS)
     )
     + r")\b",
     re.I,

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from llm.fact_schema import COLOUR_TERMS, DISLIKE, LIKE, preference_sentence, slot_key
 from llm.offline.judge.clauses import Clause
+from llm.offline.judge.habits import QUANTITY_FRAME
 from llm.offline.judge.judged import Judged
 from llm.offline.judge.predicates import (
     BRAND_IS_FAVOURITE,
@@ -97,8 +98,13 @@ def preference_facts(
     relative_from = relative.end() if relative else len(clause.text) + 1
     last_cue = ""
     cue_end = -10
+    # "Most of my wardrobe is Uniqlo": a quantity frame is a cue of habit before the word.
+    frames = [match.end() for match in QUANTITY_FRAME.finditer(clause.text)]
     index = 0
     while index < len(tokens):
+        if frames and tokens[index].start >= frames[0]:
+            frames.pop(0)
+            polarity, taken_since_cue, last_cue, cue_end = LIKE, False, "habit", index
         kind, value, width = _phrase_at(tokens, index)
         # "loyal to Birkenstock", "stopped buying from Primark": a cue just before a name.
         after_cue = index - cue_end <= 1
@@ -191,6 +197,7 @@ def _refer(
     referent.term, referent.polarity, referent.past = term, polarity, clause.past
 
 
+_DWELL = frozenset("live lives living lived".split())
 _BUYING = frozenset("buy buys bought shop shops shopped get gets order orders".split())
 _LIKE_SUBJECTS = frozenset(
     "i we you they really also still just do don't dont i'd we'd would actually totally "
@@ -227,6 +234,8 @@ def _is_brand_start(tokens: list[_Token], index: int, clause: Clause, *, after_c
         and tokens[index - 1].lower not in NOT_BRANDS
     ):
         return False  # inside a name already read
+    if index > 1 and tokens[index - 1].lower == "in" and tokens[index - 2].lower in _DWELL:
+        return False  # "I live in Lisbon": a place; "I live in navy" is a colour
     if index > 0 and tokens[index - 1].lower in PREPOSITIONS and not after_cue:
         bought = any(t.lower in _BUYING for t in tokens[:index])
         if not (bought and tokens[index - 1].lower in ("from", "at")):

@@ -7,7 +7,7 @@ import re
 from llm.fact_schema import GARMENT_SLOTS
 
 FIRST_PERSON = re.compile(
-    r"\b(?:i|i'm|im|i've|i'd|i'll|me|my|mine|myself|we|we're|our|us|let's)\b", re.I
+    r"\b(?:i|i'm|im|i've|ive|i'd|i'll|me|my|mine|myself|we|we're|our|us|let's)\b", re.I
 )
 # Plural garment nouns a size or a habit is given for.
 GARMENT_NOUNS = (
