@@ -76,6 +76,8 @@ _TIGHT = re.compile(
     r"\b(?:cutting|cut)\s+back\s+on\s+(?:spending|clothes|shopping)\b|"
     r"\b(?:can't|cannot|can\s+not|couldn't)\s+(?:really\s+)?(?:spend\s+(?:much|a\s+lot|loads)|"
     r"splash\s+out|splurge|afford\s+(?:much|a\s+lot|anything\s+(?:fancy|expensive|pricey|dear)))\b|"
+    r"\b(?:trying|try|want|need|have)\s+(?:not\s+to|to\s+not)\s+spend\s+(?:too\s+much|much|a\s+lot|"
+    r"loads)\b|\bpoor\s+(?:uni\s+|university\s+|college\s+)?student\b|"
     r"\bsaving\s+(?:money|up|hard)\b|\bthe\s+cheaper\s+the\s+better\b|"
     r"\bnothing\s+(?:too\s+)?(?:expensive|pricey|fancy|dear|spendy|costly)\b",
     re.I,

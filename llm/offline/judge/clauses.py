@@ -149,7 +149,8 @@ _ELIDED_I = re.compile(
     r"can|might|looking to|planning|crazy about|mad about|nuts about|wild about|obsessed|"
     r"can't get enough|cannot get enough|sucker for|a sucker|partial to|soft spot|a soft spot|"
     r"huge fan|a huge fan|a big fan|drawn to|hooked on|keen on|sensitive to|itchy in|"
-    r"(?:basically\s+|practically\s+)?live in|skint|broke|strapped|watching|saving)\b",
+    r"(?:basically\s+|practically\s+)?live in|skint|broke|strapped|watching|saving|"
+    r"(?:a\s+)?bit\s+(?:short|low|skint|broke|tight|strapped)|short\s+on|low\s+on)\b",
     re.I,
 )
 # In a sentence that asks for nothing, these name the shopper's own measures without an "I":

@@ -13,6 +13,11 @@ import re
 
 from llm.offline.judge.words import GARMENT_NOUNS
 
+# A frequency negated is no dislike: "I don't always buy Zara" says nothing sure.
+FREQUENCY_WORDS = frozenset(
+    "always usually mostly normally generally typically often mainly nearly almost tend "
+    "keep end regularly".split()
+)
 # How often: "always", "mostly"... each takes a verb's plain form; "keep", "end up" its -ing.
 _FREQUENCY = (
     "always", "usually", "mostly", "normally", "generally", "typically", "often", "mainly",
@@ -87,6 +92,25 @@ FONDNESS_PHRASES = (
     "can't have enough",
     "hooked on",
     "a thing for",
+    "mad for",
+    "crazy for",
+    "nuts for",
+    "wild for",
+    "nothing but",
+    "wear nothing but",
+    "buy nothing but",
+    "bought nothing but",
+    "worn nothing but",
+)
+# A noun for a loyal customer, said after the brand: "a Uniqlo loyalist", "an Adidas wearer".
+LOYALIST_NOUNS = ("loyalist", "devotee", "addict", "fanatic", "diehard", "die-hard", "wearer",
+                  "regular", "convert", "stan", "superfan", "lover")  # fmt: skip
+# "Uniqlo is where I get my basics": the place the shopper keeps going to.
+WHERE_I_PHRASES = tuple(
+    f"{be} where i {often}{verb}"
+    for be in ("is", "are", "'s")
+    for often in ("", "always ", "usually ", "mostly ")
+    for verb in ("get", "buy", "shop", "go")
 )
 # Fondness said after the word: "mustard suits my skin tone", "lavender makes me happy".
 FONDNESS_AFTER = (
@@ -100,7 +124,8 @@ FONDNESS_AFTER = (
 # colour", "sage is so me". Each also reads before its word ("my go-to is Levi's").
 _MINE = ("jam", "signature colour", "signature color", "signature", "default", "usual",
          "staple", "fallback", "safe bet", "comfort zone", "kind of colour", "kind of color",
-         "kind of thing", "colours", "colors", "shade", "signature shade", "everyday colour")  # fmt: skip
+         "kind of thing", "colours", "colors", "shade", "signature shade", "everyday colour",
+         "fabric", "material", "fibre", "fiber", "brand", "label", "store", "shop")  # fmt: skip
 POSSESSIVE_PHRASES = (
     *(f"my {noun}" for noun in _MINE),
     *(f"my {adjective} {noun}" for adjective in ("absolute", "all-time", "usual", "go-to")

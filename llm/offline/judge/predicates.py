@@ -14,7 +14,9 @@ from llm.offline.judge.habits import (
     FONDNESS_AFTER,
     FONDNESS_PHRASES,
     HABIT_PHRASES,
+    LOYALIST_NOUNS,
     POSSESSIVE_PHRASES,
+    WHERE_I_PHRASES,
 )
 from llm.offline.judge.words import GARMENT_NOUNS
 
@@ -168,7 +170,7 @@ _LIKING = (
 )  # fmt: skip
 _POSITIVE_CUES = (
     *_LIKING, *_TURNED_TO_CUES, *_HABIT_CUES, *HABIT_PHRASES, *FONDNESS_PHRASES,
-    *POSSESSIVE_PHRASES, *ALL_I_PHRASES, *FONDNESS_AFTER,
+    *POSSESSIVE_PHRASES, *ALL_I_PHRASES, *FONDNESS_AFTER, *LOYALIST_NOUNS, *WHERE_I_PHRASES,
 )  # fmt: skip
 _NEUTRAL_CUES = (
     "don't mind", "do not mind", "doesn't matter", "fine with", "ok with", "okay with",
@@ -259,7 +261,7 @@ PREDICATE_CUES = frozenset(
         "hideous", "awful", "horrible", "unflattering", "not flattering", "too", "itchy",
         "every time", "a hard no", "hard no", "for life", "forever", "the way to go",
         "way to go", *_DISCOMFORT_CUES, *_GROWN_ON, *_REFUSALS, *POSSESSIVE_PHRASES,
-        *ALL_I_PHRASES, *DISCOMFORT_AFTER, *FONDNESS_AFTER,
+        *ALL_I_PHRASES, *DISCOMFORT_AFTER, *FONDNESS_AFTER, *LOYALIST_NOUNS, *WHERE_I_PHRASES,
     )
 )  # fmt: skip
 # A verdict in so many words makes a clause the shopper's even with no "I" in it

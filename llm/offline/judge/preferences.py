@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from llm.fact_schema import COLOUR_TERMS, DISLIKE, LIKE, preference_sentence, slot_key
 from llm.offline.judge.clauses import Clause
-from llm.offline.judge.habits import QUANTITY_FRAME
+from llm.offline.judge.habits import FREQUENCY_WORDS, QUANTITY_FRAME
 from llm.offline.judge.judged import Judged
 from llm.offline.judge.predicates import (
     BRAND_IS_FAVOURITE,
@@ -120,6 +120,8 @@ def preference_facts(
             pass  # "brands like Shein": an example of what went before, not a liking
         elif kind == "positive":
             polarity = DISLIKE if index - negator_at <= 3 else LIKE
+            if polarity == DISLIKE and tokens[index].lower in FREQUENCY_WORDS:
+                polarity = "ignore"  # "I don't always buy Zara": not a dislike
             taken_since_cue, last_cue = (
                 False,
                 " ".join(t.lower for t in tokens[index : index + width]),
