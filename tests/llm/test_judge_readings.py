@@ -245,3 +245,136 @@ def test_a_size_inside_a_request_counts_only_when_it_is_the_shopper_s_own(messag
 )
 def test_a_shade_is_its_colour_a_budget_in_words_and_a_uk_shoe_size(message, facts):
     assert kept(message) == facts
+
+
+@pytest.mark.parametrize(
+    ("message", "facts"),
+    [
+        ("I usually buy from H&M.", {("brand/h-and-m", "like")}),
+        ("I nearly always order from Arket.", {("brand/arket", "like")}),
+        ("I've stuck with Asics for a decade now.", {("brand/asics", "like")}),
+        ("Whenever I need jeans I go straight to Levi's.", {("brand/levis", "like")}),
+        ("I've bought nothing but Levi's for years.", {("brand/levis", "like")}),
+    ],
+)
+def test_a_frequency_or_a_kept_up_habit_of_buying_is_loyalty(message, facts):
+    assert kept(message) == facts
+
+
+@pytest.mark.parametrize(
+    ("message", "facts"),
+    [
+        ("Most of my stuff is Zara.", {("brand/zara", "like")}),
+        ("Loads of my jumpers are Jigsaw.", {("brand/jigsaw", "like")}),
+        ("Pretty much everything I own is from Muji.", {("brand/muji", "like")}),
+        ("Every pair of trainers I own is New Balance.", {("brand/new-balance", "like")}),
+        ("Vans are pretty much all I wear.", {("brand/vans", "like")}),
+        ("Most of my wardrobe is second-hand.", {("values/second-hand", "like")}),
+    ],
+)
+def test_a_quantity_of_what_the_shopper_owns_is_a_habit(message, facts):
+    assert kept(message) == facts
+
+
+@pytest.mark.parametrize(
+    ("message", "facts"),
+    [
+        ("my go to brand is everlane", {("brand/everlane", "like")}),
+        ("Muji is my comfort zone.", {("brand/muji", "like")}),
+        ("I'm a Uniqlo loyalist.", {("brand/uniqlo", "like")}),
+        ("Uniqlo is where I get most of my basics.", {("brand/uniqlo", "like")}),
+        ("Burgundy is my jam.", {("colour/burgundy", "like")}),
+        ("Red is my signature colour.", {("colour/red", "like")}),
+        ("Navy's my colour.", {("colour/navy", "like")}),
+        ("Sage green is so me.", {("colour/sage", "like")}),
+        ("Cotton is my fabric.", {("material/cotton", "like")}),
+    ],
+)
+def test_a_possessive_frame_judges_the_word_before_or_after_it(message, facts):
+    assert kept(message) == facts
+
+
+@pytest.mark.parametrize(
+    ("message", "facts"),
+    [
+        ("I live in navy.", {("colour/navy", "like")}),
+        ("I'm a big fan of pastel pink.", {("colour/pink", "like")}),
+        ("I gravitate to earth tones.", {("colour/earth-tones", "like")}),
+        ("Can't get enough of red.", {("colour/red", "like")}),
+        ("crazy about teal rn", {("colour/teal", "like")}),
+        ("I've got a soft spot for yellow.", {("colour/yellow", "like")}),
+        ("Mustard really suits my skin tone.", {("colour/mustard", "like")}),
+        ("I'm a sucker for cashmere.", {("material/cashmere", "like")}),
+    ],
+)
+def test_fondness_said_with_an_idiom_is_a_liking(message, facts):
+    assert kept(message) == facts
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "I live in Lisbon.",
+        "I don't always buy Zara.",
+        "A friend of mine can't get enough of red.",
+        "Wool makes my son itch.",
+        "Everyone at my office lives in black.",
+        "My dad's wardrobe is mostly Marks & Spencer.",
+    ],
+)
+def test_a_place_a_negated_habit_or_someone_else_keeps_nothing(message):
+    assert kept(message) == set()
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "Money's tight this month.",
+        "Funds are a bit low right now.",
+        "My finances are a bit stretched.",
+        "I'm strapped for cash.",
+        "I'm not made of money.",
+        "I'm pinching pennies this month.",
+        "Bit short on cash at the moment.",
+        "I'm trying not to spend too much.",
+        "I need to keep costs down.",
+    ],
+)
+def test_a_tight_budget_said_in_words_is_kept(message):
+    assert kept(message) == {("budget", "tight")}
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "Money's not tight anymore.",
+        "I'm not on a budget this time.",
+        "Last month money was tight.",
+        "I think I was on a budget last year.",
+        "Imagine I were on a shoestring budget.",
+        "Even if I were on a shoestring, I would pick this one.",
+        "My mum is on a shoestring budget.",
+        "Is money tight for most students?",
+    ],
+)
+def test_a_tight_budget_denied_past_supposed_or_someone_else_s_keeps_nothing(message):
+    assert kept(message) == set()
+
+
+@pytest.mark.parametrize(
+    ("message", "facts"),
+    [
+        ("Wool scratches.", {("material/wool", "dislike")}),
+        ("Acrylic makes my skin crawl.", {("material/acrylic", "dislike")}),
+        ("My skin reacts to wool.", {("material/wool", "dislike")}),
+        ("I get eczema from synthetic fabrics.", {("material/synthetics", "dislike")}),
+        ("Elastane gives me eczema.", {("material/elastane", "dislike")}),
+        ("Polyester and I don't get along.", {("material/polyester", "dislike")}),
+        ("Polyester feels clammy on me.", {("material/polyester", "dislike")}),
+        ("Polyester traps the heat and I end up drenched.", {("material/polyester", "dislike")}),
+        ("I react to nickel.", set()),  # not a fabric of the closed list
+        ("Wool doesn't bother me.", set()),
+    ],
+)
+def test_what_a_fabric_does_to_the_skin_is_a_dislike(message, facts):
+    assert kept(message) == facts

@@ -126,7 +126,7 @@ _SINCE_THEN = re.compile(
 _SUPPOSED = re.compile(
     r"\b(?:if(?!\s+(?:possible|at all possible|i can|that helps|it helps|that matters|you need "
     r"to know|you must know|you're wondering|you're asking)\b)|unless|in case|suppose|supposing|"
-    r"assuming|whether|imagine|imagining|hypothetically|in theory|what if|were i|i were)\b",
+    r"assuming|whether|imagine|imagining|hypothetically|in theory|what if)\b",
     re.I,
 )
 # A hedge: the shopper is unsure of what the clause says ("I might be a medium", "I'd
