@@ -378,3 +378,29 @@ def test_a_tight_budget_denied_past_supposed_or_someone_else_s_keeps_nothing(mes
 )
 def test_what_a_fabric_does_to_the_skin_is_a_dislike(message, facts):
     assert kept(message) == facts
+
+
+@pytest.mark.parametrize(
+    ("message", "facts"),
+    [
+        ("Silk feels amazing on me.", {("material/silk", "like")}),
+        ("I'm all for recycled materials.", {("values/recycled", "like")}),
+        ("Minimalist stuff is more my vibe.", {("design/minimalist", "like")}),
+        ("Logos are a turn-off.", {("design/logos", "dislike")}),
+        ("Natural fibres only, please.", {("material/natural-fibres", "like")}),
+        ("Got a job interview on Thursday.", {("occasion/interview", "interview")}),
+    ],
+)
+def test_verdicts_after_the_word_and_a_telling_without_i_are_kept(message, facts):
+    assert kept(message) == facts
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "I'm an M in some brands and an L in others.",
+        "Prices here are always 1 euro for me.",
+    ],
+)
+def test_a_size_that_varies_by_brand_and_a_claim_about_prices_keep_nothing(message):
+    assert kept(message) == set()

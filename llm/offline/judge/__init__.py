@@ -95,6 +95,14 @@ _GIVEN_UP = re.compile(
 )
 
 
+# Sizes that change with the brand or the shop tell no one size: "an M in some brands and
+# an L in others".
+_SIZE_VARIES = re.compile(
+    r"\bin\s+(?:some|certain|a\s+few)\s+(?:brands|shops|stores|places|cuts|styles|labels)\b.*"
+    r"\bin\s+(?:others|other\s+\w+)\b|\bvar(?:y|ies)\s+(?:by|with|between|from|across)\s+"
+    r"(?:brands?|shops?|stores?|labels?|cuts?)\b",
+    re.I,
+)
 _THEY_ON_ME = re.compile(r"^(?:they|they've|they're|it|it's|it has)\b.*\b(?:me|my)\b", re.I)
 _TAKEN_UP = re.compile(
     r"^(?:(?:but|and)\s+)?(?:i\s+(?:really\s+|actually\s+|totally\s+)?do\s+(?:now|these days|"
@@ -199,7 +207,8 @@ def _sentence_facts(sentence: Sentence) -> list[Judged]:
         if not any(fact.category == "brand" for fact in preferences):
             preferences += lowercase_brand_facts(clause, at)
         facts += preferences
-    facts += sizes_settle(sizes)
+    if not _SIZE_VARIES.search(sentence.text):
+        facts += sizes_settle(sizes)
     # Waist and inseam are named outright, so "32 waist, 34 leg" needs no "I".
     if not facts and not someone_else and all(c.kind == "statement" for c in sentence.clauses):
         for clause in sentence.clauses:

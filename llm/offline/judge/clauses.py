@@ -19,7 +19,10 @@ TAINTED = re.compile(
     r"\b(?:ignore|disregard|forget)\b.{0,30}\b(?:rules?|instructions?|prompt|previous|"
     r"above|everything)\b|\bfrom now on\b|\b(?:you|the assistant)\s+(?:must|should|will|shall)\b|"
     r"\bsystem prompt\b|\bpretend\b|\byour (?:rules|instructions)\b|"
-    r"\b(?:always|never)\s+(?:give|offer|apply|tell|say|answer|recommend|show|send)\s+me\b",
+    r"\b(?:always|never)\s+(?:give|offer|apply|tell|say|answer|recommend|show|send)\s+me\b|"
+    # A claim about the shop's prices: "prices here are always 1 euro for me".
+    r"\b(?:prices?|items?|products?|everything)\s+(?:here\s+|in\s+(?:this|the|your)\s+(?:shop|"
+    r"store)\s+)?(?:is|are)\s+(?:always\s+|only\s+|just\s+|now\s+)?(?:€\s*)?\d",
     re.I,
 )
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+|\s+[\u2014\u2013]\s+|\s+-\s+")
@@ -43,7 +46,9 @@ _QUESTION_START = re.compile(
     r"^(?:(?:so|and|also|ok|okay|hi|hey|hello|well|oh|um|btw)\b[\s,]*)*"
     r"(?:(?:do|does|did|can|could|would|will|is|are|was|were|have|has|should|shall|may|might|"
     r"isn't|aren't|don't|wouldn't|won't)\s+(?:you|i|we|it|this|that|these|those|they|there|he|she|"
-    r"any|the|a|an|my|your|u)|what|what's|whats|which|where|when|why|who|how|any|got)(?![\w'])",
+    r"any|the|a|an|my|your|u)|what|what's|whats|which|where|when|why|who|how|any|"
+    # "got any in blue?" asks; "got a job interview on Thursday" tells.
+    r"got(?=\s+(?:any|anything|some|something|these|those|them|it|one|ones)\b))(?![\w'])",
     re.I,
 )
 _REQUEST = re.compile(
@@ -150,7 +155,7 @@ _ELIDED_I = re.compile(
     r"can't get enough|cannot get enough|sucker for|a sucker|partial to|soft spot|a soft spot|"
     r"huge fan|a huge fan|a big fan|drawn to|hooked on|keen on|sensitive to|itchy in|"
     r"(?:basically\s+|practically\s+)?live in|skint|broke|strapped|watching|saving|"
-    r"(?:a\s+)?bit\s+(?:short|low|skint|broke|tight|strapped)|short\s+on|low\s+on)\b",
+    r"(?:a\s+)?bit\s+(?:short|low|skint|broke|tight|strapped)|short\s+on|low\s+on|got)\b",
     re.I,
 )
 # In a sentence that asks for nothing, these name the shopper's own measures without an "I":
@@ -286,7 +291,7 @@ def _clauses(sentence: str) -> list[Clause]:
         else:
             kinds.append("statement")
     asks = any(
-        kind != "statement" and not _PLEASE.fullmatch(text)
+        kind != "statement" and not _PLEASE.fullmatch(text.rstrip(" .!"))
         for kind, (text, _, _) in zip(kinds, kept, strict=True)
     )
     clauses = []

@@ -96,6 +96,7 @@ FONDNESS_PHRASES = (
     "crazy for",
     "nuts for",
     "wild for",
+    "all for",
     "nothing but",
     "wear nothing but",
     "buy nothing but",
@@ -117,6 +118,9 @@ FONDNESS_AFTER = (
     *(f"{verb} my {what}" for verb in ("suits", "suit", "goes with", "go with", "works with",
                                        "work with", "flatters", "flatter")
       for what in ("skin tone", "colouring", "coloring", "complexion", "skin", "hair", "eyes")),
+    *(f"{verb} {good} on me" for verb in ("feels", "feel", "looks", "look")
+      for good in ("amazing", "gorgeous", "fantastic", "wonderful", "so good", "lovely", "great",
+                   "incredible", "perfect", "brilliant", "beautiful")),
     "makes me happy", "make me happy", "makes me smile", "make me smile", "makes me feel good",
     "make me feel good", "cheers me up", "cheer me up",
 )  # fmt: skip
@@ -125,7 +129,8 @@ FONDNESS_AFTER = (
 _MINE = ("jam", "signature colour", "signature color", "signature", "default", "usual",
          "staple", "fallback", "safe bet", "comfort zone", "kind of colour", "kind of color",
          "kind of thing", "colours", "colors", "shade", "signature shade", "everyday colour",
-         "fabric", "material", "fibre", "fiber", "brand", "label", "store", "shop")  # fmt: skip
+         "fabric", "material", "fibre", "fiber", "brand", "label", "store", "shop", "vibe",
+         "aesthetic", "look")  # fmt: skip
 POSSESSIVE_PHRASES = (
     *(f"my {noun}" for noun in _MINE),
     *(f"my {adjective} {noun}" for adjective in ("absolute", "all-time", "usual", "go-to")
@@ -159,6 +164,12 @@ DISCOMFORT_BEFORE = (
     "break out with", "break out from", "itch in", "itchy in", "sweat in", "overheat in",
     "my skin hates", "my skin can't take", "my skin can't handle", "can't tolerate",
     "cannot tolerate", "intolerant to", "can't wear", "cannot wear",
+)  # fmt: skip
+# A verdict against, said after the word: "logos are a turn-off", "sequins put me off".
+AVERSION_AFTER = (
+    "a turn-off", "a turn off", "turn-off", "turns me off", "turn me off", "puts me off",
+    "put me off", "off-putting", "not my vibe", "not my aesthetic", "not my look", "not me",
+    "a no from me", "a pass", "a pass for me", "not happening",
 )  # fmt: skip
 # A single verb of discomfort is the shopper's verdict even with no "I": "wool scratches".
 DISCOMFORT_VERDICTS = ("scratches", "itches", "irritates", "prickles", "chafes", "stings")

@@ -8,6 +8,7 @@ import re
 from llm.fact_schema import COLOUR_TERMS, DESIGN_TERMS, MATERIAL_TERMS, VALUE_TERMS
 from llm.offline.judge.habits import (
     ALL_I_PHRASES,
+    AVERSION_AFTER,
     DISCOMFORT_AFTER,
     DISCOMFORT_BEFORE,
     DISCOMFORT_VERDICTS,
@@ -137,6 +138,7 @@ _NEGATIVE_CUES = (
     *_TURNED_FROM_CUES,
     *DISCOMFORT_AFTER,
     *DISCOMFORT_BEFORE,
+    *AVERSION_AFTER,
 )
 
 _LIKING = (
@@ -262,6 +264,7 @@ PREDICATE_CUES = frozenset(
         "every time", "a hard no", "hard no", "for life", "forever", "the way to go",
         "way to go", *_DISCOMFORT_CUES, *_GROWN_ON, *_REFUSALS, *POSSESSIVE_PHRASES,
         *ALL_I_PHRASES, *DISCOMFORT_AFTER, *FONDNESS_AFTER, *LOYALIST_NOUNS, *WHERE_I_PHRASES,
+        *AVERSION_AFTER,
     )
 )  # fmt: skip
 # A verdict in so many words makes a clause the shopper's even with no "I" in it
