@@ -144,7 +144,8 @@ _CHANGE = re.compile(
 )
 _TIGHT = re.compile(
     r"\b(?:tight|limited|small|low|strict|shoestring|careful|cheap|afford|broke|budget|"
-    r"spend|money|saving)\b",
+    r"spend|spending|money|saving|cash|funds|finances|skint|hard up|strapped|penny|pennies|"
+    r"pricey|expensive|dear|spendy|fancy|splash|splurge|costs?|stretched|short)\b",
     re.I,
 )
 _UNITS = {
