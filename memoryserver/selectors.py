@@ -26,6 +26,7 @@ from memoryserver.index.apart import LoadApartFailed, loaded_apart
 from memoryserver.index.lexical import search_text
 from memoryserver.index.registry import get_registry
 from memoryserver.index.slot import Hit, IndexRow, Query, UserIndex, capacity_for
+from memoryserver.index.when import query_times
 from memoryserver.models import MemoryBlock, MemorySession, MemoryUser, Prompt, PromptVersion
 from memoryserver.payloads import BLOCK_PAYLOAD_COLUMNS, block_payload, block_payload_from_row
 from memoryserver.terms import query_terms
@@ -442,6 +443,8 @@ def blocks_search(
             criteria.vector = query_vector(query)
         if mode != "dense":
             criteria.terms = query_terms(query)
+        criteria.times = query_times(query, clock.now())
+        criteria.neighbour_credit = settings.AGENT_MEMORY_SEARCH_NEIGHBOUR_CREDIT
     criteria.now = clock.now().timestamp()
     with get_registry().reading(user_id, lambda: load_user_index(user_id)) as index:
         if criteria.vector is not None and criteria.vector.shape[0] != index.dimensions:

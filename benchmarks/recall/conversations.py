@@ -130,6 +130,8 @@ class Conversation:
     speakers: tuple[str, str]
     chats: tuple[Chat, ...]
     questions: tuple[Question, ...]
+    # Stored with the server's summary and contexts extraction (context_required) or not.
+    context_required: bool = True
 
     def blocks(self) -> dict[str, str]:
         return {t.key: t.block for chat in self.chats for t in chat.turns}

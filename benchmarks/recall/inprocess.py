@@ -4,14 +4,17 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from benchmarks.recall.store import Answered, History
+from benchmarks.recall.store import Answered, History, history_blocks
 from benchmarks.recall.words import RELEVANT_K
 
 # --- ranking in process ----------------------------------------------------------------------
 
 
 def ask_in_process(
-    histories: list[History], embedder_name: str, modes: list[str]
+    histories: list[History],
+    embedder_name: str,
+    modes: list[str],
+    neighbour_credit: float | None = None,
 ) -> dict[str, list[Answered]]:
     """Rank every question in process over the same blocks the server would hold.
 
@@ -21,29 +24,35 @@ def ask_in_process(
     ranking can be tried on the whole set. Each history's blocks are embedded once and
     every mode ranks the same index.
     """
+    from memoryserver.conf import ServerSettings
     from memoryserver.embedders import build_embedder
     from memoryserver.extractors import ExtractiveExtractor
     from memoryserver.index.lexical import search_text
     from memoryserver.index.slot import IndexRow, Query, UserIndex
+    from memoryserver.index.when import query_times
     from memoryserver.terms import query_terms
 
+    if neighbour_credit is None:  # the server's default
+        neighbour_credit = ServerSettings.model_fields[
+            "AGENT_MEMORY_SEARCH_NEIGHBOUR_CREDIT"
+        ].default
     embedder = build_embedder(embedder_name)
     extractor = ExtractiveExtractor()
     answered: dict[str, list[Answered]] = {mode: [] for mode in modes}
-    stored = datetime(2026, 1, 1, tzinfo=UTC)
+    stored = datetime.now(UTC)
     for history in histories:
-        texts = history.blocks()
-        keys = list(texts)
-        vectors = embedder.embed([texts[key] for key in keys])
+        blocks = history_blocks(history)
+        vectors = embedder.embed([block.text for block in blocks])
         index = UserIndex(dimensions=vectors.shape[1])
-        for pk, key in enumerate(keys):
-            text = texts[key]
-            if "/fact" not in key:  # turns are stored with context_required, facts without
+        for pk, block in enumerate(blocks):
+            text = block.text
+            if block.extracted:
                 extraction = extractor.extract(text)
                 text = search_text(text, extraction.summary, extraction.contexts)
             row = IndexRow(
-                pk, key, "s", vectors[pk], stored, None, None, "ready", None, None, None, text
-            )
+                pk, block.key, block.session_id, vectors[pk], stored, block.created_at,
+                None, "ready", None, None, None, text,
+            )  # fmt: skip
             index.upsert(row)
         questions = list(history.questions)
         query_vectors = embedder.embed([q.text for q in questions])
@@ -51,9 +60,11 @@ def ask_in_process(
             terms = query_terms(question.text)
             for mode in modes:
                 query = Query(
-                    now=0.0,
+                    now=stored.timestamp(),
                     vector=vector if mode != "lexical" else None,
                     terms=terms if mode != "dense" else None,
+                    times=query_times(question.text, stored),
+                    neighbour_credit=neighbour_credit,
                     relevant_k=RELEVANT_K,
                 )
                 ranked = [hit.block_id for hit in index.search(query)]

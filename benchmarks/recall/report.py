@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from benchmarks.recall.dialogues import TYPES
 from benchmarks.recall.store import Answered
 from benchmarks.recall.words import KINDS
 
@@ -18,6 +19,7 @@ def pct(values: list[float], q: float) -> float:
 @dataclass(frozen=True)
 class Figures:
     questions: int
+    recall1: float
     recall5: float
     recall10: float
     hit5: float
@@ -38,6 +40,7 @@ def figures_of(answered: list[Answered]) -> Figures:
     times = [a.ms for a in answered if a.ms is not None]
     return Figures(
         questions=len(answered),
+        recall1=sum(recall(a, 1) for a in answered) / n,
         recall5=sum(recall(a, 5) for a in answered) / n,
         recall10=sum(recall(a, 10) for a in answered) / n,
         hit5=sum(hit(a, 5) for a in answered) / n,
@@ -50,14 +53,15 @@ def figures_of(answered: list[Answered]) -> Figures:
 def table(rows: list[tuple[str, str, list[Answered]]]) -> str:
     """The main table, then recall@10 by kind of question."""
     head = (
-        "| ranking | embedder | recall@5 | recall@10 | hit@5 | hit@10 | search p50 | search p95 |"
+        "| ranking | embedder | recall@1 | recall@5 | recall@10 | hit@5 | hit@10 | search p50 "
+        "| search p95 |"
     )
-    lines = [head, "|---|---|---|---|---|---|---|---|"]
+    lines = [head, "|---|---|---|---|---|---|---|---|---|"]
     for mode, embedder, answered in rows:
         f = figures_of(answered)
         timing = f"{f.p50:.1f} ms | {f.p95:.1f} ms" if f.p50 is not None else "— | —"
         lines.append(
-            f"| {mode} | {embedder} | {f.recall5:.3f} | {f.recall10:.3f} | {f.hit5:.3f} | "
+            f"| {mode} | {embedder} | {f.recall1:.3f} | {f.recall5:.3f} | {f.recall10:.3f} | {f.hit5:.3f} | "
             f"{f.hit10:.3f} | {timing} |"
         )
     lines += ["", "recall@5 / recall@10 by kind of question:", ""]
@@ -69,4 +73,16 @@ def table(rows: list[tuple[str, str, list[Answered]]]) -> str:
             f = figures_of([a for a in answered if a.question.kind == kind])
             cells.append(f"{f.recall5:.3f} / {f.recall10:.3f}")
         lines.append(f"| {mode} | {embedder} | " + " | ".join(cells) + " |")
+    types = sorted({a.question.type for _, _, answered in rows for a in answered} - {""})
+    if types:
+        types = [t for t in TYPES if t in types]
+        lines += ["", "recall@1 / recall@5 / recall@10 by type of question:", ""]
+        lines.append("| ranking | embedder | " + " | ".join(types) + " |")
+        lines.append("|---|---|" + "---|" * len(types))
+        for mode, embedder, answered in rows:
+            cells = []
+            for kind in types:
+                f = figures_of([a for a in answered if a.question.type == kind])
+                cells.append(f"{f.recall1:.3f} / {f.recall5:.3f} / {f.recall10:.3f}")
+            lines.append(f"| {mode} | {embedder} | " + " | ".join(cells) + " |")
     return "\n".join(lines)

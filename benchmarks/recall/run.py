@@ -52,10 +52,12 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import replace
 
 from agentmemory import AgentMemoryClient
 
 from benchmarks.recall.conversations import conversations_generate, describe_conversations
+from benchmarks.recall.dialogues import describe_dialogues, dialogues_generate
 from benchmarks.recall.inprocess import ask_in_process
 from benchmarks.recall.report import figures_of, table
 from benchmarks.recall.shoppers import dataset_generate, describe
@@ -115,12 +117,16 @@ def run_embedder(
 
 
 def run_in_process(
-    embedder: str, modes: list[str], sets: dict[str, list[History]], log: Callable[[str], None]
+    embedder: str,
+    modes: list[str],
+    sets: dict[str, list[History]],
+    log: Callable[[str], None],
+    neighbour_credit: float | None = None,
 ) -> dict[str, Rows]:
     rows: dict[str, Rows] = {}
     for name, chosen in sets.items():
         started = time.monotonic()
-        answered = ask_in_process(chosen, embedder, modes)
+        answered = ask_in_process(chosen, embedder, modes, neighbour_credit)
         log(f"{embedder} {name}: ranked in process in {time.monotonic() - started:.0f} s")
         rows[name] = [(mode, embedder, answered[mode]) for mode in modes]
     return rows
@@ -133,6 +139,20 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--shoppers", type=int, default=40)
     parser.add_argument(
         "--conversations", type=int, default=10, help="the conversational set; 0 leaves it out"
+    )
+    parser.add_argument(
+        "--dialogues", type=int, default=10, help="the dialogue set; 0 leaves it out"
+    )
+    parser.add_argument(
+        "--dialogue-extraction",
+        action="store_true",
+        help="store the dialogues' turns with the server's summary and contexts extraction",
+    )
+    parser.add_argument(
+        "--neighbour-credit",
+        type=float,
+        default=None,
+        help="in process: the share of a hit's score its session neighbours gain",
     )
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
     parser.add_argument("--embedders", default="hashing,minilm")
@@ -148,9 +168,14 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.quick:
         args.shoppers, args.conversations, args.embedders = 6, 2, "hashing"
-    sets: dict[str, list[History]] = {
-        "shoppers": dataset_generate(shoppers=args.shoppers, seed=args.seed)
-    }
+    sets: dict[str, list[History]] = {}
+    if args.shoppers:
+        sets["shoppers"] = dataset_generate(shoppers=args.shoppers, seed=args.seed)
+    if args.dialogues:
+        sets["dialogues"] = [
+            replace(d, context_required=args.dialogue_extraction)
+            for d in dialogues_generate(conversations=args.dialogues, seed=args.seed)
+        ]
     if args.conversations:
         sets["conversations"] = conversations_generate(
             conversations=args.conversations, seed=args.seed
@@ -159,8 +184,14 @@ def main(argv: list[str] | None = None) -> None:
     def log(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
 
+    modes = args.modes.split(",")
     where = "in process" if args.in_process else "SDK over HTTP on 127.0.0.1"
-    print(f"Memory recall benchmark, seed {args.seed}: {describe(sets['shoppers'])}")
+    print(f"Memory recall benchmark, seed {args.seed}")
+    if "shoppers" in sets:
+        print(f"Shoppers: {describe(sets['shoppers'])}")  # type: ignore[arg-type]
+    if "dialogues" in sets:
+        extraction = "with" if args.dialogue_extraction else "without"
+        print(f"Dialogues ({extraction} extraction): {describe_dialogues(sets['dialogues'])}")  # type: ignore[arg-type]
     if "conversations" in sets:
         print(f"Conversations: {describe_conversations(sets['conversations'])}")  # type: ignore[arg-type]
     print(f"Search: top {RELEVANT_K} over all of a user's sessions, {where}")
@@ -168,9 +199,12 @@ def main(argv: list[str] | None = None) -> None:
         name: [("bm25 (reference, in-process)", "—", shoppers_ask_bm25(chosen))]
         for name, chosen in sets.items()
     }
-    run = run_in_process if args.in_process else run_embedder
     for embedder in args.embedders.split(","):
-        for name, found in run(embedder, args.modes.split(","), sets, log).items():
+        if args.in_process:
+            found_sets = run_in_process(embedder, modes, sets, log, args.neighbour_credit)
+        else:
+            found_sets = run_embedder(embedder, modes, sets, log)
+        for name, found in found_sets.items():
             rows[name] += found
     for name in sets:
         print()

@@ -26,6 +26,40 @@ def created_at(day: date, position: int) -> str:
 History = Shopper | Conversation
 
 
+@dataclass(frozen=True)
+class StoredBlock:
+    """One block as the server holds it: what the in-process ranking indexes."""
+
+    key: str
+    text: str
+    session_id: str
+    created_at: datetime
+    extracted: bool  # stored with context_required, so its summary and contexts are searched
+
+
+def history_blocks(history: History) -> list[StoredBlock]:
+    """The blocks `history_store` writes, in the order it writes them."""
+    blocks = []
+    if isinstance(history, Conversation):
+        for chat in history.chats:
+            for position, turn in enumerate(chat.turns):
+                when = datetime.fromisoformat(created_at(chat.day, position))
+                blocks.append(
+                    StoredBlock(
+                        turn.key, turn.block, chat.session_id, when, history.context_required
+                    )
+                )
+        return blocks
+    for visit in history.visits:
+        for position, exchange in enumerate(visit.exchanges):
+            when = datetime.fromisoformat(created_at(visit.day, position))
+            text = f"{exchange.user}\n{exchange.assistant}"
+            blocks.append(StoredBlock(exchange.key, text, visit.session_id, when, True))
+            for key, fact in zip(exchange.fact_keys, exchange.facts, strict=True):
+                blocks.append(StoredBlock(key, fact, visit.session_id, when, False))
+    return blocks
+
+
 def shopper_store(client: AgentMemoryClient, shopper: Shopper) -> dict[str, str]:
     """Store the history as the memory policy would; return block key -> block id."""
     user = client.create_user(shopper.user_id, name=shopper.name)
@@ -81,7 +115,7 @@ def conversation_store(client: AgentMemoryClient, conversation: Conversation) ->
             added = session.add_memory(
                 messages=[{side: turn.block}],
                 annotations={"type": "turn"},
-                context_required=True,
+                context_required=conversation.context_required,
                 created_at=created_at(chat.day, position),
             )
             ids[turn.key] = added.block_ids[0]

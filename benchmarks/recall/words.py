@@ -41,6 +41,7 @@ class Question:
     kind: str  # exact | topic | paraphrase
     topic: str
     answers: tuple[str, ...]  # block keys
+    type: str = ""  # the dialogue set's: single | across | temporal | inference
 
 
 def stem(word: str) -> str:

@@ -22,6 +22,15 @@ import numpy as np
 
 from memoryserver.index import fusion
 from memoryserver.index.lexical import LexicalIndex
+from memoryserver.index.when import TimeWindows
+
+# How a block's context (the block before it in its session) counts beside its own text,
+# how much a date the query names weighs as a term, and how much more a block dated then
+# scores; docs/benchmarks.md, "Retrieval", has the figures they were chosen on.
+CONTEXT_LEXICAL_WEIGHT = 0.5
+CONTEXT_DENSE_WEIGHT = 0.2
+DATE_WEIGHT = 1.0
+DATE_BOOST = 0.5
 
 STATUS_CODES = {"processing": 0, "ready": 1, "extraction_failed": 2}
 _INF = math.inf
@@ -73,6 +82,10 @@ class Query:
     # with neither, the search lists the matching blocks newest first.
     vector: np.ndarray | None = None
     terms: list[str] | None = None
+    # The times the query names ("in May", "last week"): blocks dated then rank higher.
+    times: TimeWindows | None = None
+    # The share of each hit's score its session neighbours gain (0 = none).
+    neighbour_credit: float = 0.0
     session_ids: list[str] | None = None  # None = every session of the user
     block_ids: list[str] | None = None
     annotations: dict[str, str] | None = None
@@ -112,6 +125,7 @@ class UserIndex:
         self._allocate(self.capacity)
         self._annotation_masks: dict[tuple[str, str], np.ndarray] = {}
         self.lexical = LexicalIndex()
+        self._links: tuple[np.ndarray, np.ndarray] | None = None
 
     @classmethod
     def from_columns(
@@ -195,6 +209,7 @@ class UserIndex:
         index.ids, index.annotations, index.positions = [], [], {}
         index._annotation_masks = {}
         index.lexical = LexicalIndex()
+        index._links = None
         for name, value in parts:
             if name == "columns":
                 for key, column in value.items():
@@ -219,6 +234,7 @@ class UserIndex:
         return index
 
     def _allocate(self, capacity: int) -> None:
+        self._links = None
         self.capacity = capacity
         self.vectors = np.zeros((capacity, self.dimensions), dtype=np.float32)
         self.alive = np.zeros(capacity, dtype=bool)
@@ -278,6 +294,7 @@ class UserIndex:
         self.prompt_vids[pos] = row.prompt_vid if row.prompt_vid is not None else -1
         self.annotations[pos] = row.annotations or None
         self.payloads[pos] = None
+        self._links = None  # a new block, or one that moved in time, has new neighbours
         self.lexical.set(pos, row.text)
         for (key, value), mask in self._annotation_masks.items():
             mask[pos] = bool(row.annotations) and row.annotations.get(key) == value
@@ -306,6 +323,7 @@ class UserIndex:
         for block_id in block_ids:
             pos = self.positions.pop(block_id, None)
             if pos is not None:
+                self._links = None
                 self.lexical.drop(pos)
                 self.alive[pos] = False
                 self.ids[pos] = None
@@ -466,25 +484,92 @@ class UserIndex:
             return []
         k = min(q.relevant_k, available)
         n, pks = self.size, self.pks[: self.size]
+        # The blocks that may lend their text or score to their neighbours: live ones,
+        # whatever the filters (a reply is found by its question even in another session's
+        # search window), but never an expired or deleted block.
+        lenders = self.alive[:n] & (self.expires[:n] > q.now)
+        previous, following = self._neighbours()
+        has_previous = previous >= 0
+        has_previous[has_previous] &= lenders[previous[has_previous]]
+        before = np.where(has_previous, previous, 0)
         # One matmul over the contiguous matrix, masked afterwards: gathering the candidate
         # rows first would copy the whole matrix on every query (150 MB at 100k blocks).
-        cosine = self.vectors[:n] @ q.vector if q.vector is not None else None
+        cosine = None
+        if q.vector is not None:
+            own = self.vectors[:n] @ q.vector
+            # The block's context: the cosine of the block before it in its session, below
+            # the block's own (a reply is about what it answers).
+            # The block's context: the cosine of the block before it in its session, weighted
+            # below the block's own (a reply is about what it answers).
+            context = np.where(has_previous, own[before], own)
+            cosine = (own + CONTEXT_DENSE_WEIGHT * context) / (1.0 + CONTEXT_DENSE_WEIGHT)
+        when = self._dates()
+        dated = q.times.matches(when) & lenders if q.times else None
         if q.terms is None:
             assert cosine is not None
-            chosen, scores = fusion.dense_rank(cosine, mask, k, pks)
+            scores = cosine
         else:
             bm25, total_idf = self.lexical.scores(q.terms, n)
+            bm25 = bm25 + CONTEXT_LEXICAL_WEIGHT * np.where(has_previous, bm25[before], 0.0)
+            if dated is not None:
+                # The block's date as a word it holds: weighted by how rare that time is
+                # among the user's blocks, like any other term.
+                held = int(np.count_nonzero(dated))
+                live = int(np.count_nonzero(lenders))
+                if held:
+                    idf = DATE_WEIGHT * math.log(1.0 + (live - held + 0.5) / (held + 0.5))
+                    bm25 = bm25 + idf * dated
+                    total_idf += idf
             if cosine is None:
-                chosen, scores = fusion.lexical_rank(bm25, total_idf, mask, k, pks)
+                scores = fusion.coverage(bm25, total_idf)
             else:
-                chosen, scores = fusion.hybrid_rank(cosine, bm25, total_idf, mask, k, pks)
+                scores = fusion.hybrid_scores(cosine, bm25, total_idf, mask, k, pks)
+        scores = np.asarray(scores, dtype=np.float64)
+        if dated is not None:
+            scores = scores * np.where(dated, 1.0 + DATE_BOOST, 1.0)
+        if q.neighbour_credit > 0:
+            lent = np.where(lenders, scores, 0.0)
+            credit = np.where(has_previous, lent[before], 0.0)
+            has_next = following >= 0
+            after = np.where(has_next, following, 0)
+            credit += np.where(has_next, lent[after], 0.0)
+            scores = scores + q.neighbour_credit * credit
+        if q.terms is None:
+            chosen, rel = fusion.dense_rank(scores, mask, k, pks)
+        else:  # blocks matching nothing (and no neighbour that does) are left out
+            chosen, rel = fusion.scored_rank(scores, cosine, mask, k, pks)
         if q.annotations and q.annotation_mode == "post":
             keep = self._annotations_mask(q)[chosen]
-            chosen, scores = chosen[keep], scores[keep]
+            chosen, rel = chosen[keep], rel[keep]
         return [
             Hit(self.ids[p], float(s))  # type: ignore[arg-type]
-            for p, s in zip(chosen, scores, strict=True)
+            for p, s in zip(chosen, rel, strict=True)
         ]
+
+    def _dates(self) -> np.ndarray:
+        """Each position's date: created_at, else ingested_at (epochs)."""
+        n = self.size
+        created = self.created[:n]
+        return np.where(np.isnan(created), self.ingested[:n], created)
+
+    def _neighbours(self) -> tuple[np.ndarray, np.ndarray]:
+        """Each position's previous and next live block in its session (-1: none).
+
+        In order of the blocks' dates, then of writing. Cached until the next write that
+        adds, moves or removes a block.
+        """
+        if self._links is not None and self._links[0].shape[0] == self.size:
+            return self._links
+        n = self.size
+        live = np.nonzero(self.alive[:n])[0]
+        order = live[np.lexsort((self.pks[live], self._dates()[live], self.sessions[live]))]
+        same = self.sessions[order[1:]] == self.sessions[order[:-1]]
+        previous = np.full(n, -1, dtype=np.int64)
+        following = np.full(n, -1, dtype=np.int64)
+        previous[order[1:][same]] = order[:-1][same]
+        following[order[:-1][same]] = order[1:][same]
+        self._links = (previous, following)
+        return self._links
 
     def _newest_first(self, positions: np.ndarray, order_by: str) -> list[Hit]:
         if positions.size == 0:
