@@ -294,7 +294,6 @@ class UserIndex:
         self.prompt_vids[pos] = row.prompt_vid if row.prompt_vid is not None else -1
         self.annotations[pos] = row.annotations or None
         self.payloads[pos] = None
-        self._links = None  # a new block, or one that moved in time, has new neighbours
         self.lexical.set(pos, row.text)
         for (key, value), mask in self._annotation_masks.items():
             mask[pos] = bool(row.annotations) and row.annotations.get(key) == value
@@ -488,9 +487,11 @@ class UserIndex:
         # whatever the filters (a reply is found by its question even in another session's
         # search window), but never an expired or deleted block.
         lenders = self.alive[:n] & (self.expires[:n] > q.now)
-        previous, following = self._neighbours()
+        if np.array_equal(lenders, self.alive[:n]):
+            previous, following = self._neighbours()
+        else:  # expired blocks the sweeper has not removed yet: skipped, as it will
+            previous, following = self._links_over(lenders)
         has_previous = previous >= 0
-        has_previous[has_previous] &= lenders[previous[has_previous]]
         before = np.where(has_previous, previous, 0)
         # One matmul over the contiguous matrix, masked afterwards: gathering the candidate
         # rows first would copy the whole matrix on every query (150 MB at 100k blocks).
@@ -558,18 +559,20 @@ class UserIndex:
         In order of the blocks' dates, then of writing. Cached until the next write that
         adds, moves or removes a block.
         """
-        if self._links is not None and self._links[0].shape[0] == self.size:
-            return self._links
+        if self._links is None or self._links[0].shape[0] != self.size:
+            self._links = self._links_over(self.alive[: self.size])
+        return self._links
+
+    def _links_over(self, live_mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         n = self.size
-        live = np.nonzero(self.alive[:n])[0]
+        live = np.nonzero(live_mask)[0]
         order = live[np.lexsort((self.pks[live], self._dates()[live], self.sessions[live]))]
         same = self.sessions[order[1:]] == self.sessions[order[:-1]]
         previous = np.full(n, -1, dtype=np.int64)
         following = np.full(n, -1, dtype=np.int64)
         previous[order[1:][same]] = order[:-1][same]
         following[order[:-1][same]] = order[1:][same]
-        self._links = (previous, following)
-        return self._links
+        return previous, following
 
     def _newest_first(self, positions: np.ndarray, order_by: str) -> list[Hit]:
         if positions.size == 0:
