@@ -3,12 +3,19 @@
     .venv/bin/python benchmarks/agent_memory_server.py [--sizes 1000,10000,100000]
         [--embedders hashing,minilm] [--searches 200] [--adds 300] [--parts search,cold]
         [--shoppers 20] [--cold-size 100000] [--cold-repeats 2] [--think-ms 100]
-        [--parts search,cold,lock] [--largest-repeats 5]
+        [--parts search,cold,lock,dialogue] [--largest-repeats 5] [--dialogue-blocks 10000]
 
 Part "cold": --shoppers shoppers with 1k blocks each search their memory (pausing 0 to
 2x --think-ms between searches, as between messages), first while a cold --cold-size-block
 user's first search loads that user's index, then as many times again with nothing loading;
 it prints both p50/p95 and the ratio of the p95s (the target is within 20%).
+Part "dialogue": in process, through the server's own services and a temporary database,
+--dialogue-blocks turns of the recall benchmark's dialogues (benchmarks/recall/dialogues.py,
+one block per turn, as the SDK would add them) are added one call each, then their questions
+searched (every query distinct); it prints add and search p50/p95 and the index memory of
+that user (as the "search" part does for its one-sentence bulk-loaded blocks). Blocks of
+several sentences, replies and dates are what the ranking's context, dates and sentence
+vectors cost on.
 Part "lock": the largest add the server allows (as many facts as one request may carry, each
 at the per-block token limit), in process: the whole call and how long it held the write lock.
 
@@ -34,6 +41,7 @@ import sys
 import tempfile
 import time
 import uuid
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -136,6 +144,62 @@ class TimedLock:
         self.inner.__exit__(*exc)
 
 
+def dialogue_in_process(size: int) -> None:
+    """Add `size` dialogue turns one call each, search their questions, weigh the index."""
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", interactive=False, verbosity=0)
+    from benchmarks.recall.dialogues import dialogues_generate
+    from memoryserver import selectors
+    from memoryserver.blas import single_threaded_blas
+    from memoryserver.index.registry import get_registry
+    from memoryserver.services.blocks import NewBlock, blocks_add
+    from memoryserver.services.sessions import session_create
+    from memoryserver.services.users import user_create
+
+    single_threaded_blas()
+    user_create(user_id="dialogue", name="bench", metadata=None)
+    adds, questions, sessions = [], [], set()
+    for dialogue in dialogues_generate(conversations=max(1, size // 350 + 1)):
+        questions += [q.text for q in dialogue.questions]
+        for chat in dialogue.chats:
+            for position, turn in enumerate(chat.turns):
+                if len(adds) == size:
+                    break
+                session_id = f"{dialogue.user_id}/{chat.session_id}"
+                if session_id not in sessions:
+                    sessions.add(session_id)
+                    session_create(
+                        user_id="dialogue", session_id=session_id, annotations=None,
+                        metadata=None, blocks_ttl=None,
+                    )  # fmt: skip
+                when = datetime(chat.day.year, chat.day.month, chat.day.day, 10, tzinfo=UTC)
+                t = time.perf_counter()
+                blocks_add(
+                    user_id="dialogue", session_id=session_id, items=[NewBlock(fact=turn.block)],
+                    annotations={"type": "turn"}, block_ttl=None, context_required=False,
+                    created_at=when + timedelta(minutes=2 * position), async_processing=True,
+                    prompt_id=None, prompt_vid=None,
+                )  # fmt: skip
+                adds.append((time.perf_counter() - t) * 1000)
+    print(f"dialogue: add one turn block, in process ({len(adds)} blocks)  {fmt(adds[20:])}")
+    some_session = next(iter(sessions))
+    searches = []
+    for n, question in enumerate(questions[:300]):
+        t = time.perf_counter()
+        selectors.blocks_search(
+            user_id="dialogue", session_id=some_session, query=f"{question} ({n})",
+            filters={"session_ids": "all", "relevant_k": 10},
+        )  # fmt: skip
+        searches.append((time.perf_counter() - t) * 1000)
+    print(f"dialogue: search top-10 at {len(adds)} blocks, in process  {fmt(searches[5:])}")
+    get_registry().clear()
+    measure_index_memory("dialogue", setup=False)
+
+
 def largest_add(repeats: int) -> None:
     import django
 
@@ -182,6 +246,24 @@ def largest_add(repeats: int) -> None:
         f"largest allowed add ({MAX_BLOCKS_PER_REQUEST} facts of {tokens} tokens, "
         f"{settings.AGENT_MEMORY_EMBEDDER}): whole request {fmt(totals)}; "
         f"write lock held {fmt(lock.holds)}"
+    )
+
+
+def run_dialogue(embedder: str, args: argparse.Namespace) -> None:
+    tmp = scratch(f"ambench-dialogue-{embedder}-")
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "memoryserver.settings",
+        "AGENT_MEMORY_SERVER_DB": str(tmp / "agentmemory.sqlite3"),
+        "AGENT_MEMORY_EMBEDDER": embedder,
+        "AGENT_MEMORY_EXTRACTOR": "extractive",
+        "PYTHONPATH": str(ROOT),
+    }
+    print(f"\n== embedder {embedder}: dialogue turns in process")
+    subprocess.run(
+        [sys.executable, __file__, "--dialogue-in-process", str(args.dialogue_blocks)],
+        env=env,
+        check=True,
     )
 
 
@@ -290,11 +372,16 @@ def run_embedder(embedder: str, sizes: list[int], args: argparse.Namespace) -> N
 
     tmp = scratch(f"ambench-{embedder}-")
     bulk_load(tmp, embedder, [(f"bench-{size}", size) for size in sizes])
+    # One mode for every embedder, hybrid unless told: the one that does both rankings' work.
     base_url, stop = start_agentmemory_server(
-        tmp, AGENT_MEMORY_EMBEDDER=embedder, AGENT_MEMORY_EXTRACTOR="extractive"
+        tmp,
+        AGENT_MEMORY_EMBEDDER=embedder,
+        AGENT_MEMORY_EXTRACTOR="extractive",
+        AGENT_MEMORY_SEARCH_MODE=args.mode,
     )
+    print(f"search mode {args.mode}")
     try:
-        if embedder == "hashing" and args.adds:
+        if args.adds:
             print(
                 f"add (one turn block, async extraction)   {fmt(measure_adds(base_url, args.adds))}"
             )
@@ -314,6 +401,51 @@ def run_embedder(embedder: str, sizes: list[int], args: argparse.Namespace) -> N
         )
     finally:
         stop()
+    for size in sizes:
+        index_memory(tmp, embedder, f"bench-{size}")
+
+
+def index_memory(tmp: Path, embedder: str, user_id: str) -> None:
+    """Print the memory one user's loaded index holds, measured in a child process."""
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "memoryserver.settings",
+        "AGENT_MEMORY_SERVER_DB": str(tmp / "agentmemory.sqlite3"),
+        "AGENT_MEMORY_EMBEDDER": embedder,
+        "PYTHONPATH": str(ROOT),
+    }
+    subprocess.run([sys.executable, __file__, "--index-memory", user_id], env=env, check=True)
+
+
+def measure_index_memory(user_id: str, *, setup: bool = True) -> None:
+    """The bytes Python and numpy allocate to load a user's index and search it once (the
+    search fills what the index caches for later searches; the payloads it caches are left
+    out, as any index holds them)."""
+    import tracemalloc
+
+    import django
+
+    if setup:
+        django.setup()
+    from memoryserver.clock import clock
+    from memoryserver.embedders import get_embedder
+    from memoryserver.index.slot import Query
+    from memoryserver.selectors import user_index_read
+    from memoryserver.terms import query_terms
+
+    embedder = get_embedder()
+    vector = embedder.embed_query("waterproof jacket for hiking")
+    tracemalloc.start()
+    index = user_index_read(user_id, now=clock.now(), width=embedder.dimensions)
+    query = Query(now=clock.now().timestamp(), vector=vector, relevant_k=10)
+    query.terms = query_terms("waterproof jacket for hiking")
+    index.search(query)
+    held, _ = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    print(
+        f"index memory of {user_id}: {held / 2**20:.1f} MiB for {len(index)} blocks "
+        f"({held / max(1, len(index)):.0f} bytes a block)"
+    )
 
 
 async def shoppers_searching(
@@ -415,7 +547,8 @@ def main() -> None:
     parser.add_argument(
         "--parts",
         default="search,cold,lock",
-        help="search (sizes, adds, ratio), cold (a cold load under searches), lock (largest add)",
+        help="search (sizes, adds, ratio), cold (a cold load under searches), lock (largest add), "
+        "dialogue (dialogue turns in process)",
     )
     parser.add_argument("--shoppers", type=int, default=20, help="cold part: searching shoppers")
     parser.add_argument("--cold-size", type=int, default=100_000, help="cold part: its blocks")
@@ -427,11 +560,23 @@ def main() -> None:
         "--largest-repeats", type=int, default=5, help="lock part: largest adds to time"
     )
     parser.add_argument("--load", help=argparse.SUPPRESS)
+    parser.add_argument("--mode", default="hybrid", help="search part: AGENT_MEMORY_SEARCH_MODE")
+    parser.add_argument("--index-memory", help=argparse.SUPPRESS)
+    parser.add_argument("--dialogue-in-process", type=int, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--dialogue-blocks", type=int, default=10_000, help="dialogue part: turns to add"
+    )
     parser.add_argument("--largest-add", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--distinct", type=int, default=5000, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.largest_add:
         largest_add(args.largest_add)
+        return
+    if args.dialogue_in_process:
+        dialogue_in_process(args.dialogue_in_process)
+        return
+    if args.index_memory:
+        measure_index_memory(args.index_memory)
         return
     if args.load:
         users = [item.split("=") for item in args.load.split(",")]
@@ -447,6 +592,8 @@ def main() -> None:
             run_embedder(embedder, sizes, args)
         if "cold" in parts:
             run_cold_load(embedder, args)
+        if "dialogue" in parts:
+            run_dialogue(embedder, args)
         if "lock" in parts:
             run_largest_add(embedder, args)
 

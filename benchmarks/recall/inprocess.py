@@ -28,6 +28,7 @@ def ask_in_process(
     from memoryserver.embedders import build_embedder
     from memoryserver.extractors import ExtractiveExtractor
     from memoryserver.index.lexical import search_text
+    from memoryserver.index.sentences import blocks_embedded
     from memoryserver.index.slot import IndexRow, Query, UserIndex
     from memoryserver.index.when import query_times
     from memoryserver.terms import query_terms
@@ -42,16 +43,16 @@ def ask_in_process(
     stored = datetime.now(UTC)
     for history in histories:
         blocks = history_blocks(history)
-        vectors = embedder.embed([block.text for block in blocks])
-        index = UserIndex(dimensions=vectors.shape[1])
+        embedded = blocks_embedded(embedder, [block.text for block in blocks])
+        index = UserIndex(dimensions=embedded[0][0].shape[0])
         for pk, block in enumerate(blocks):
             text = block.text
             if block.extracted:
                 extraction = extractor.extract(text)
                 text = search_text(text, extraction.summary, extraction.contexts)
             row = IndexRow(
-                pk, block.key, block.session_id, vectors[pk], stored, block.created_at,
-                None, "ready", None, None, None, text,
+                pk, block.key, block.session_id, embedded[pk][0], stored, block.created_at,
+                None, "ready", None, None, None, text, embedded[pk][1],
             )  # fmt: skip
             index.upsert(row)
         questions = list(history.questions)

@@ -22,6 +22,7 @@ import numpy as np
 
 from memoryserver.index import fusion
 from memoryserver.index.lexical import LexicalIndex
+from memoryserver.index.sentences import SentenceVectors
 from memoryserver.index.when import TimeWindows
 
 # How a block's context (the block before it in its session) counts beside its own text,
@@ -71,6 +72,7 @@ class IndexRow:
     prompt_id: str | None
     prompt_vid: int | None
     text: str = ""  # what lexical search matches: the block's content, summary and contexts
+    sentences: np.ndarray | None = None  # its sentences' vectors, for two sentences or more
 
 
 @dataclass
@@ -125,6 +127,7 @@ class UserIndex:
         self._allocate(self.capacity)
         self._annotation_masks: dict[tuple[str, str], np.ndarray] = {}
         self.lexical = LexicalIndex()
+        self.sentences = SentenceVectors(self.dimensions)
         self._links: tuple[np.ndarray, np.ndarray] | None = None
 
     @classmethod
@@ -143,6 +146,7 @@ class UserIndex:
         prompt_ids: list[str | None],
         prompt_vids: list[int | None],
         texts: list[str],
+        sentences: list[bytes | None] | None = None,
     ) -> UserIndex:
         """An index holding these blocks, as the same upserts one by one would build it.
 
@@ -170,6 +174,8 @@ class UserIndex:
         # A second of Python at 100k blocks: hand the GIL to waiting requests every
         # millisecond or so instead of every switch interval (5 ms).
         index.lexical = LexicalIndex.from_texts(texts, pause_every=100)
+        if sentences is not None:
+            index.sentences = SentenceVectors.from_blobs(index.dimensions, sentences)
         return index
 
     # Block ids and annotations per part of a transfer (see `parts`).
@@ -200,6 +206,7 @@ class UserIndex:
             yield "annotations", self.annotations[start : min(n, start + self.PART_SIZE)]
         for name, value in self.lexical.parts():
             yield f"lexical.{name}", value
+        yield "sentences", self.sentences.part()
 
     @classmethod
     def from_parts(cls, vectors: np.ndarray, parts: Iterable[tuple[str, Any]]) -> UserIndex:
@@ -210,6 +217,7 @@ class UserIndex:
         index._annotation_masks = {}
         index.lexical = LexicalIndex()
         index._links = None
+        sentences = None
         for name, value in parts:
             if name == "columns":
                 for key, column in value.items():
@@ -223,6 +231,8 @@ class UserIndex:
                 index.annotations.extend(value)
             elif name.startswith("lexical."):
                 index.lexical.take_part(name.removeprefix("lexical."), value)
+            elif name == "sentences":
+                sentences = value
             else:
                 raise ValueError(f"not a part of a user's index: {name!r}")
         if vectors.shape != (index.capacity, index.dimensions):
@@ -231,6 +241,9 @@ class UserIndex:
         index.ids.extend([None] * (index.capacity - len(index.ids)))
         index.annotations.extend([None] * (index.capacity - len(index.annotations)))
         index.payloads = [None] * index.capacity
+        index.sentences = SentenceVectors(index.dimensions)
+        if sentences is not None:
+            index.sentences = SentenceVectors.from_part(index.dimensions, sentences)
         return index
 
     def _allocate(self, capacity: int) -> None:
@@ -295,6 +308,7 @@ class UserIndex:
         self.annotations[pos] = row.annotations or None
         self.payloads[pos] = None
         self.lexical.set(pos, row.text)
+        self.sentences.set(pos, row.sentences)
         for (key, value), mask in self._annotation_masks.items():
             mask[pos] = bool(row.annotations) and row.annotations.get(key) == value
 
@@ -324,6 +338,7 @@ class UserIndex:
             if pos is not None:
                 self._links = None
                 self.lexical.drop(pos)
+                self.sentences.drop(pos)
                 self.alive[pos] = False
                 self.ids[pos] = None
                 self.annotations[pos] = None
@@ -375,7 +390,9 @@ class UserIndex:
         self._annotation_masks = {}
         self.positions = {}
         self.size = n
-        self.lexical.move({int(old): new for new, old in enumerate(keep)})
+        moved = {int(old): new for new, old in enumerate(keep)}
+        self.lexical.move(moved)
+        self.sentences.move(moved)
         for pos, row in enumerate(rows):
             self.positions[row.block_id] = pos
             self.ids[pos] = row.block_id
@@ -497,7 +514,8 @@ class UserIndex:
         # rows first would copy the whole matrix on every query (150 MB at 100k blocks).
         cosine = None
         if q.vector is not None:
-            own = self.vectors[:n] @ q.vector
+            # A block's cosine is its best sentence's, its whole-block vector one of them.
+            own = self.sentences.best(self.vectors[:n] @ q.vector, q.vector)
             # The block's context: the cosine of the block before it in its session, below
             # the block's own (a reply is about what it answers).
             # The block's context: the cosine of the block before it in its session, weighted

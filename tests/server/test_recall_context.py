@@ -195,3 +195,106 @@ def test_the_context_follows_every_kind_of_write(talker, settings):
     # Session delete: its blocks and the context they lent are gone.
     session_delete(user_id=talker, session_id="s2")
     assert by_sofa() == set()
+
+
+def test_neighbour_credit_lifts_the_blocks_beside_a_hit_only_when_set():
+    from memoryserver.embedders import HashingEmbedder
+    from memoryserver.index.slot import IndexRow, Query, UserIndex
+    from memoryserver.terms import query_terms
+
+    texts = ["Look at this one.", "The Kestrel parka in olive.", "Fits a size M.", *SMALL_TALK]
+    vectors = HashingEmbedder().embed(texts)
+    index = UserIndex(dimensions=vectors.shape[1])
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+    for n, (text, vector) in enumerate(zip(texts, vectors, strict=True)):
+        session = "s" if n < 3 else f"other{n}"  # the parka talk; small talk apart
+        at = start + timedelta(minutes=n)
+        index.upsert(IndexRow(n, f"b{n}", session, vector, at, None, None, "ready", None, None,
+                              None, text))  # fmt: skip
+
+    def found(credit: float) -> list[str]:
+        query = Query(now=0.0, terms=query_terms("kestrel parka"), neighbour_credit=credit)
+        hits = index.search(query)
+        assert all(0.0 <= h.score <= 1.0 for h in hits)
+        return [h.block_id for h in hits]
+
+    # b2 follows the hit, so it holds the hit's words as context; b0, before it, does not.
+    assert found(0.0) == ["b1", "b2"]
+    assert found(0.3) == ["b1", "b2", "b0"]
+
+
+def test_the_search_mode_follows_the_embedder_unless_set(monkeypatch):
+    from memoryserver.conf import ServerSettings
+
+    monkeypatch.delenv("AGENT_MEMORY_SEARCH_MODE", raising=False)
+
+    def mode(**env: str) -> object:
+        return ServerSettings(_env_file=None, **env).knobs()["AGENT_MEMORY_SEARCH_MODE"]
+
+    # Hashing ranks below lexical alone when fused with it on long conversations.
+    assert mode(AGENT_MEMORY_EMBEDDER="hashing") == "lexical"
+    assert mode(AGENT_MEMORY_EMBEDDER="minilm") == "hybrid"
+    assert mode(AGENT_MEMORY_EMBEDDER="openai") == "hybrid"
+    assert mode(AGENT_MEMORY_EMBEDDER="hashing", AGENT_MEMORY_SEARCH_MODE="hybrid") == "hybrid"
+
+
+LONG = (
+    "Sure, the Storm Shell comes in medium and large. We also have the Alpine Fleece in "
+    "green and grey. By the way, delivery to Vienna takes three days. Returns are free "
+    "within thirty days of the order."
+)
+
+
+@pytest.mark.django_db(databases=DB)
+def test_a_long_block_is_found_by_one_of_its_sentences(talker, settings):
+    def ranked(query: str) -> list[str]:
+        return _found(talker, query, settings, "dense", k=3)
+
+    start = datetime(2026, 3, 2, 18, tzinfo=UTC)
+    [long] = blocks_stocked(talker, "s1", [LONG], created_at=start)
+    # Short blocks on one part of the question each: closer to it than the long block's
+    # whole vector, further than its one sentence on delivery to Vienna.
+    others = [
+        blocks_stocked(talker, "s2", [text], created_at=start + timedelta(hours=n))[0]
+        for n, text in enumerate(["The parcel to Vienna is late.", "Is delivery free?",
+                                  "Delivery is usually quick."], start=1)
+    ]  # fmt: skip
+    asked = "How long does delivery to Vienna take?"
+    assert ranked(asked)[0] == long
+    # Its sentences are stored with it: a reload from SQLite finds it the same way.
+    get_registry().clear()
+    assert ranked(asked)[0] == long
+    # New content brings new sentences; the old ones are gone with the old text.
+    block_update(
+        user_id=talker,
+        session_id="s1",
+        block_id=long,
+        content=NewBlock(fact="The Storm Shell comes in medium. The fleece is sold out now."),
+        annotations=None,
+        block_ttl=None,
+        async_processing=True,
+        context_required=None,
+        prompt_id=None,
+        prompt_vid=None,
+    )
+    assert ranked(asked)[0] != long and ranked("Is the fleece sold out?")[0] == long
+    blocks_delete(user_id=talker, session_id="s1", block_ids=[long])
+    assert long not in ranked("Is the fleece sold out?")
+    assert set(ranked(asked)) <= set(others)
+
+
+def test_sentences_get_vectors_only_in_a_block_of_two_or_more():
+    from memoryserver.index.sentences import MAX_SENTENCES, sentences_of
+
+    assert sentences_of("The shopper wears shoe size 44.") == []
+    assert sentences_of("Oh wow! The kitten came home on Saturday. She sleeps all day now.") == [
+        "Oh wow! The kitten came home on Saturday.",
+        "She sleeps all day now.",
+    ]
+    # A turn's two messages are two sentences even without a full stop.
+    assert sentences_of("Do you have it in size 44\nYes, in black and in brown") == [
+        "Do you have it in size 44",
+        "Yes, in black and in brown",
+    ]
+    many = " ".join(f"Sentence number {n} is here." for n in range(20))
+    assert len(sentences_of(many)) == MAX_SENTENCES
