@@ -20,18 +20,10 @@ from typing import Any
 
 import numpy as np
 
-from memoryserver.index import fusion
+from memoryserver.index import context, fusion
 from memoryserver.index.lexical import LexicalIndex
 from memoryserver.index.sentences import SentenceVectors
 from memoryserver.index.when import TimeWindows
-
-# How a block's context (the block before it in its session) counts beside its own text,
-# how much a date the query names weighs as a term, and how much more a block dated then
-# scores; docs/benchmarks.md, "Retrieval", has the figures they were chosen on.
-CONTEXT_LEXICAL_WEIGHT = 0.5
-CONTEXT_DENSE_WEIGHT = 0.2
-DATE_WEIGHT = 1.0
-DATE_BOOST = 0.5
 
 STATUS_CODES = {"processing": 0, "ready": 1, "extraction_failed": 2}
 _INF = math.inf
@@ -508,51 +500,34 @@ class UserIndex:
             previous, following = self._neighbours()
         else:  # expired blocks the sweeper has not removed yet: skipped, as it will
             previous, following = self._links_over(lenders)
-        has_previous = previous >= 0
-        before = np.where(has_previous, previous, 0)
         # One matmul over the contiguous matrix, masked afterwards: gathering the candidate
         # rows first would copy the whole matrix on every query (150 MB at 100k blocks).
         cosine = None
         if q.vector is not None:
             # A block's cosine is its best sentence's, its whole-block vector one of them.
             own = self.sentences.best(self.vectors[:n] @ q.vector, q.vector)
-            # The block's context: the cosine of the block before it in its session, below
-            # the block's own (a reply is about what it answers).
-            # The block's context: the cosine of the block before it in its session, weighted
-            # below the block's own (a reply is about what it answers).
-            context = np.where(has_previous, own[before], own)
-            cosine = (own + CONTEXT_DENSE_WEIGHT * context) / (1.0 + CONTEXT_DENSE_WEIGHT)
-        when = self._dates()
-        dated = q.times.matches(when) & lenders if q.times else None
+            cosine = context.dense_with_context(own, previous)
+        dated = q.times.matches(self._dates()) & lenders if q.times else None
         if q.terms is None:
             assert cosine is not None
             scores = cosine
         else:
             bm25, total_idf = self.lexical.scores(q.terms, n)
-            bm25 = bm25 + CONTEXT_LEXICAL_WEIGHT * np.where(has_previous, bm25[before], 0.0)
-            if dated is not None:
-                # The block's date as a word it holds: weighted by how rare that time is
-                # among the user's blocks, like any other term.
-                held = int(np.count_nonzero(dated))
-                live = int(np.count_nonzero(lenders))
-                if held:
-                    idf = DATE_WEIGHT * math.log(1.0 + (live - held + 0.5) / (held + 0.5))
-                    bm25 = bm25 + idf * dated
-                    total_idf += idf
+            bm25 = context.lexical_with_context(bm25, previous)
+            if dated is not None:  # the block's date as a word it holds
+                weight = context.date_term(dated, lenders)
+                bm25, total_idf = bm25 + weight * dated, total_idf + weight
             if cosine is None:
                 scores = fusion.coverage(bm25, total_idf)
             else:
                 scores = fusion.hybrid_scores(cosine, bm25, total_idf, mask, k, pks)
         scores = np.asarray(scores, dtype=np.float64)
         if dated is not None:
-            scores = scores * np.where(dated, 1.0 + DATE_BOOST, 1.0)
+            scores = context.date_boosted(scores, dated)
         if q.neighbour_credit > 0:
-            lent = np.where(lenders, scores, 0.0)
-            credit = np.where(has_previous, lent[before], 0.0)
-            has_next = following >= 0
-            after = np.where(has_next, following, 0)
-            credit += np.where(has_next, lent[after], 0.0)
-            scores = scores + q.neighbour_credit * credit
+            scores = context.neighbour_credited(
+                scores, previous, following, lenders, q.neighbour_credit
+            )
         if q.terms is None:
             chosen, rel = fusion.dense_rank(scores, mask, k, pks)
         else:  # blocks matching nothing (and no neighbour that does) are left out
@@ -581,16 +556,9 @@ class UserIndex:
             self._links = self._links_over(self.alive[: self.size])
         return self._links
 
-    def _links_over(self, live_mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _links_over(self, live: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         n = self.size
-        live = np.nonzero(live_mask)[0]
-        order = live[np.lexsort((self.pks[live], self._dates()[live], self.sessions[live]))]
-        same = self.sessions[order[1:]] == self.sessions[order[:-1]]
-        previous = np.full(n, -1, dtype=np.int64)
-        following = np.full(n, -1, dtype=np.int64)
-        previous[order[1:][same]] = order[:-1][same]
-        following[order[:-1][same]] = order[1:][same]
-        return previous, following
+        return context.session_neighbours(live, self.sessions[:n], self._dates(), self.pks[:n])
 
     def _newest_first(self, positions: np.ndarray, order_by: str) -> list[Hit]:
         if positions.size == 0:
