@@ -3,7 +3,8 @@
     .venv/bin/python benchmarks/agent_memory_server.py [--sizes 1000,10000,100000]
         [--embedders hashing,minilm] [--searches 200] [--adds 300] [--parts search,cold]
         [--shoppers 20] [--cold-size 100000] [--cold-repeats 2] [--think-ms 100]
-        [--parts search,cold,lock,dialogue] [--largest-repeats 5] [--dialogue-blocks 10000]
+        [--parts search,cold,lock,dialogue,index] [--largest-repeats 5] [--dialogue-blocks 10000]
+        [--index-blocks 10000] [--mode hybrid]
 
 Part "cold": --shoppers shoppers with 1k blocks each search their memory (pausing 0 to
 2x --think-ms between searches, as between messages), first while a cold --cold-size-block
@@ -16,6 +17,12 @@ searched (every query distinct); it prints add and search p50/p95 and the index 
 that user (as the "search" part does for its one-sentence bulk-loaded blocks). Blocks of
 several sentences, replies and dates are what the ranking's context, dates and sentence
 vectors cost on.
+Part "index": in process, no HTTP or SQLite: one user's index of --index-blocks blocks (25 a
+session, an hour apart; random unit vectors, texts of eight words from a small vocabulary)
+searched --searches times per mode, and the embedder's cost for a write's block alone
+against the block with its sentences (the dialogue turns, alternately). Run it in a
+checkout of an earlier commit for the figures before a change; the machine's load moves
+less between these runs than between HTTP runs.
 Part "lock": the largest add the server allows (as many facts as one request may carry, each
 at the per-block token limit), in process: the whole call and how long it held the write lock.
 
@@ -205,6 +212,83 @@ def dialogue_in_process(size: int, timed: int) -> None:
     print(f"dialogue: search top-10 at {stored} blocks, in process  {fmt(searches[5:])}")
     get_registry().clear()
     measure_index_memory("dialogue", setup=False)
+
+
+def index_in_process(blocks: int, searches: int) -> None:
+    """Time `UserIndex.search` per mode over a synthetic user, and a write's embedding."""
+    import numpy as np
+
+    from benchmarks.recall.dialogues import dialogues_generate
+    from memoryserver.blas import single_threaded_blas
+    from memoryserver.embedders import get_embedder
+    from memoryserver.index.slot import IndexRow, Query, UserIndex
+    from memoryserver.terms import query_terms
+
+    single_threaded_blas()
+    rng = np.random.default_rng(7)
+    vectors = rng.normal(size=(blocks, 384)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    words = "sofa teal velvet friday lisbon trip puppy pepper kitten boots size rain".split()
+    index = UserIndex(dimensions=384)
+    start = datetime(2023, 1, 1, tzinfo=UTC)
+    for n in range(blocks):
+        at = start + timedelta(hours=n)
+        text = " ".join(rng.choice(words, 8))
+        row = IndexRow(n, f"b{n}", f"s{n // 25}", vectors[n], at, at, None, "ready", None,
+                       None, None, text)  # fmt: skip
+        index.upsert(row)
+    queries = rng.normal(size=(searches, 384)).astype(np.float32)
+    queries /= np.linalg.norm(queries, axis=1, keepdims=True)
+    dated: dict[str, object] = {}
+    try:  # a query naming a month, where the index reads the times a query names
+        from memoryserver.index.when import query_times
+
+        dated["times"] = query_times("the teal sofa in May 2023", datetime.now(UTC))
+    except ImportError:
+        pass
+    terms = query_terms("the teal sofa in May 2023")
+    for mode in ("dense", "lexical", "hybrid"):
+        timings = []
+        for vector in queries:
+            query = Query(now=time.time(), vector=vector if mode != "lexical" else None,
+                          terms=terms if mode != "dense" else None, relevant_k=10, **dated)  # fmt: skip
+            t = time.perf_counter()
+            index.search(query)
+            timings.append((time.perf_counter() - t) * 1000)
+        print(f"index: {mode:7} search at {blocks} blocks, in process  {fmt(timings[10:])}")
+    texts = [t.block for d in dialogues_generate(conversations=1) for c in d.chats for t in c.turns]
+    texts = texts[:200] + [block_text(n) for n in range(100)]
+    embedder = get_embedder()
+    embedder.embed(texts[:8])  # warm up
+    try:
+        from memoryserver.index.sentences import blocks_embedded
+    except ImportError:
+        blocks_embedded = None
+    alone, with_sentences = [], []
+    for n, text in enumerate(texts):
+        text = f"{text} ({n})"  # distinct, past the embedder's cache
+        t = time.perf_counter()
+        embedder.embed([text])
+        alone.append((time.perf_counter() - t) * 1000)
+        if blocks_embedded is not None:
+            t = time.perf_counter()
+            blocks_embedded(embedder, [f"{text}."])
+            with_sentences.append((time.perf_counter() - t) * 1000)
+    print(f"index: embed a block alone            {fmt(alone)}")
+    if with_sentences:
+        print(f"index: embed a block and its sentences {fmt(with_sentences)}")
+
+
+def run_index(embedder: str, args: argparse.Namespace) -> None:
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "memoryserver.settings",
+        "AGENT_MEMORY_EMBEDDER": embedder,
+        "PYTHONPATH": str(ROOT),
+    }
+    print(f"\n== embedder {embedder}: index and embedding in process")
+    command = [sys.executable, __file__, "--index-in-process", str(args.index_blocks)]
+    subprocess.run([*command, "--searches", str(args.searches)], env=env, check=True)
 
 
 def largest_add(repeats: int) -> None:
@@ -562,7 +646,7 @@ def main() -> None:
         "--parts",
         default="search,cold,lock",
         help="search (sizes, adds, ratio), cold (a cold load under searches), lock (largest add), "
-        "dialogue (dialogue turns in process)",
+        "dialogue (dialogue turns in process), index (the index and the embedder in process)",
     )
     parser.add_argument("--shoppers", type=int, default=20, help="cold part: searching shoppers")
     parser.add_argument("--cold-size", type=int, default=100_000, help="cold part: its blocks")
@@ -577,6 +661,8 @@ def main() -> None:
     parser.add_argument("--mode", default="hybrid", help="search part: AGENT_MEMORY_SEARCH_MODE")
     parser.add_argument("--index-memory", help=argparse.SUPPRESS)
     parser.add_argument("--dialogue-in-process", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--index-in-process", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--index-blocks", type=int, default=10_000, help="index part: blocks")
     parser.add_argument(
         "--dialogue-blocks", type=int, default=10_000, help="dialogue part: turns to add"
     )
@@ -585,6 +671,12 @@ def main() -> None:
     args = parser.parse_args()
     if args.largest_add:
         largest_add(args.largest_add)
+        return
+    if args.index_in_process:
+        import django
+
+        django.setup()
+        index_in_process(args.index_in_process, args.searches)
         return
     if args.dialogue_in_process:
         dialogue_in_process(args.dialogue_in_process, args.adds)
@@ -606,6 +698,8 @@ def main() -> None:
             run_embedder(embedder, sizes, args)
         if "cold" in parts:
             run_cold_load(embedder, args)
+        if "index" in parts:
+            run_index(embedder, args)
         if "dialogue" in parts:
             run_dialogue(embedder, args)
         if "lock" in parts:

@@ -1,10 +1,11 @@
 """A block's sentences, each with a vector of its own, so a long block is found by one of them.
 
-A block that mixes topics ("Sure, the Storm Shell comes in M. By the way, delivery to Vienna
-takes three days.") has one vector for all of them, closer to none: a question about any
-one of its sentences ranks it below a short block about that alone. So a block of two
-sentences or more also gets a vector per sentence, and its cosine to a query is the best of
-its whole-block vector's and its sentences'. A one-sentence block keeps only its own vector.
+A long block that mixes topics ("Sure, the Storm Shell comes in M. We also have the fleece
+in green. By the way, delivery to Vienna takes three days.") has one vector for all of
+them, closer to none: a question about any one of its sentences ranks it below a short
+block about that alone. So a block of three sentences or more also gets a vector per
+sentence, and its cosine to a query is the best of its whole-block vector's and its
+sentences'. A shorter block keeps only its own vector.
 
 The vectors are made in the same batch as the block's own (one encoder call per write) and
 stored beside it (`MemoryBlock.sentence_embeddings`, the rows of a float32 matrix), so
@@ -24,12 +25,16 @@ _BOUNDARY = re.compile(r"(?<=[.!?\u2026])\s+|\n+")
 # A piece shorter than this joins the next ("Oh wow! The kitten came home"): a vector of
 # "Oh wow!" alone would be close to every exclamation.
 MIN_WORDS = 4
+# A block gets sentence vectors from this many sentences up: a question and its answer in
+# one turn block (two) is about one thing, and a vector for each of every such block's
+# sentences would more than double a user's index (measured on the shoppers' set: 2.6x).
+MIN_SENTENCES = 3
 # At most this many sentence vectors a block; the rest of a longer one shares the last.
-MAX_SENTENCES = 8
+MAX_SENTENCES = 4
 
 
 def sentences_of(text: str) -> list[str]:
-    """The sentences of `text` that get vectors of their own: none unless two or more."""
+    """The sentences of `text` that get vectors of their own: none below MIN_SENTENCES."""
     merged: list[str] = []
     carry = ""
     for piece in _BOUNDARY.split(text):
@@ -46,7 +51,7 @@ def sentences_of(text: str) -> list[str]:
             merged[-1] = f"{merged[-1]} {carry}"
         else:
             merged.append(carry)
-    if len(merged) < 2:
+    if len(merged) < MIN_SENTENCES:
         return []
     if len(merged) > MAX_SENTENCES:
         merged = [*merged[: MAX_SENTENCES - 1], " ".join(merged[MAX_SENTENCES - 1 :])]
@@ -113,7 +118,8 @@ class SentenceVectors:
             return
         count = len(rows)
         if self.size + count > len(self.vectors):
-            capacity = max(64, 2 * (self.size + count))
+            # Grown by half, not doubled: sentence rows are most of a long block's memory.
+            capacity = max(64, (self.size + count) * 3 // 2)
             grown = np.zeros((capacity, self.dimensions), dtype=np.float32)
             grown[: self.size] = self.vectors[: self.size]
             owners = np.full(capacity, -1, dtype=np.int64)

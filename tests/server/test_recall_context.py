@@ -269,7 +269,9 @@ def test_a_long_block_is_found_by_one_of_its_sentences(talker, settings):
         user_id=talker,
         session_id="s1",
         block_id=long,
-        content=NewBlock(fact="The Storm Shell comes in medium. The fleece is sold out now."),
+        content=NewBlock(
+            fact="The Storm Shell comes in medium. The fleece is sold out now. More comes soon."
+        ),
         annotations=None,
         block_ttl=None,
         async_processing=True,
@@ -283,18 +285,20 @@ def test_a_long_block_is_found_by_one_of_its_sentences(talker, settings):
     assert set(ranked(asked)) <= set(others)
 
 
-def test_sentences_get_vectors_only_in_a_block_of_two_or_more():
+def test_sentences_get_vectors_only_in_a_block_of_three_or_more():
     from memoryserver.index.sentences import MAX_SENTENCES, sentences_of
 
     assert sentences_of("The shopper wears shoe size 44.") == []
-    assert sentences_of("Oh wow! The kitten came home on Saturday. She sleeps all day now.") == [
+    # Two sentences, or a turn's question and its answer, are about one thing.
+    assert sentences_of("The kitten came home on Saturday. She sleeps all day now.") == []
+    assert sentences_of("Do you have it in size 44\nYes, in black and in brown") == []
+    # A piece under four words joins the next; a line break ends a sentence too.
+    assert sentences_of(
+        "Oh wow! The kitten came home on Saturday. She sleeps all day now.\nShe loves the sofa"
+    ) == [
         "Oh wow! The kitten came home on Saturday.",
         "She sleeps all day now.",
-    ]
-    # A turn's two messages are two sentences even without a full stop.
-    assert sentences_of("Do you have it in size 44\nYes, in black and in brown") == [
-        "Do you have it in size 44",
-        "Yes, in black and in brown",
+        "She loves the sofa",
     ]
     many = " ".join(f"Sentence number {n} is here." for n in range(20))
     assert len(sentences_of(many)) == MAX_SENTENCES
