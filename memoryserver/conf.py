@@ -113,8 +113,11 @@ class ServerSettings(BaseSettings):
 
 
 # The search mode each embedder ranks best with when none is set (docs/benchmarks.md,
-# "Retrieval"): an embedder not listed gets hybrid.
-SEARCH_MODE_BY_EMBEDDER = {"hashing": "lexical", "minilm": "hybrid", "openai": "hybrid"}
+# "Retrieval"): an embedder not listed gets hybrid. Hashing stays hybrid although lexical
+# alone finds more on long dialogues: on the shop's own memory hybrid finds more, and
+# lexical returns nothing that shares no word with the message, so a shopper's standing
+# facts ("wears size M") would drop out of a recall for "a dress for the wedding".
+SEARCH_MODE_BY_EMBEDDER = {"hashing": "hybrid", "minilm": "hybrid", "openai": "hybrid"}
 
 
 def search_mode_for(embedder: str) -> str:

@@ -150,9 +150,7 @@ def test_deleting_a_user_leaves_every_other_users_blocks():
 
 
 @pytest.mark.django_db(databases=DB)
-def test_search_payload_cache_follows_every_kind_of_block_change(settings):
-    # Hybrid, so the block sharing no word with the query is a hit too (dense finds it).
-    settings.AGENT_MEMORY_SEARCH_MODE = "hybrid"
+def test_search_payload_cache_follows_every_kind_of_block_change():
     get_registry().clear()
     user_stocked("cache-user", name="C")
     first, second = blocks_stocked(

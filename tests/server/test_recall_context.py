@@ -224,18 +224,18 @@ def test_neighbour_credit_lifts_the_blocks_beside_a_hit_only_when_set():
 
 
 def test_the_search_mode_follows_the_embedder_unless_set(monkeypatch):
-    from memoryserver.conf import ServerSettings
+    from memoryserver.conf import SEARCH_MODE_BY_EMBEDDER, ServerSettings
 
     monkeypatch.delenv("AGENT_MEMORY_SEARCH_MODE", raising=False)
 
     def mode(**env: str) -> object:
         return ServerSettings(_env_file=None, **env).knobs()["AGENT_MEMORY_SEARCH_MODE"]
 
-    # Hashing ranks below lexical alone when fused with it on long conversations.
-    assert mode(AGENT_MEMORY_EMBEDDER="hashing") == "lexical"
+    for embedder, expected in SEARCH_MODE_BY_EMBEDDER.items():
+        assert mode(AGENT_MEMORY_EMBEDDER=embedder) == expected
     assert mode(AGENT_MEMORY_EMBEDDER="minilm") == "hybrid"
-    assert mode(AGENT_MEMORY_EMBEDDER="openai") == "hybrid"
-    assert mode(AGENT_MEMORY_EMBEDDER="hashing", AGENT_MEMORY_SEARCH_MODE="hybrid") == "hybrid"
+    assert mode(AGENT_MEMORY_EMBEDDER="a.dotted.Embedder") == "hybrid"
+    assert mode(AGENT_MEMORY_EMBEDDER="hashing", AGENT_MEMORY_SEARCH_MODE="lexical") == "lexical"
 
 
 LONG = (
