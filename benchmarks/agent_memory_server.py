@@ -3,12 +3,26 @@
     .venv/bin/python benchmarks/agent_memory_server.py [--sizes 1000,10000,100000]
         [--embedders hashing,minilm] [--searches 200] [--adds 300] [--parts search,cold]
         [--shoppers 20] [--cold-size 100000] [--cold-repeats 2] [--think-ms 100]
-        [--parts search,cold,lock] [--largest-repeats 5]
+        [--parts search,cold,lock,dialogue,index] [--largest-repeats 5] [--dialogue-blocks 10000]
+        [--index-blocks 10000] [--mode hybrid]
 
 Part "cold": --shoppers shoppers with 1k blocks each search their memory (pausing 0 to
 2x --think-ms between searches, as between messages), first while a cold --cold-size-block
 user's first search loads that user's index, then as many times again with nothing loading;
 it prints both p50/p95 and the ratio of the p95s (the target is within 20%).
+Part "dialogue": in process, through the server's own services and a temporary database,
+--dialogue-blocks turns of the recall benchmark's dialogues (benchmarks/recall/dialogues.py,
+one block per turn, as the SDK would add them) are added one call each, then their questions
+searched (every query distinct); it prints add and search p50/p95 and the index memory of
+that user (as the "search" part does for its one-sentence bulk-loaded blocks). Blocks of
+several sentences, replies and dates are what the ranking's context, dates and sentence
+vectors cost on.
+Part "index": in process, no HTTP or SQLite: one user's index of --index-blocks blocks (25 a
+session, an hour apart; random unit vectors, texts of eight words from a small vocabulary)
+searched --searches times per mode, and the embedder's cost for a write's block alone
+against the block with its sentences (the dialogue turns, alternately). Run it in a
+checkout of an earlier commit for the figures before a change; the machine's load moves
+less between these runs than between HTTP runs.
 Part "lock": the largest add the server allows (as many facts as one request may carry, each
 at the per-block token limit), in process: the whole call and how long it held the write lock.
 
@@ -34,6 +48,7 @@ import sys
 import tempfile
 import time
 import uuid
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -136,6 +151,146 @@ class TimedLock:
         self.inner.__exit__(*exc)
 
 
+def dialogue_in_process(size: int, timed: int) -> None:
+    """Add `size` dialogue turns one call each, search their questions, weigh the index."""
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", interactive=False, verbosity=0)
+    from benchmarks.recall.dialogues import dialogues_generate
+    from memoryserver import selectors
+    from memoryserver.blas import single_threaded_blas
+    from memoryserver.index.registry import get_registry
+    from memoryserver.services.blocks import NewBlock, blocks_add
+    from memoryserver.services.sessions import session_create
+    from memoryserver.services.users import user_create
+
+    single_threaded_blas()
+    user_create(user_id="dialogue", name="bench", metadata=None)
+    # The first `timed` turns are added one call each and timed; the rest a session's turns
+    # per call, to reach the size sooner (a batch embeds in one encoder call).
+    adds: list[float] = []
+    questions: list[str] = []
+    stored = 0
+    for dialogue in dialogues_generate(conversations=max(1, size // 350 + 1)):
+        questions += [q.text for q in dialogue.questions]
+        for chat in dialogue.chats:
+            if stored >= size:
+                break
+            session_id = f"{dialogue.user_id}/{chat.session_id}"
+            session_create(
+                user_id="dialogue", session_id=session_id, annotations=None, metadata=None,
+                blocks_ttl=None,
+            )  # fmt: skip
+            start = datetime(chat.day.year, chat.day.month, chat.day.day, 10, tzinfo=UTC)
+            turns = list(enumerate(chat.turns))[: size - stored]
+            batches = [turns[i : i + 1] for i in range(len(turns))] if stored < timed else [turns]
+            for batch in batches:
+                t = time.perf_counter()
+                blocks_add(
+                    user_id="dialogue", session_id=session_id,
+                    items=[NewBlock(fact=turn.block) for _, turn in batch],
+                    annotations={"type": "turn"}, block_ttl=None, context_required=False,
+                    created_at=start + timedelta(minutes=2 * batch[0][0]), async_processing=True,
+                    prompt_id=None, prompt_vid=None,
+                )  # fmt: skip
+                if len(batch) == 1:
+                    adds.append((time.perf_counter() - t) * 1000)
+                stored += len(batch)
+    some_session = session_id
+    print(f"dialogue: add one turn block, in process  {fmt(adds[10:])}")
+    searches = []
+    for n, question in enumerate(questions[:300]):
+        t = time.perf_counter()
+        selectors.blocks_search(
+            user_id="dialogue", session_id=some_session, query=f"{question} ({n})",
+            filters={"session_ids": "all", "relevant_k": 10},
+        )  # fmt: skip
+        searches.append((time.perf_counter() - t) * 1000)
+    print(f"dialogue: search top-10 at {stored} blocks, in process  {fmt(searches[5:])}")
+    get_registry().clear()
+    measure_index_memory("dialogue", setup=False)
+
+
+def index_in_process(blocks: int, searches: int) -> None:
+    """Time `UserIndex.search` per mode over a synthetic user, and a write's embedding."""
+    import numpy as np
+
+    from benchmarks.recall.dialogues import dialogues_generate
+    from memoryserver.blas import single_threaded_blas
+    from memoryserver.embedders import get_embedder
+    from memoryserver.index.slot import IndexRow, Query, UserIndex
+    from memoryserver.terms import query_terms
+
+    single_threaded_blas()
+    rng = np.random.default_rng(7)
+    vectors = rng.normal(size=(blocks, 384)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    words = "sofa teal velvet friday lisbon trip puppy pepper kitten boots size rain".split()
+    index = UserIndex(dimensions=384)
+    start = datetime(2023, 1, 1, tzinfo=UTC)
+    for n in range(blocks):
+        at = start + timedelta(hours=n)
+        text = " ".join(rng.choice(words, 8))
+        row = IndexRow(n, f"b{n}", f"s{n // 25}", vectors[n], at, at, None, "ready", None,
+                       None, None, text)  # fmt: skip
+        index.upsert(row)
+    queries = rng.normal(size=(searches, 384)).astype(np.float32)
+    queries /= np.linalg.norm(queries, axis=1, keepdims=True)
+    dated: dict[str, object] = {}
+    try:  # a query naming a month, where the index reads the times a query names
+        from memoryserver.index.when import query_times
+
+        dated["times"] = query_times("the teal sofa in May 2023", datetime.now(UTC))
+    except ImportError:
+        pass
+    terms = query_terms("the teal sofa in May 2023")
+    for mode in ("dense", "lexical", "hybrid"):
+        timings = []
+        for vector in queries:
+            query = Query(now=time.time(), vector=vector if mode != "lexical" else None,
+                          terms=terms if mode != "dense" else None, relevant_k=10, **dated)  # fmt: skip
+            t = time.perf_counter()
+            index.search(query)
+            timings.append((time.perf_counter() - t) * 1000)
+        print(f"index: {mode:7} search at {blocks} blocks, in process  {fmt(timings[10:])}")
+    texts = [t.block for d in dialogues_generate(conversations=1) for c in d.chats for t in c.turns]
+    texts = texts[:200] + [block_text(n) for n in range(100)]
+    embedder = get_embedder()
+    embedder.embed(texts[:8])  # warm up
+    try:
+        from memoryserver.index.sentences import blocks_embedded
+    except ImportError:
+        blocks_embedded = None
+    alone, with_sentences = [], []
+    for n, text in enumerate(texts):
+        text = f"{text} ({n})"  # distinct, past the embedder's cache
+        t = time.perf_counter()
+        embedder.embed([text])
+        alone.append((time.perf_counter() - t) * 1000)
+        if blocks_embedded is not None:
+            t = time.perf_counter()
+            blocks_embedded(embedder, [f"{text}."])
+            with_sentences.append((time.perf_counter() - t) * 1000)
+    print(f"index: embed a block alone            {fmt(alone)}")
+    if with_sentences:
+        print(f"index: embed a block and its sentences {fmt(with_sentences)}")
+
+
+def run_index(embedder: str, args: argparse.Namespace) -> None:
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "memoryserver.settings",
+        "AGENT_MEMORY_EMBEDDER": embedder,
+        "PYTHONPATH": str(ROOT),
+    }
+    print(f"\n== embedder {embedder}: index and embedding in process")
+    command = [sys.executable, __file__, "--index-in-process", str(args.index_blocks)]
+    subprocess.run([*command, "--searches", str(args.searches)], env=env, check=True)
+
+
 def largest_add(repeats: int) -> None:
     import django
 
@@ -182,6 +337,31 @@ def largest_add(repeats: int) -> None:
         f"largest allowed add ({MAX_BLOCKS_PER_REQUEST} facts of {tokens} tokens, "
         f"{settings.AGENT_MEMORY_EMBEDDER}): whole request {fmt(totals)}; "
         f"write lock held {fmt(lock.holds)}"
+    )
+
+
+def run_dialogue(embedder: str, args: argparse.Namespace) -> None:
+    tmp = scratch(f"ambench-dialogue-{embedder}-")
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "memoryserver.settings",
+        "AGENT_MEMORY_SERVER_DB": str(tmp / "agentmemory.sqlite3"),
+        "AGENT_MEMORY_EMBEDDER": embedder,
+        "AGENT_MEMORY_EXTRACTOR": "extractive",
+        "PYTHONPATH": str(ROOT),
+    }
+    print(f"\n== embedder {embedder}: dialogue turns in process")
+    subprocess.run(
+        [
+            sys.executable,
+            __file__,
+            "--dialogue-in-process",
+            str(args.dialogue_blocks),
+            "--adds",
+            str(args.adds),
+        ],
+        env=env,
+        check=True,
     )
 
 
@@ -290,11 +470,16 @@ def run_embedder(embedder: str, sizes: list[int], args: argparse.Namespace) -> N
 
     tmp = scratch(f"ambench-{embedder}-")
     bulk_load(tmp, embedder, [(f"bench-{size}", size) for size in sizes])
+    # One mode for every embedder, hybrid unless told: the one that does both rankings' work.
     base_url, stop = start_agentmemory_server(
-        tmp, AGENT_MEMORY_EMBEDDER=embedder, AGENT_MEMORY_EXTRACTOR="extractive"
+        tmp,
+        AGENT_MEMORY_EMBEDDER=embedder,
+        AGENT_MEMORY_EXTRACTOR="extractive",
+        AGENT_MEMORY_SEARCH_MODE=args.mode,
     )
+    print(f"search mode {args.mode}")
     try:
-        if embedder == "hashing" and args.adds:
+        if args.adds:
             print(
                 f"add (one turn block, async extraction)   {fmt(measure_adds(base_url, args.adds))}"
             )
@@ -314,6 +499,51 @@ def run_embedder(embedder: str, sizes: list[int], args: argparse.Namespace) -> N
         )
     finally:
         stop()
+    for size in sizes:
+        index_memory(tmp, embedder, f"bench-{size}")
+
+
+def index_memory(tmp: Path, embedder: str, user_id: str) -> None:
+    """Print the memory one user's loaded index holds, measured in a child process."""
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "memoryserver.settings",
+        "AGENT_MEMORY_SERVER_DB": str(tmp / "agentmemory.sqlite3"),
+        "AGENT_MEMORY_EMBEDDER": embedder,
+        "PYTHONPATH": str(ROOT),
+    }
+    subprocess.run([sys.executable, __file__, "--index-memory", user_id], env=env, check=True)
+
+
+def measure_index_memory(user_id: str, *, setup: bool = True) -> None:
+    """The bytes Python and numpy allocate to load a user's index and search it once (the
+    search fills what the index caches for later searches; the payloads it caches are left
+    out, as any index holds them)."""
+    import tracemalloc
+
+    import django
+
+    if setup:
+        django.setup()
+    from memoryserver.clock import clock
+    from memoryserver.embedders import get_embedder
+    from memoryserver.index.slot import Query
+    from memoryserver.selectors import user_index_read
+    from memoryserver.terms import query_terms
+
+    embedder = get_embedder()
+    vector = embedder.embed_query("waterproof jacket for hiking")
+    tracemalloc.start()
+    index = user_index_read(user_id, now=clock.now(), width=embedder.dimensions)
+    query = Query(now=clock.now().timestamp(), vector=vector, relevant_k=10)
+    query.terms = query_terms("waterproof jacket for hiking")
+    index.search(query)
+    held, _ = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    print(
+        f"index memory of {user_id}: {held / 2**20:.1f} MiB for {len(index)} blocks "
+        f"({held / max(1, len(index)):.0f} bytes a block)"
+    )
 
 
 async def shoppers_searching(
@@ -415,7 +645,8 @@ def main() -> None:
     parser.add_argument(
         "--parts",
         default="search,cold,lock",
-        help="search (sizes, adds, ratio), cold (a cold load under searches), lock (largest add)",
+        help="search (sizes, adds, ratio), cold (a cold load under searches), lock (largest add), "
+        "dialogue (dialogue turns in process), index (the index and the embedder in process)",
     )
     parser.add_argument("--shoppers", type=int, default=20, help="cold part: searching shoppers")
     parser.add_argument("--cold-size", type=int, default=100_000, help="cold part: its blocks")
@@ -427,11 +658,31 @@ def main() -> None:
         "--largest-repeats", type=int, default=5, help="lock part: largest adds to time"
     )
     parser.add_argument("--load", help=argparse.SUPPRESS)
+    parser.add_argument("--mode", default="hybrid", help="search part: AGENT_MEMORY_SEARCH_MODE")
+    parser.add_argument("--index-memory", help=argparse.SUPPRESS)
+    parser.add_argument("--dialogue-in-process", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--index-in-process", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--index-blocks", type=int, default=10_000, help="index part: blocks")
+    parser.add_argument(
+        "--dialogue-blocks", type=int, default=10_000, help="dialogue part: turns to add"
+    )
     parser.add_argument("--largest-add", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--distinct", type=int, default=5000, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.largest_add:
         largest_add(args.largest_add)
+        return
+    if args.index_in_process:
+        import django
+
+        django.setup()
+        index_in_process(args.index_in_process, args.searches)
+        return
+    if args.dialogue_in_process:
+        dialogue_in_process(args.dialogue_in_process, args.adds)
+        return
+    if args.index_memory:
+        measure_index_memory(args.index_memory)
         return
     if args.load:
         users = [item.split("=") for item in args.load.split(",")]
@@ -447,6 +698,10 @@ def main() -> None:
             run_embedder(embedder, sizes, args)
         if "cold" in parts:
             run_cold_load(embedder, args)
+        if "index" in parts:
+            run_index(embedder, args)
+        if "dialogue" in parts:
+            run_dialogue(embedder, args)
         if "lock" in parts:
             run_largest_add(embedder, args)
 

@@ -40,8 +40,12 @@ class ServerSettings(BaseSettings):
     AGENT_MEMORY_EXTRACT_SEMANTIC: bool = True
     AGENT_MEMORY_SEARCH_INCLUDE_NOT_READY: bool = True
     # How a search with a query ranks: "hybrid" fuses the dense (cosine) and lexical (BM25)
-    # rankings; "dense" or "lexical" ranks by one of them alone.
-    AGENT_MEMORY_SEARCH_MODE: Literal["hybrid", "dense", "lexical"] = "hybrid"
+    # rankings; "dense" or "lexical" ranks by one of them alone. Unset, it follows the
+    # embedder (`search_mode_for`).
+    AGENT_MEMORY_SEARCH_MODE: Literal["", "hybrid", "dense", "lexical"] = ""
+    # The share of a hit's score each of its session neighbours (the blocks just before and
+    # after it in its session) gains; 0 = none.
+    AGENT_MEMORY_SEARCH_NEIGHBOUR_CREDIT: float = Field(0.0, ge=0.0, le=1.0)
     AGENT_MEMORY_SWEEP_INTERVAL_SECONDS: float = Field(30.0, ge=0.1)
     AGENT_MEMORY_QUEUE_MAX_SIZE: int = Field(10_000, ge=1)
     AGENT_MEMORY_PER_REQUEST_TOKEN_LIMIT: int = Field(4096, ge=1)
@@ -99,10 +103,25 @@ class ServerSettings(BaseSettings):
                 "LOG_LEVEL",
             }
         )
+        values["AGENT_MEMORY_SEARCH_MODE"] = self.AGENT_MEMORY_SEARCH_MODE or search_mode_for(
+            self.AGENT_MEMORY_EMBEDDER
+        )
         values["AGENT_MEMORY_SERVER_TOKEN"] = self.AGENT_MEMORY_SERVER_TOKEN or None
         values["OPENAI_API_KEY"] = self.OPENAI_API_KEY or None
         values["OPENAI_BASE_URL"] = self.OPENAI_BASE_URL or None
         return values
+
+
+# The search mode each embedder ranks best with when none is set (docs/benchmarks.md,
+# "Retrieval"): an embedder not listed gets hybrid. Hashing stays hybrid although lexical
+# alone finds more on long dialogues: on the shop's own memory hybrid finds more, and
+# lexical returns nothing that shares no word with the message, so a shopper's standing
+# facts ("wears size M") would drop out of a recall for "a dress for the wedding".
+SEARCH_MODE_BY_EMBEDDER = {"hashing": "hybrid", "minilm": "hybrid", "openai": "hybrid"}
+
+
+def search_mode_for(embedder: str) -> str:
+    return SEARCH_MODE_BY_EMBEDDER.get(embedder, "hybrid")
 
 
 def sqlite_database(path: Path | str) -> dict[str, object]:

@@ -68,6 +68,9 @@ class MemoryBlock(models.Model):
     prompt_id = models.CharField(max_length=255, null=True, blank=True)  # noqa: DJ001 (null means absent, as the API says)
     prompt_vid = models.PositiveIntegerField(null=True, blank=True)
     embedding = models.BinaryField()
+    # A block of two sentences or more: each sentence's vector, the rows of a float32 matrix
+    # (`memoryserver.index.sentences`); null for one sentence.
+    sentence_embeddings = models.BinaryField(null=True, blank=True)
 
     class Meta:
         ordering = ["id"]

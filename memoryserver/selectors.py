@@ -26,6 +26,7 @@ from memoryserver.index.apart import LoadApartFailed, loaded_apart
 from memoryserver.index.lexical import search_text
 from memoryserver.index.registry import get_registry
 from memoryserver.index.slot import Hit, IndexRow, Query, UserIndex, capacity_for
+from memoryserver.index.when import query_times
 from memoryserver.models import MemoryBlock, MemorySession, MemoryUser, Prompt, PromptVersion
 from memoryserver.payloads import BLOCK_PAYLOAD_COLUMNS, block_payload, block_payload_from_row
 from memoryserver.terms import query_terms
@@ -154,7 +155,9 @@ def _blocks_list_sql(
     blocks = live_blocks(clock.now()).filter(user_key=user_id)
     if session_ids is not None:
         blocks = blocks.filter(session_key__in=session_ids)
-    page = blocks.order_by(*_ordering(order_by)).defer("embedding")[offset : offset + limit]
+    page = blocks.order_by(*_ordering(order_by)).defer("embedding", "sentence_embeddings")[
+        offset : offset + limit
+    ]
     return [block_payload(b) for b in page], blocks.count()
 
 
@@ -171,9 +174,16 @@ def searchable_text(
     return search_text(block.text, summary, contexts)
 
 
-def index_row(block: MemoryBlock, vector: np.ndarray | None = None) -> IndexRow:
+def index_row(
+    block: MemoryBlock, vector: np.ndarray | None = None, sentences: np.ndarray | None = None
+) -> IndexRow:
+    """The block as the index holds it; `vector` and `sentences` fresh from the embedder,
+    or (without `vector`) as stored."""
     if vector is None:
         vector = np.frombuffer(bytes(block.embedding), dtype=np.float32)
+        if block.sentence_embeddings:
+            stored = np.frombuffer(bytes(block.sentence_embeddings), dtype=np.float32)
+            sentences = stored.reshape(-1, vector.shape[0])
     return IndexRow(
         pk=block.pk,
         block_id=block.block_id,
@@ -187,6 +197,7 @@ def index_row(block: MemoryBlock, vector: np.ndarray | None = None) -> IndexRow:
         prompt_id=block.prompt_id,
         prompt_vid=block.prompt_vid,
         text=searchable_text(block),
+        sentences=sentences,
     )
 
 
@@ -222,6 +233,7 @@ _LOAD_FIELDS = (
     "assistant_content",
     "summary",
     "contexts",
+    "sentence_embeddings",
 )
 _LOAD_CHUNK = 500  # rows between hand-overs of the GIL, about a millisecond of work
 
@@ -299,7 +311,7 @@ def user_index_read(user_id: str, *, now: datetime, width: int) -> UserIndex:
                     column.extend(values)
             time.sleep(0)  # hand the GIL to other requests between chunks
     pks, block_ids, sessions, _, ingested, created, expires, statuses, annotations = columns[:9]
-    facts, asked, answered, summaries, contexts = columns[11:]
+    facts, asked, answered, summaries, contexts, sentences = columns[11:]
     texts = [
         search_text(
             fact if fact is not None else "\n".join(p for p in (user, assistant) if p),
@@ -323,6 +335,7 @@ def user_index_read(user_id: str, *, now: datetime, width: int) -> UserIndex:
         prompt_ids=columns[9],
         prompt_vids=columns[10],
         texts=texts,
+        sentences=sentences,
     )
     index.foreign_blocks = foreign
     return index
@@ -442,6 +455,8 @@ def blocks_search(
             criteria.vector = query_vector(query)
         if mode != "dense":
             criteria.terms = query_terms(query)
+        criteria.times = query_times(query, clock.now())
+        criteria.neighbour_credit = settings.AGENT_MEMORY_SEARCH_NEIGHBOUR_CREDIT
     criteria.now = clock.now().timestamp()
     with get_registry().reading(user_id, lambda: load_user_index(user_id)) as index:
         if criteria.vector is not None and criteria.vector.shape[0] != index.dimensions:

@@ -10,23 +10,19 @@ from __future__ import annotations
 import pytest
 from agentmemory import AgentMemoryClient
 
-from benchmarks.memory_recall import (
-    KINDS,
+from benchmarks.recall.bm25 import bm25_rank
+from benchmarks.recall.conversations import conversations_generate
+from benchmarks.recall.inprocess import ask_in_process
+from benchmarks.recall.report import figures_of
+from benchmarks.recall.shoppers import dataset_generate
+from benchmarks.recall.store import (
     Answered,
-    Question,
-    ask_in_process,
-    bm25_rank,
-    content_stems,
-    conversations_generate,
-    dataset_generate,
     extraction_wait,
-    figures_of,
     history_store,
-    question_kind,
-    shares_words,
     shopper_store,
     shoppers_ask,
 )
+from benchmarks.recall.words import KINDS, Question, content_stems, question_kind, shares_words
 from tests.support.agentmemory_server import start_agentmemory_server
 
 

@@ -72,6 +72,25 @@ def lexical_rank(
     return chosen, coverage(bm25[chosen], total_idf)
 
 
+def hybrid_scores(
+    cosine: np.ndarray,
+    bm25: np.ndarray,
+    total_idf: float,
+    mask: np.ndarray,
+    k: int,
+    pks: np.ndarray,
+) -> np.ndarray:
+    """The fused score of every position, over the best possible one (0 = in neither top)."""
+    depth = max(FUSION_DEPTH, k)
+    fused = np.zeros(cosine.shape[0], dtype=np.float64)
+    dense = _top(cosine, mask, depth, pks)
+    fused[dense] += 1.0 / (RRF_K + np.arange(1, dense.size + 1))
+    lexical = _top(bm25, mask & (bm25 > 0), depth, pks)
+    weight = LEXICAL_WEIGHT * coverage(bm25[lexical], total_idf)
+    fused[lexical] += weight / (RRF_K + np.arange(1, lexical.size + 1))
+    return fused / ((1.0 + LEXICAL_WEIGHT) / (RRF_K + 1))
+
+
 def hybrid_rank(
     cosine: np.ndarray,
     bm25: np.ndarray,
@@ -80,19 +99,24 @@ def hybrid_rank(
     k: int,
     pks: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
-    depth = max(FUSION_DEPTH, k)
-    dense = _top(cosine, mask, depth, pks)
-    lexical = _top(bm25, mask & (bm25 > 0), depth, pks)
-    fused = np.zeros(cosine.shape[0], dtype=np.float64)
-    fused[dense] += 1.0 / (RRF_K + np.arange(1, dense.size + 1))
-    weight = LEXICAL_WEIGHT * coverage(bm25[lexical], total_idf)
-    fused[lexical] += weight / (RRF_K + np.arange(1, lexical.size + 1))
-    candidates = np.union1d(dense, lexical)
-    # Best fused first; equal fused scores go to the closer vector, then the newest block.
-    order = np.lexsort((-pks[candidates], -cosine[candidates], -fused[candidates]))
+    """The k best positions by the fused score, with their scores in [0, 1]."""
+    return scored_rank(hybrid_scores(cosine, bm25, total_idf, mask, k, pks), cosine, mask, k, pks)
+
+
+def scored_rank(
+    scores: np.ndarray, cosine: np.ndarray | None, mask: np.ndarray, k: int, pks: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The k best positions by score (above 0) among the candidates, their scores in [0, 1].
+
+    Equal scores go to the closer vector, then the newest block.
+    """
+    candidates = np.nonzero(mask & (scores > 0))[0]
+    if candidates.size > max(k, FUSION_DEPTH):
+        candidates = candidates[np.argpartition(-scores[candidates], k - 1)[:k]]
+    ties = -cosine[candidates] if cosine is not None else np.zeros(candidates.size)
+    order = np.lexsort((-pks[candidates], ties, -scores[candidates]))
     chosen = candidates[order][:k]
-    best = (1.0 + LEXICAL_WEIGHT) / (RRF_K + 1)
-    return chosen, np.clip(fused[chosen] / best, 0.0, 1.0)
+    return chosen, np.clip(scores[chosen], 0.0, 1.0)
 
 
 def coverage(bm25: np.ndarray, total_idf: float) -> np.ndarray:

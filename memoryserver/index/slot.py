@@ -20,8 +20,10 @@ from typing import Any
 
 import numpy as np
 
-from memoryserver.index import fusion
+from memoryserver.index import context, fusion
 from memoryserver.index.lexical import LexicalIndex
+from memoryserver.index.sentences import SentenceVectors
+from memoryserver.index.when import TimeWindows
 
 STATUS_CODES = {"processing": 0, "ready": 1, "extraction_failed": 2}
 _INF = math.inf
@@ -62,6 +64,7 @@ class IndexRow:
     prompt_id: str | None
     prompt_vid: int | None
     text: str = ""  # what lexical search matches: the block's content, summary and contexts
+    sentences: np.ndarray | None = None  # its sentences' vectors, for two sentences or more
 
 
 @dataclass
@@ -73,6 +76,10 @@ class Query:
     # with neither, the search lists the matching blocks newest first.
     vector: np.ndarray | None = None
     terms: list[str] | None = None
+    # The times the query names ("in May", "last week"): blocks dated then rank higher.
+    times: TimeWindows | None = None
+    # The share of each hit's score its session neighbours gain (0 = none).
+    neighbour_credit: float = 0.0
     session_ids: list[str] | None = None  # None = every session of the user
     block_ids: list[str] | None = None
     annotations: dict[str, str] | None = None
@@ -112,6 +119,8 @@ class UserIndex:
         self._allocate(self.capacity)
         self._annotation_masks: dict[tuple[str, str], np.ndarray] = {}
         self.lexical = LexicalIndex()
+        self.sentences = SentenceVectors(self.dimensions)
+        self._links: tuple[np.ndarray, np.ndarray] | None = None
 
     @classmethod
     def from_columns(
@@ -129,6 +138,7 @@ class UserIndex:
         prompt_ids: list[str | None],
         prompt_vids: list[int | None],
         texts: list[str],
+        sentences: list[bytes | None] | None = None,
     ) -> UserIndex:
         """An index holding these blocks, as the same upserts one by one would build it.
 
@@ -156,6 +166,8 @@ class UserIndex:
         # A second of Python at 100k blocks: hand the GIL to waiting requests every
         # millisecond or so instead of every switch interval (5 ms).
         index.lexical = LexicalIndex.from_texts(texts, pause_every=100)
+        if sentences is not None:
+            index.sentences = SentenceVectors.from_blobs(index.dimensions, sentences)
         return index
 
     # Block ids and annotations per part of a transfer (see `parts`).
@@ -186,6 +198,7 @@ class UserIndex:
             yield "annotations", self.annotations[start : min(n, start + self.PART_SIZE)]
         for name, value in self.lexical.parts():
             yield f"lexical.{name}", value
+        yield "sentences", self.sentences.part()
 
     @classmethod
     def from_parts(cls, vectors: np.ndarray, parts: Iterable[tuple[str, Any]]) -> UserIndex:
@@ -195,6 +208,8 @@ class UserIndex:
         index.ids, index.annotations, index.positions = [], [], {}
         index._annotation_masks = {}
         index.lexical = LexicalIndex()
+        index._links = None
+        sentences = None
         for name, value in parts:
             if name == "columns":
                 for key, column in value.items():
@@ -208,6 +223,8 @@ class UserIndex:
                 index.annotations.extend(value)
             elif name.startswith("lexical."):
                 index.lexical.take_part(name.removeprefix("lexical."), value)
+            elif name == "sentences":
+                sentences = value
             else:
                 raise ValueError(f"not a part of a user's index: {name!r}")
         if vectors.shape != (index.capacity, index.dimensions):
@@ -216,9 +233,13 @@ class UserIndex:
         index.ids.extend([None] * (index.capacity - len(index.ids)))
         index.annotations.extend([None] * (index.capacity - len(index.annotations)))
         index.payloads = [None] * index.capacity
+        index.sentences = SentenceVectors(index.dimensions)
+        if sentences is not None:
+            index.sentences = SentenceVectors.from_part(index.dimensions, sentences)
         return index
 
     def _allocate(self, capacity: int) -> None:
+        self._links = None
         self.capacity = capacity
         self.vectors = np.zeros((capacity, self.dimensions), dtype=np.float32)
         self.alive = np.zeros(capacity, dtype=bool)
@@ -279,6 +300,7 @@ class UserIndex:
         self.annotations[pos] = row.annotations or None
         self.payloads[pos] = None
         self.lexical.set(pos, row.text)
+        self.sentences.set(pos, row.sentences)
         for (key, value), mask in self._annotation_masks.items():
             mask[pos] = bool(row.annotations) and row.annotations.get(key) == value
 
@@ -306,7 +328,9 @@ class UserIndex:
         for block_id in block_ids:
             pos = self.positions.pop(block_id, None)
             if pos is not None:
+                self._links = None
                 self.lexical.drop(pos)
+                self.sentences.drop(pos)
                 self.alive[pos] = False
                 self.ids[pos] = None
                 self.annotations[pos] = None
@@ -358,7 +382,9 @@ class UserIndex:
         self._annotation_masks = {}
         self.positions = {}
         self.size = n
-        self.lexical.move({int(old): new for new, old in enumerate(keep)})
+        moved = {int(old): new for new, old in enumerate(keep)}
+        self.lexical.move(moved)
+        self.sentences.move(moved)
         for pos, row in enumerate(rows):
             self.positions[row.block_id] = pos
             self.ids[pos] = row.block_id
@@ -466,25 +492,73 @@ class UserIndex:
             return []
         k = min(q.relevant_k, available)
         n, pks = self.size, self.pks[: self.size]
+        # The blocks that may lend their text or score to their neighbours: live ones,
+        # whatever the filters (a reply is found by its question even in another session's
+        # search window), but never an expired or deleted block.
+        lenders = self.alive[:n] & (self.expires[:n] > q.now)
+        if np.array_equal(lenders, self.alive[:n]):
+            previous, following = self._neighbours()
+        else:  # expired blocks the sweeper has not removed yet: skipped, as it will
+            previous, following = self._links_over(lenders)
         # One matmul over the contiguous matrix, masked afterwards: gathering the candidate
         # rows first would copy the whole matrix on every query (150 MB at 100k blocks).
-        cosine = self.vectors[:n] @ q.vector if q.vector is not None else None
+        cosine = None
+        if q.vector is not None:
+            # A block's cosine is its best sentence's, its whole-block vector one of them.
+            own = self.sentences.best(self.vectors[:n] @ q.vector, q.vector)
+            cosine = context.dense_with_context(own, previous)
+        dated = q.times.matches(self._dates()) & lenders if q.times else None
         if q.terms is None:
             assert cosine is not None
-            chosen, scores = fusion.dense_rank(cosine, mask, k, pks)
+            scores = cosine
         else:
             bm25, total_idf = self.lexical.scores(q.terms, n)
+            bm25 = context.lexical_with_context(bm25, previous)
+            if dated is not None:  # the block's date as a word it holds
+                weight = context.date_term(dated, lenders)
+                bm25, total_idf = bm25 + weight * dated, total_idf + weight
             if cosine is None:
-                chosen, scores = fusion.lexical_rank(bm25, total_idf, mask, k, pks)
+                scores = fusion.coverage(bm25, total_idf)
             else:
-                chosen, scores = fusion.hybrid_rank(cosine, bm25, total_idf, mask, k, pks)
+                scores = fusion.hybrid_scores(cosine, bm25, total_idf, mask, k, pks)
+        scores = np.asarray(scores, dtype=np.float64)
+        if dated is not None:
+            scores = context.date_boosted(scores, dated)
+        if q.neighbour_credit > 0:
+            scores = context.neighbour_credited(
+                scores, previous, following, lenders, q.neighbour_credit
+            )
+        if q.terms is None:
+            chosen, rel = fusion.dense_rank(scores, mask, k, pks)
+        else:  # blocks matching nothing (and no neighbour that does) are left out
+            chosen, rel = fusion.scored_rank(scores, cosine, mask, k, pks)
         if q.annotations and q.annotation_mode == "post":
             keep = self._annotations_mask(q)[chosen]
-            chosen, scores = chosen[keep], scores[keep]
+            chosen, rel = chosen[keep], rel[keep]
         return [
             Hit(self.ids[p], float(s))  # type: ignore[arg-type]
-            for p, s in zip(chosen, scores, strict=True)
+            for p, s in zip(chosen, rel, strict=True)
         ]
+
+    def _dates(self) -> np.ndarray:
+        """Each position's date: created_at, else ingested_at (epochs)."""
+        n = self.size
+        created = self.created[:n]
+        return np.where(np.isnan(created), self.ingested[:n], created)
+
+    def _neighbours(self) -> tuple[np.ndarray, np.ndarray]:
+        """Each position's previous and next live block in its session (-1: none).
+
+        In order of the blocks' dates, then of writing. Cached until the next write that
+        adds, moves or removes a block.
+        """
+        if self._links is None or self._links[0].shape[0] != self.size:
+            self._links = self._links_over(self.alive[: self.size])
+        return self._links
+
+    def _links_over(self, live: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        n = self.size
+        return context.session_neighbours(live, self.sessions[:n], self._dates(), self.pks[:n])
 
     def _newest_first(self, positions: np.ndarray, order_by: str) -> list[Hit]:
         if positions.size == 0:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+import numpy as np
 from django.conf import settings
 from django.db import transaction
 
@@ -15,6 +16,7 @@ from memoryserver.clock import clock
 from memoryserver.db import db_alias
 from memoryserver.embedders import get_embedder
 from memoryserver.errors import InvalidRequest, QueueFull
+from memoryserver.index.sentences import blocks_embedded
 from memoryserver.models import BlockStatus, MemoryBlock
 from memoryserver.queue import get_queue
 from memoryserver.services.common import WRITE_LOCK, chunks, session_get_writable, with_index
@@ -40,6 +42,10 @@ class NewBlock:
 class AddResult:
     block_ids: list[str]
     rejected: list[dict[str, Any]]
+
+
+def _rows_bytes(rows: np.ndarray | None) -> bytes | None:
+    return rows.astype(np.float32).tobytes() if rows is not None else None
 
 
 def token_count(text: str) -> int:
@@ -98,8 +104,9 @@ def blocks_add(
             headers={"Retry-After": "1"},
         )
 
-    # Embedding happens before the write lock: it is the slow part of a write.
-    vectors = get_embedder().embed([item.text for item in accepted]) if accepted else None
+    # Embedding happens before the write lock: it is the slow part of a write. One encoder
+    # call for the blocks and their sentences.
+    embedded = blocks_embedded(get_embedder(), [item.text for item in accepted])
     now = clock.now()
     expires_at = expiry(now, effective_ttl(block_ttl, session))
     rows = [
@@ -120,7 +127,8 @@ def blocks_add(
             context_required=wanted,
             prompt_id=prompt_ref[0],
             prompt_vid=prompt_ref[1],
-            embedding=vectors[i].tobytes(),  # type: ignore[index]
+            embedding=embedded[i][0].tobytes(),
+            sentence_embeddings=_rows_bytes(embedded[i][1]),
         )
         for i, item in enumerate(accepted)
     ]
@@ -130,8 +138,7 @@ def blocks_add(
         with_index(
             user_id,
             lambda index: [
-                index.upsert(selectors.index_row(r, vectors[i]))  # type: ignore[index]
-                for i, r in enumerate(rows)
+                index.upsert(selectors.index_row(r, *embedded[i])) for i, r in enumerate(rows)
             ],
         )
     if wanted:
@@ -168,7 +175,9 @@ def block_update(
         context_required if context_required is not None else block.context_required
     )
     _check_prompt_allowed(prompt_id, wanted)
-    vector = get_embedder().embed([content.text])[0] if content is not None else None
+    vector, sentences = (
+        blocks_embedded(get_embedder(), [content.text])[0] if content is not None else (None, None)
+    )
     now = clock.now()
     with WRITE_LOCK:
         block.refresh_from_db()
@@ -177,6 +186,7 @@ def block_update(
             block.fact, block.user_content = content.fact, content.user_content
             block.assistant_content = content.assistant_content
             block.embedding = vector.tobytes()  # type: ignore[union-attr]
+            block.sentence_embeddings = _rows_bytes(sentences)
         if annotations is not None:
             block.annotations = annotations or None
         if block_ttl is not None:
@@ -196,7 +206,9 @@ def block_update(
             block.status = BlockStatus.PROCESSING if wanted else BlockStatus.READY
             block.last_queued_at = now if wanted else block.last_queued_at
         block.save()
-        with_index(user_id, lambda index: index.upsert(selectors.index_row(block, vector)))
+        with_index(
+            user_id, lambda index: index.upsert(selectors.index_row(block, vector, sentences))
+        )
     if reextract and wanted:
         if async_processing:
             get_queue().enqueue([block.pk])

@@ -54,11 +54,12 @@ MEMORY = [
 
 
 def _index(texts: list[str], vectors: np.ndarray) -> UserIndex:
+    """Unrelated blocks, each in a session of its own: no block is another's context."""
     index = UserIndex(dimensions=vectors.shape[1])
     start = datetime(2026, 1, 1, tzinfo=UTC)
     for n, (text, vector) in enumerate(zip(texts, vectors, strict=True)):
         at = start + timedelta(minutes=n)
-        row = IndexRow(n, f"b{n}", "s", vector, at, None, None, "ready", None, None, None, text)
+        row = IndexRow(n, f"b{n}", f"s{n}", vector, at, None, None, "ready", None, None, None, text)
         index.upsert(row)
     return index
 

@@ -15,6 +15,7 @@ from memoryserver.clock import clock
 from memoryserver.db import db_alias
 from memoryserver.embedders import HashingEmbedder
 from memoryserver.extractors import ExtractionError, ExtractiveExtractor, ModelExtractor
+from memoryserver.index.context import CONTEXT_DENSE_WEIGHT
 from memoryserver.index.registry import get_registry
 from memoryserver.index.slot import IndexRow, Query, UserIndex
 from memoryserver.models import MemoryBlock
@@ -44,7 +45,12 @@ def test_index_ranks_by_cosine_and_survives_growth_and_compaction():
     index.remove([f"b{n}" for n in range(0, 400)])  # forces a compaction
     query = Query(now=0.0, vector=vectors[500], relevant_k=5)
     hits = index.search(query)
-    expected = np.argsort(-(vectors[400:] @ vectors[500]))[:5] + 400
+    # Each block's cosine beside that of the block before it in its session (n - 2, once
+    # compaction has moved them all): the context survives the compaction too.
+    own = vectors @ vectors[500]
+    context = np.array([own[n - 2] if n >= 402 else own[n] for n in range(600)])
+    blended = (own + CONTEXT_DENSE_WEIGHT * context) / (1 + CONTEXT_DENSE_WEIGHT)
+    expected = np.argsort(-blended[400:])[:5] + 400
     assert [h.block_id for h in hits] == [f"b{n}" for n in expected]
     scoped = index.search(
         Query(now=0.0, vector=vectors[500], session_ids=["odd"], annotations={"m": "1"})

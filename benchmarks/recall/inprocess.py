@@ -1,0 +1,73 @@
+"""Ranking in process with the server's own code."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from benchmarks.recall.store import Answered, History, history_blocks
+from benchmarks.recall.words import RELEVANT_K
+
+# --- ranking in process ----------------------------------------------------------------------
+
+
+def ask_in_process(
+    histories: list[History],
+    embedder_name: str,
+    modes: list[str],
+    neighbour_credit: float | None = None,
+) -> dict[str, list[Answered]]:
+    """Rank every question in process over the same blocks the server would hold.
+
+    The server's own embedder, extractive extractor, terms, index and fusion code, without
+    HTTP or SQLite: the recall figures are the server's (tests/test_benchmark_memory_recall.py
+    checks that against a live server), in seconds instead of minutes, so a change to the
+    ranking can be tried on the whole set. Each history's blocks are embedded once and
+    every mode ranks the same index.
+    """
+    from memoryserver.conf import ServerSettings
+    from memoryserver.embedders import build_embedder
+    from memoryserver.extractors import ExtractiveExtractor
+    from memoryserver.index.lexical import search_text
+    from memoryserver.index.sentences import blocks_embedded
+    from memoryserver.index.slot import IndexRow, Query, UserIndex
+    from memoryserver.index.when import query_times
+    from memoryserver.terms import query_terms
+
+    if neighbour_credit is None:  # the server's default
+        neighbour_credit = ServerSettings.model_fields[
+            "AGENT_MEMORY_SEARCH_NEIGHBOUR_CREDIT"
+        ].default
+    embedder = build_embedder(embedder_name)
+    extractor = ExtractiveExtractor()
+    answered: dict[str, list[Answered]] = {mode: [] for mode in modes}
+    stored = datetime.now(UTC)
+    for history in histories:
+        blocks = history_blocks(history)
+        embedded = blocks_embedded(embedder, [block.text for block in blocks])
+        index = UserIndex(dimensions=embedded[0][0].shape[0])
+        for pk, block in enumerate(blocks):
+            text = block.text
+            if block.extracted:
+                extraction = extractor.extract(text)
+                text = search_text(text, extraction.summary, extraction.contexts)
+            row = IndexRow(
+                pk, block.key, block.session_id, embedded[pk][0], stored, block.created_at,
+                None, "ready", None, None, None, text, embedded[pk][1],
+            )  # fmt: skip
+            index.upsert(row)
+        questions = list(history.questions)
+        query_vectors = embedder.embed([q.text for q in questions])
+        for question, vector in zip(questions, query_vectors, strict=True):
+            terms = query_terms(question.text)
+            for mode in modes:
+                query = Query(
+                    now=stored.timestamp(),
+                    vector=vector if mode != "lexical" else None,
+                    terms=terms if mode != "dense" else None,
+                    times=query_times(question.text, stored),
+                    neighbour_credit=neighbour_credit,
+                    relevant_k=RELEVANT_K,
+                )
+                ranked = [hit.block_id for hit in index.search(query)]
+                answered[mode].append(Answered(question, ranked))
+    return answered

@@ -1,0 +1,84 @@
+"""What a block borrows from around it: the block before it in its session, and its date.
+
+A reply rarely repeats the words of the question it answers ("Which colour did you pick
+for the sofa?" / "Teal velvet, it arrives Friday."), so a block is also searchable by the
+block before it in its session, weighted below its own text. A block's date counts as a
+word it holds when a query names a time (`memoryserver.index.when`). Optionally, a hit's
+session neighbours gain a share of its score.
+
+All of it is worked out at search time from the slot's own columns (sessions, dates,
+which blocks are live), so no write has anything extra to keep in step: an update changes
+what a block lends, a delete or an expiry takes its words away, a load pairs the same
+blocks. The constants were chosen on the recall benchmark's dialogues, conversations and
+shoppers with both embedders (docs/benchmarks.md, "Retrieval").
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+# The previous block's BM25 counts half beside the block's own.
+CONTEXT_LEXICAL_WEIGHT = 0.5
+# Its cosine a fifth: (own + 0.2 * previous) / 1.2. More lost recall on sets whose answers
+# are statements of their own, after small talk.
+CONTEXT_DENSE_WEIGHT = 0.2
+# A date the query names weighs as a term of its idf; a block dated then scores 1.5 times.
+DATE_WEIGHT = 1.0
+DATE_BOOST = 0.5
+
+
+def session_neighbours(
+    live: np.ndarray, sessions: np.ndarray, dates: np.ndarray, pks: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each position's previous and next live block in its session (-1: none), in order of
+    the blocks' dates, then of writing."""
+    n = live.shape[0]
+    held = np.nonzero(live)[0]
+    order = held[np.lexsort((pks[held], dates[held], sessions[held]))]
+    same = sessions[order[1:]] == sessions[order[:-1]]
+    previous = np.full(n, -1, dtype=np.int64)
+    following = np.full(n, -1, dtype=np.int64)
+    previous[order[1:][same]] = order[:-1][same]
+    following[order[:-1][same]] = order[1:][same]
+    return previous, following
+
+
+def dense_with_context(own: np.ndarray, previous: np.ndarray) -> np.ndarray:
+    """Each cosine beside that of the block before it (a first block: its own alone)."""
+    context = np.where(previous >= 0, own[np.maximum(previous, 0)], own)
+    return (own + CONTEXT_DENSE_WEIGHT * context) / (1.0 + CONTEXT_DENSE_WEIGHT)
+
+
+def lexical_with_context(bm25: np.ndarray, previous: np.ndarray) -> np.ndarray:
+    """Each BM25 plus a share of the block before it's."""
+    lent = np.where(previous >= 0, bm25[np.maximum(previous, 0)], 0.0)
+    return bm25 + CONTEXT_LEXICAL_WEIGHT * lent
+
+
+def date_term(dated: np.ndarray, live: np.ndarray) -> float:
+    """The weight of "dated then" as a term: its idf among the live blocks (0 if none)."""
+    held = int(np.count_nonzero(dated))
+    if not held:
+        return 0.0
+    blocks = int(np.count_nonzero(live))
+    return DATE_WEIGHT * math.log(1.0 + (blocks - held + 0.5) / (held + 0.5))
+
+
+def date_boosted(scores: np.ndarray, dated: np.ndarray) -> np.ndarray:
+    return scores * np.where(dated, 1.0 + DATE_BOOST, 1.0)
+
+
+def neighbour_credited(
+    scores: np.ndarray,
+    previous: np.ndarray,
+    following: np.ndarray,
+    live: np.ndarray,
+    share: float,
+) -> np.ndarray:
+    """Each score plus `share` of its live session neighbours' scores."""
+    lent = np.where(live, scores, 0.0)
+    credit = np.where(previous >= 0, lent[np.maximum(previous, 0)], 0.0)
+    credit += np.where(following >= 0, lent[np.maximum(following, 0)], 0.0)
+    return scores + share * credit

@@ -1,0 +1,304 @@
+"""Recall by context and by date: a reply found by its question's words, a dated question
+preferring blocks of its month, and the context kept in step with every kind of write."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from memoryserver import selectors
+from memoryserver.clock import clock
+from memoryserver.index.registry import get_registry
+from memoryserver.index.when import MONTHS, query_times
+from memoryserver.services.blocks import NewBlock, block_update, blocks_delete
+from memoryserver.services.sessions import session_delete, session_end
+from memoryserver.services.ttl import blocks_expired_sweep
+from tests.server.stock import blocks_stocked, user_stocked
+
+DB = ["default", "agentmemory"]
+MODES = ("dense", "lexical", "hybrid")
+QUESTION = "Which colour did you pick for the sofa in the end?"
+REPLY = "Teal velvet, it arrives on Friday."
+
+
+def _found(user: str, query: str, settings, mode: str, k: int = 10) -> list[str]:
+    settings.AGENT_MEMORY_SEARCH_MODE = mode
+    hits = selectors.blocks_search(
+        user_id=user,
+        session_id="s1",
+        query=query,
+        filters={"session_ids": "all", "relevant_k": k},
+    )
+    assert all(0.0 <= b["rel_score"] <= 1.0 for b in hits), hits
+    return [b["block_id"] for b in hits]
+
+
+@pytest.fixture
+def talker(db):
+    get_registry().clear()
+    yield user_stocked("context-user", ("s1", "s2"), name="C")
+    get_registry().clear()
+    clock.reset()
+
+
+def _chat(user: str, session: str, lines: list[str], start: datetime) -> list[str]:
+    """Each line one block, a minute apart from `start`."""
+    ids = []
+    for n, line in enumerate(lines):
+        ids += blocks_stocked(user, session, [line], created_at=start + timedelta(minutes=n))
+    return ids
+
+
+SMALL_TALK = [
+    "How was your weekend?",
+    "Quiet, mostly laundry.",
+    "The weather has been so strange lately.",
+    "Sun one hour and hail the next.",
+    "We should get dinner soon.",
+]
+
+
+@pytest.mark.django_db(databases=DB)
+@pytest.mark.parametrize("mode", ["lexical", "hybrid"])
+def test_a_reply_is_found_by_the_words_of_the_question_it_answers(talker, settings, mode):
+    start = datetime(2026, 3, 2, 18, tzinfo=UTC)
+    ids = _chat(talker, "s1", [*SMALL_TALK[:2], QUESTION, REPLY, *SMALL_TALK[2:]], start)
+    question, reply = ids[2], ids[3]
+    # The reply shares no word with what is asked; the question it answered does.
+    found = _found(talker, "What colour is the new sofa?", settings, mode, k=3)
+    assert found[:2] == [question, reply]
+    # Only the block *before* lends its words: the small talk after the reply gains nothing.
+    assert ids[4] not in found
+
+
+@pytest.mark.django_db(databases=DB)
+@pytest.mark.parametrize("mode", MODES)
+def test_a_question_naming_a_month_prefers_the_blocks_of_that_month(talker, settings, mode):
+    now = clock.now()
+    hike = "We went hiking by the lake with my brother."
+    # The same words twice, in sessions dated eight and two months back.
+    early_day, late_day = now - timedelta(days=240), now - timedelta(days=60)
+    early = _chat(talker, "s1", [hike], early_day)
+    late = _chat(talker, "s2", [hike], late_day)
+    for day, first, second in ((early_day, early, late), (late_day, late, early)):
+        month = MONTHS[day.month - 1].capitalize()
+        assert _found(talker, f"Where did we go hiking in {month}?", settings, mode) == [
+            *first,
+            *second,
+        ]  # a soft boost, not a filter: the other block still ranks
+        assert _found(talker, f"The hike in {month} {day.year}", settings, mode)[0] == first[0]
+    # Relative to the server's clock.
+    assert _found(talker, "That hike eight months ago?", settings, mode)[0] == early[0]
+    assert _found(talker, "That hike two months ago?", settings, mode)[0] == late[0]
+
+
+def test_the_times_a_query_names():
+    now = datetime(2026, 11, 20, 12, tzinfo=UTC)
+
+    def windows(text: str) -> tuple[list[tuple[str, str]], set[int]]:
+        found = query_times(text, now)
+        days = [
+            (datetime.fromtimestamp(lo, UTC).date().isoformat(),
+             datetime.fromtimestamp(hi, UTC).date().isoformat())
+            for lo, hi in found.ranges
+        ]  # fmt: skip
+        return days, found.months
+
+    assert windows("what did I buy in May?") == ([], {5})
+    assert windows("in the summer") == ([], {6, 7, 8})
+    assert windows("last summer") == ([("2026-06-01", "2026-09-01")], set())
+    assert windows("the jacket from 2023") == ([("2023-01-01", "2024-01-01")], set())
+    assert windows("May 2023") == ([("2023-05-01", "2023-06-01")], set())
+    assert windows("on 8 May 2023") == ([("2023-05-07", "2023-05-10")], set())
+    assert windows("yesterday") == ([("2026-11-19", "2026-11-20")], set())
+    assert windows("last week") == ([("2026-11-09", "2026-11-16")], set())
+    assert windows("last month") == ([("2026-10-01", "2026-11-01")], set())
+    assert windows("last year") == ([("2025-01-01", "2026-01-01")], set())
+    assert windows("two weeks ago") == ([("2026-11-03", "2026-11-10")], set())
+    assert windows("3 days ago") == ([("2026-11-16", "2026-11-18")], set())
+    assert windows("a couple of months ago") == ([("2026-09-05", "2026-10-05")], set())
+    # Not times: the verb "may", a size, a march.
+    assert windows("May I see the boots in size 2000?") == ([], set())
+    assert windows("the band will march on") == ([], set())
+
+
+@pytest.mark.django_db(databases=DB)
+def test_the_context_follows_every_kind_of_write(talker, settings):
+    def by_sofa() -> set[str]:
+        return set(_found(talker, "sofa", settings, "lexical"))
+
+    start = datetime(2026, 3, 2, 18, tzinfo=UTC)
+    question, reply = _chat(talker, "s1", [QUESTION, REPLY], start)
+    assert by_sofa() == {question, reply}
+
+    # Add: a block written later but dated between them becomes the reply's context.
+    [between] = blocks_stocked(
+        talker, "s1", ["Hang on, the doorbell."], created_at=start + timedelta(seconds=30)
+    )
+    assert by_sofa() == {question, between}
+
+    # Delete: the reply's context is the question again.
+    blocks_delete(user_id=talker, session_id="s1", block_ids=[between])
+    assert by_sofa() == {question, reply}
+
+    # Update: the question's new words, not its old ones, are the reply's context.
+    block_update(
+        user_id=talker,
+        session_id="s1",
+        block_id=question,
+        content=NewBlock(fact="Which colour did you pick for the armchair?"),
+        annotations=None,
+        block_ttl=None,
+        async_processing=True,
+        context_required=None,
+        prompt_id=None,
+        prompt_vid=None,
+    )
+    assert by_sofa() == set()
+    assert set(_found(talker, "armchair", settings, "lexical")) == {question, reply}
+
+    # Another session's blocks are never a context.
+    [elsewhere] = blocks_stocked(talker, "s2", ["Our sofa is grey."], created_at=start)
+    [after] = blocks_stocked(talker, "s2", ["Nice!"], created_at=start + timedelta(minutes=5))
+    assert by_sofa() == {elsewhere, after}
+    # The reply is the last block of s1, and s2's first block is not its neighbour.
+    assert set(_found(talker, "teal velvet", settings, "lexical")) == {reply}
+
+    # Reload from SQLite: the loaded index lends the same context.
+    get_registry().clear()
+    assert by_sofa() == {elsewhere, after}
+    assert set(_found(talker, "armchair", settings, "lexical")) == {question, reply}
+
+    # Session end keeps its blocks, so their context too.
+    session_end(user_id=talker, session_id="s2")
+    assert by_sofa() == {elsewhere, after}
+
+    # Expiry: an expired block lends nothing, before the sweep and after it.
+    [short] = blocks_stocked(
+        talker, "s1", ["Did the ottoman come too?"], created_at=start + timedelta(minutes=2),
+        block_ttl=60,
+    )  # fmt: skip
+    [answer] = blocks_stocked(
+        talker, "s1", ["Yes, same fabric."], created_at=start + timedelta(minutes=3)
+    )
+    assert set(_found(talker, "ottoman", settings, "lexical")) == {short, answer}
+    clock.advance(61)
+    # The answer's context is now the block before the expired one, the reply: at once,
+    # and the same after the sweep has deleted the expired row.
+    for sweep in (False, True):
+        if sweep:
+            assert blocks_expired_sweep() == 1
+        assert set(_found(talker, "ottoman", settings, "lexical")) == set()
+        assert set(_found(talker, "teal velvet", settings, "lexical")) == {reply, answer}
+
+    # Session delete: its blocks and the context they lent are gone.
+    session_delete(user_id=talker, session_id="s2")
+    assert by_sofa() == set()
+
+
+def test_neighbour_credit_lifts_the_blocks_beside_a_hit_only_when_set():
+    from memoryserver.embedders import HashingEmbedder
+    from memoryserver.index.slot import IndexRow, Query, UserIndex
+    from memoryserver.terms import query_terms
+
+    texts = ["Look at this one.", "The Kestrel parka in olive.", "Fits a size M.", *SMALL_TALK]
+    vectors = HashingEmbedder().embed(texts)
+    index = UserIndex(dimensions=vectors.shape[1])
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+    for n, (text, vector) in enumerate(zip(texts, vectors, strict=True)):
+        session = "s" if n < 3 else f"other{n}"  # the parka talk; small talk apart
+        at = start + timedelta(minutes=n)
+        index.upsert(IndexRow(n, f"b{n}", session, vector, at, None, None, "ready", None, None,
+                              None, text))  # fmt: skip
+
+    def found(credit: float) -> list[str]:
+        query = Query(now=0.0, terms=query_terms("kestrel parka"), neighbour_credit=credit)
+        hits = index.search(query)
+        assert all(0.0 <= h.score <= 1.0 for h in hits)
+        return [h.block_id for h in hits]
+
+    # b2 follows the hit, so it holds the hit's words as context; b0, before it, does not.
+    assert found(0.0) == ["b1", "b2"]
+    assert found(0.3) == ["b1", "b2", "b0"]
+
+
+def test_the_search_mode_follows_the_embedder_unless_set(monkeypatch):
+    from memoryserver.conf import SEARCH_MODE_BY_EMBEDDER, ServerSettings
+
+    monkeypatch.delenv("AGENT_MEMORY_SEARCH_MODE", raising=False)
+
+    def mode(**env: str) -> object:
+        return ServerSettings(_env_file=None, **env).knobs()["AGENT_MEMORY_SEARCH_MODE"]
+
+    for embedder, expected in SEARCH_MODE_BY_EMBEDDER.items():
+        assert mode(AGENT_MEMORY_EMBEDDER=embedder) == expected
+    assert mode(AGENT_MEMORY_EMBEDDER="minilm") == "hybrid"
+    assert mode(AGENT_MEMORY_EMBEDDER="a.dotted.Embedder") == "hybrid"
+    assert mode(AGENT_MEMORY_EMBEDDER="hashing", AGENT_MEMORY_SEARCH_MODE="lexical") == "lexical"
+
+
+LONG = (
+    "Sure, the Storm Shell comes in medium and large. We also have the Alpine Fleece in "
+    "green and grey. By the way, delivery to Vienna takes three days. Returns are free "
+    "within thirty days of the order."
+)
+
+
+@pytest.mark.django_db(databases=DB)
+def test_a_long_block_is_found_by_one_of_its_sentences(talker, settings):
+    def ranked(query: str) -> list[str]:
+        return _found(talker, query, settings, "dense", k=3)
+
+    start = datetime(2026, 3, 2, 18, tzinfo=UTC)
+    [long] = blocks_stocked(talker, "s1", [LONG], created_at=start)
+    # Short blocks on one part of the question each: closer to it than the long block's
+    # whole vector, further than its one sentence on delivery to Vienna.
+    others = [
+        blocks_stocked(talker, "s2", [text], created_at=start + timedelta(hours=n))[0]
+        for n, text in enumerate(["The parcel to Vienna is late.", "Is delivery free?",
+                                  "Delivery is usually quick."], start=1)
+    ]  # fmt: skip
+    asked = "How long does delivery to Vienna take?"
+    assert ranked(asked)[0] == long
+    # Its sentences are stored with it: a reload from SQLite finds it the same way.
+    get_registry().clear()
+    assert ranked(asked)[0] == long
+    # New content brings new sentences; the old ones are gone with the old text.
+    block_update(
+        user_id=talker,
+        session_id="s1",
+        block_id=long,
+        content=NewBlock(
+            fact="The Storm Shell comes in medium. The fleece is sold out now. More comes soon."
+        ),
+        annotations=None,
+        block_ttl=None,
+        async_processing=True,
+        context_required=None,
+        prompt_id=None,
+        prompt_vid=None,
+    )
+    assert ranked(asked)[0] != long and ranked("Is the fleece sold out?")[0] == long
+    blocks_delete(user_id=talker, session_id="s1", block_ids=[long])
+    assert long not in ranked("Is the fleece sold out?")
+    assert set(ranked(asked)) <= set(others)
+
+
+def test_sentences_get_vectors_only_in_a_block_of_three_or_more():
+    from memoryserver.index.sentences import MAX_SENTENCES, sentences_of
+
+    assert sentences_of("The shopper wears shoe size 44.") == []
+    # Two sentences, or a turn's question and its answer, are about one thing.
+    assert sentences_of("The kitten came home on Saturday. She sleeps all day now.") == []
+    assert sentences_of("Do you have it in size 44\nYes, in black and in brown") == []
+    # A piece under four words joins the next; a line break ends a sentence too.
+    assert sentences_of(
+        "Oh wow! The kitten came home on Saturday. She sleeps all day now.\nShe loves the sofa"
+    ) == [
+        "Oh wow! The kitten came home on Saturday.",
+        "She sleeps all day now.",
+        "She loves the sofa",
+    ]
+    many = " ".join(f"Sentence number {n} is here." for n in range(20))
+    assert len(sentences_of(many)) == MAX_SENTENCES
