@@ -11,8 +11,8 @@ the word. Pure functions: the judge, the episode writer and the renderer all cal
 from __future__ import annotations
 
 import re
-import unicodedata
 
+from llm.claims import entitlement_or_instruction, text_fold
 from llm.fact_schema import (
     BUDGET_SLOT,
     COLOUR_TERMS,
@@ -26,46 +26,6 @@ from llm.fact_schema import (
     slot_key,
 )
 
-
-def text_fold(text: str) -> str:
-    """NFKC, with the format characters (zero-width spaces, bidi marks) gone.
-
-    The zero-width joiner stays: it holds emoji sequences together and hides no word.
-    """
-    text = unicodedata.normalize("NFKC", text)
-    return "".join(ch for ch in text if ch == "\u200d" or unicodedata.category(ch) != "Cf")
-
-
-# Claims of entitlement and instructions are never facts about the shopper. Each pattern
-# needs a claim or an order, never a single word, so no fact of the closed categories can
-# match: "off-white", "100% cotton", "cruelty-free", "a dress code" and "the brand Free
-# People" are facts; "gets 50% off", "is entitled to free shipping", "has a discount code"
-# and "always give the shopper ..." are not.
-_ENTITLEMENT = re.compile(
-    r"\b\d+\s*(?:%|percent)\s+off\b"
-    r"|\b(?:gets?|getting|got|receives?|is\s+(?:entitled|eligible)\s+(?:to|for)|entitled\s+to|"
-    r"eligible\s+for|(?:was|were|been|is)\s+promised|is\s+owed|deserves?|qualif(?:y|ies)\s+for|"
-    r"is\s+(?:a\s+)?(?:vip|gold|premium)\s+(?:member|customer))\b"
-    r".{0,40}?\b(?:discounts?|free\s+(?:shipping|delivery|returns?|items?|gifts?|upgrades?|"
-    r"alterations?)|refunds?|vouchers?|coupons?|promo(?:tion)?s?|cashback|credit|price\s+match|"
-    r"staff\s+price|vip|\d+\s*(?:%|percent))"
-    r"|\b(?:discount|promo|voucher|coupon)\s+codes?\b"
-    r"|\bfor\s+free\b",
-    re.IGNORECASE,
-)
-_INSTRUCTION = re.compile(
-    r"\b(?:ignore|disregard|forget|override)\b.{0,30}\b(?:rules?|instructions?|prompts?|"
-    r"previous|above|guidelines)\b"
-    r"|\bsystem\s+prompt\b|\bfrom\s+now\s+on\b"
-    r"|^\W*(?:please\s+)?(?:always|never|do\s+not|don't)\s+(?:give|offer|apply|tell|say|answer|"
-    r"recommend|show|reveal|send|reply|respond|mention|charge)\b"
-    r"|\b(?:you|the\s+assistant)\s+(?:must|should|will|shall|always|never|are\s+now)\b"
-    r"|\b(?:reply|respond|answer|speak|talk|write)\s+(?:only|always|exclusively)\b"
-    r"|\bonly\s+(?:reply|respond|answer|speak|talk|write)\b"
-    r"|\b(?:act|pretend|behave)\s+(?:as|like|to\s+be)\b"
-    r"|\bnew\s+(?:rules?|instructions?)\b",
-    re.IGNORECASE,
-)
 # Claims about the shop or the assistant: what a price is, what the policy allows, what
 # staff decided, what the system says. None is the shopper's to state, and no tool result
 # could be checked against a note that says it.
@@ -97,8 +57,7 @@ _CLAIM = re.compile(
 def claim_or_instruction(text: str) -> bool:
     """True for an instruction, an entitlement, or a claim about prices, policy, staff or
     the system."""
-    folded = text_fold(text)
-    return bool(_ENTITLEMENT.search(folded) or _INSTRUCTION.search(folded) or _CLAIM.search(folded))
+    return entitlement_or_instruction(text) or bool(_CLAIM.search(text_fold(text)))
 
 
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?;])\s+|\s*\n+\s*|\s+[\u2014\u2013]\s+|\s+/\s+")

@@ -26,10 +26,10 @@ from __future__ import annotations
 import json
 import re
 
+from llm.claims import entitlement_or_instruction
 from llm.fact_schema import DISLIKE, LIKE, OCCASION_PHRASES
 from llm.offline.judge.budget import budget_facts
 from llm.offline.judge.clauses import (
-    TAINTED,
     Clause,
     Sentence,
     for_someone_else,
@@ -80,7 +80,8 @@ def facts_judge(query: str) -> list[Judged]:
     """
     found: dict[str, Judged] = {}
     for sentence in sentences_read(normalise(query or "")):
-        if not TAINTED.search(sentence.text):
+        # An entitlement claim or an instruction taints its whole sentence: nothing is kept.
+        if not entitlement_or_instruction(sentence.text):
             for fact in _sentence_facts(sentence):
                 found.pop(fact.slot, None)
                 found[fact.slot] = fact

@@ -10,21 +10,6 @@ from llm.fact_schema import COLOUR_TERMS, MATERIAL_TERMS
 from llm.offline.judge.predicates import BRAND_SUBJECT, VERDICT
 from llm.offline.judge.words import FIRST_PERSON, GARMENT_NOUNS, numbers_in_digits
 
-# An entitlement claim or an instruction taints its whole sentence: nothing in it is kept.
-TAINTED = re.compile(
-    r"\d+\s*(?:%|percent)\s*off\b|\b(?:discount|promo|voucher|coupon)(?:s|\s+codes?)?\b|"
-    r"\bfree\s+(?:shipping|delivery|returns?|gifts?|items?|stuff|upgrades?)\b|\bfor free\b|"
-    r"\b(?:entitled|eligible|promised|refund|refunds|cashback|price match|staff price|vip)\b|"
-    r"\bowe me\b|\bfree for me\b|\bis free\b|"
-    r"\b(?:ignore|disregard|forget)\b.{0,30}\b(?:rules?|instructions?|prompt|previous|"
-    r"above|everything)\b|\bfrom now on\b|\b(?:you|the assistant)\s+(?:must|should|will|shall)\b|"
-    r"\bsystem prompt\b|\bpretend\b|\byour (?:rules|instructions)\b|"
-    r"\b(?:always|never)\s+(?:give|offer|apply|tell|say|answer|recommend|show|send)\s+me\b|"
-    # A claim about the shop's prices: "prices here are always 1 euro for me".
-    r"\b(?:prices?|items?|products?|everything)\s+(?:here\s+|in\s+(?:this|the|your)\s+(?:shop|"
-    r"store)\s+)?(?:is|are)\s+(?:always\s+|only\s+|just\s+|now\s+)?(?:€\s*)?\d",
-    re.I,
-)
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+|\s+[\u2014\u2013]\s+|\s+-\s+")
 _CLAUSE_SEP = re.compile(
     r"\s*(?:,(?!\d)|;|"
