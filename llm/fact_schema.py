@@ -229,6 +229,12 @@ class FactSlot:
         return self.category == "size" and bool(re.fullmatch(_RELATIVE, self.value))
 
 
+def restatement_key(text: str) -> str:
+    """What two fact sentences share when one restates the other: they differ only in case,
+    spacing or a final full stop."""
+    return re.sub(r"\s+", " ", text).strip().rstrip(".").lower()
+
+
 def slot_valid(category: str, slot: str, value: str) -> bool:
     """True when slot and value are well-formed for the category (the closed list above)."""
     if category not in CATEGORIES or len(slot) > MAX_SLOT_CHARS or not SLOT_RE.match(slot):

@@ -28,13 +28,19 @@ so data written before consolidation renders each fact once.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from llm.fact_schema import FactSlot, size_sentence, size_step, slot_from_sentence, slot_valid
+from llm.fact_schema import (
+    FactSlot,
+    restatement_key,
+    size_sentence,
+    size_step,
+    slot_from_sentence,
+    slot_valid,
+)
 from memoryapp.blocks import SUPERSEDED, block_time
 from memoryapp.judge import JudgedFact
 
@@ -55,7 +61,7 @@ def block_slot(block: Any) -> FactSlot | None:
 
 def text_key(text: str) -> str:
     """Facts that differ only in case, spacing or a final full stop are the same."""
-    return "text:" + re.sub(r"\s+", " ", text).strip().rstrip(".").lower()
+    return "text:" + restatement_key(text)
 
 
 def _key(slot: FactSlot | None, text: str) -> str:

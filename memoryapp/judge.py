@@ -30,6 +30,7 @@ from llm.fact_schema import (
     occasion_sentence,
     preference_sentence,
     relative_size_sentence,
+    restatement_key,
     size_sentence,
     slot_from_sentence,
     slot_key,
@@ -261,7 +262,7 @@ def validate_facts(raw: Any, *, message: str, cap: int | None = None) -> Screene
 
 
 def _restates(fact: JudgedFact, other: JudgedFact) -> bool:
-    if fact.text.lower().rstrip(".") == other.text.lower().rstrip("."):
+    if restatement_key(fact.text) == restatement_key(other.text):
         return True
     return _same_slot(fact, other) and fact.slot.value == other.slot.value
 

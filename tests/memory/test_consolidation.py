@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from llm.fact_schema import FactSlot
+from llm.fact_schema import FactSlot, restatement_key
 from memoryapp.blocks import SUPERSEDED
 from memoryapp.consolidation import (
     block_key,
@@ -250,3 +250,10 @@ def test_older_copies_of_a_restated_sentence_without_a_slot_are_deleted():
         stated_at=NOW,
     )
     assert len(plan.restated) == 1 and plan.duplicates == [first] and plan.replaced == []
+
+
+def test_a_restatement_is_one_rule_for_the_judge_and_for_consolidation():
+    said, again = "The shopper  wears size M.", "the shopper wears size m"
+    assert restatement_key(said) == restatement_key(again)
+    assert text_key(said) == text_key(again)
+    assert restatement_key("The shopper wears size L.") != restatement_key(again)
