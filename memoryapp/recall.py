@@ -27,7 +27,13 @@ from memoryapp.consolidation import (
     newest_distinct,
 )
 from memoryapp.guard import attempted, guarded, outcome_noted
-from memoryapp.render import block_kind, exchange_compressed, recall_items, tool_items
+from memoryapp.render import (
+    block_kind,
+    exchange_compressed,
+    notes_budgeted,
+    recall_items,
+    tool_items,
+)
 from memoryapp.sessions import MemorySession
 from memoryapp.types import Recall
 
@@ -226,6 +232,7 @@ def _recall_build(fetched: list[_Fetched], *, session_id: str, started: float) -
         window_turns=conf.verbatim_window_turns,
         max_chars=conf.note_max_chars,
     )
+    items = notes_budgeted(items, max_tokens=conf.notes_max_tokens)
     counts = {name: 0 for name in ("session", "fact", "turn", "episode")}
     for item in items:
         counts[item.scope] = counts.get(item.scope, 0) + 1

@@ -184,6 +184,9 @@ def _item(block: Any, scope: Scope, line: str) -> RecalledItem:
     )
 
 
+EARLIER_THIS_VISIT = note_label(THIS_VISIT, EARLIER)
+
+
 def session_items(
     blocks: Iterable[Any], *, window_turns: int, max_chars: int
 ) -> list[RecalledItem]:
@@ -214,8 +217,7 @@ def session_items(
             items.append(_item(block, "session", line))
         else:
             line = note_clean(
-                f"{note_label(THIS_VISIT, EARLIER)}{exchange_compressed(block)}",
-                max_chars=max_chars,
+                f"{EARLIER_THIS_VISIT}{exchange_compressed(block)}", max_chars=max_chars
             )
             items.append(_item(block, "session", line))
     return items
@@ -276,6 +278,60 @@ def recall_items(
     )
     items.extend(session_items(session_list, window_turns=window_turns, max_chars=max_chars))
     return items
+
+
+# Tokens are estimated, not counted: no tokenizer of the hosted models works offline, and
+# the estimate must be the same for every model (the offline one included). Three bytes of
+# UTF-8 per token errs high on English prose (about four characters a token) and is near the
+# mark for what notes are made of besides: dates, SKUs, figures and the symbols of the line
+# labels (each two or three bytes, often a token or two of their own).
+BYTES_PER_TOKEN = 3
+
+
+def tokens_estimate(text: str) -> int:
+    """A model's input tokens for text, estimated offline (see BYTES_PER_TOKEN)."""
+    return -(-len(text.encode("utf-8")) // BYTES_PER_TOKEN)
+
+
+def _drop_order(items: Sequence[RecalledItem]) -> list[int]:
+    """Indexes of the lines that may go to keep the notes within budget, least valuable first.
+
+    This visit's older compressed exchanges (oldest first), then earlier visits' exchanges
+    (oldest first), then past-visit summaries (resolved before unresolved, oldest first).
+    The facts and the verbatim window are never dropped.
+    """
+    earlier = [
+        i
+        for i, it in enumerate(items)
+        if it.scope == "session" and it.line.startswith(EARLIER_THIS_VISIT)
+    ]
+    visits = [i for i, it in enumerate(items) if it.scope == "turn"]
+    # Episodes are rendered unresolved first, newest first within each group.
+    summaries = [i for i, it in enumerate(items) if it.scope == "episode"][::-1]
+    return earlier + visits + summaries
+
+
+def notes_budgeted(items: Sequence[RecalledItem], *, max_tokens: int) -> list[RecalledItem]:
+    """The items whose notes message fits in max_tokens, dropping the least valuable first.
+
+    When the facts and the verbatim window alone exceed it, they are kept whole: a fact
+    or the exchange a follow-up answers is worth more than the budget.
+    """
+    size = len(_notes_frame().encode("utf-8")) + sum(
+        len(it.line.encode("utf-8")) + 1 for it in items
+    )
+    limit = max_tokens * BYTES_PER_TOKEN
+    dropped: set[int] = set()
+    for index in _drop_order(items):
+        if size <= limit:
+            break
+        dropped.add(index)
+        size -= len(items[index].line.encode("utf-8")) + 1
+    return [it for i, it in enumerate(items) if i not in dropped]
+
+
+def _notes_frame() -> str:
+    return f"{NOTES_WARNING}\n{NOTES_OPEN}\n{NOTES_CLOSE}"
 
 
 def notes_message(lines: Sequence[str]) -> str | None:

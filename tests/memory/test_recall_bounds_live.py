@@ -7,7 +7,7 @@ import pytest
 from memoryapp.conf import memory_conf
 from memoryapp.recall import memories_recall
 from memoryapp.recording import facts_record, turn_record
-from memoryapp.render import notes_message
+from memoryapp.render import notes_message, tokens_estimate
 from tests.memory.test_policy_live import exchanges, resumed_session
 
 pytestmark = pytest.mark.asyncio
@@ -106,3 +106,19 @@ async def test_a_failed_search_for_a_miscounting_client_keeps_its_window(
     lines = [i.line for i in recall.items if i.scope == "session"]
     assert lines[-3:] == [verbatim(i) for i in (9, 10, 11)]
     assert "session_search" in recall.failed
+
+
+async def test_a_turns_notes_keep_to_their_token_budget(live_memory, shopper_name, settings):
+    memory = await resumed_session(shopper_name)
+    long = "a linen shirt with a relaxed fit, in stone or navy, " * 4
+    await exchanges(memory, [(f"question {i} {long}", f"answer {i}") for i in range(20)])
+    await facts_record(memory=memory, facts=["The shopper wears size M."])
+    whole = await memories_recall(memory=memory, message="linen shirt", turn_count=20)
+    settings.MEMORY_NOTES_MAX_TOKENS = 600
+    assert tokens_estimate(notes_message(whole.lines) or "") > 600
+    recall = await memories_recall(memory=memory, message="linen shirt", turn_count=20)
+    notes = notes_message(recall.lines) or ""
+    assert tokens_estimate(notes) <= 600
+    assert "The shopper wears size M." in notes
+    window = [line for line in notes.splitlines() if line.startswith("[this visit] ")]
+    assert [line.split()[4] for line in window] == ["17", "18", "19"]
