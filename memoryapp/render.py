@@ -3,7 +3,9 @@
 Order of the notes: earlier visits first (past-visit summaries, then earlier exchanges,
 always compressed), then the shopper's facts (whole, dated, oldest first so the newest
 statement is read last), then the conversation in progress, oldest first: its newest
-exchanges verbatim, older ones compressed.
+exchanges verbatim (only the newest with its answer's products-shown line, the one a
+follow-up reads), older ones compressed. `notes_budgeted` keeps the whole within the
+notes' token budget.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from llm.note_lines import (
     note_label,
 )
 from llm.prompts import NOTES_CLOSE, NOTES_OPEN
+from llm.transcript import PRODUCTS_SHOWN
 from memoryapp.blocks import SUPERSEDED, block_date, block_kind, block_time
 from memoryapp.screening import summary_screen, text_fold
 from memoryapp.types import RecalledItem, Scope
@@ -123,9 +126,19 @@ def verbatim_lines(text: str, *, max_chars: int) -> list[str]:
     return lines
 
 
-def exchange_raw(block: Any) -> str:
+def exchange_raw(block: Any, *, products: bool = True) -> str:
+    """The exchange word for word; without products, less its answer's products-shown line.
+
+    The line repeats the products the answer's text names, with their SKUs, colours and
+    sizes for a follow-up ("the black one", "in M?"); follow-ups refer to the newest answer,
+    so only the newest exchange needs it.
+    """
     message = block.message
-    return f"Shopper: {message.user_content} ‖ Assistant: {message.assistant_content}"
+    answer = message.assistant_content
+    if not products:
+        end = answer.rfind(f"\n{PRODUCTS_SHOWN}")
+        answer = answer[:end] if end >= 0 else answer
+    return f"Shopper: {message.user_content} ‖ Assistant: {answer}"
 
 
 # The server's contexts and summary are a model's writing, screened like a visit summary
@@ -198,9 +211,11 @@ def session_items(
     ordered = sorted(blocks, key=block_time)
     exchanges_seen = 0
     verbatim: set[str] = set()
+    newest: str | None = None
     for block in reversed(ordered):
         if block_kind(block) == "turn" and getattr(block, "message", None) is not None:
             exchanges_seen += 1
+            newest = newest or block.block_id
             if exchanges_seen <= window_turns:
                 verbatim.add(block.block_id)
     items = []
@@ -213,7 +228,8 @@ def session_items(
         elif kind == "episode":
             items.append(_item(block, "episode", episode_line(block, max_chars=max_chars)))
         elif block.block_id in verbatim:
-            line = "\n".join(verbatim_lines(exchange_raw(block), max_chars=max_chars))
+            text = exchange_raw(block, products=block.block_id == newest)
+            line = "\n".join(verbatim_lines(text, max_chars=max_chars))
             items.append(_item(block, "session", line))
         else:
             line = note_clean(
