@@ -31,6 +31,7 @@ import argparse
 import asyncio
 import atexit
 import json
+import logging
 import os
 import re
 import shutil
@@ -56,12 +57,12 @@ os.environ.pop("DATABASE_URL", None)
 # message or so states something about the shopper; some change an earlier statement.
 SCRIPT = [
     ("hi, I need a linen shirt for summer", []),
-    ("I'm a size M by the way", [("The shopper wears size M.", "size", "size", "M")]),
+    ("I'm a size M by the way", [("The shopper wears size M.", "size", "size/tops", "M")]),
     ("anything in navy?", []),
     ("show me chinos to go with it", []),
     (
         "I really don't like yellow",
-        [("The shopper dislikes yellow.", "colour", "yellow", "dislike")],
+        [("The shopper dislikes yellow.", "colour", "colour/yellow", "dislike")],
     ),
     ("what about a light jacket for evenings", []),
     ("something cheaper please", []),
@@ -70,26 +71,26 @@ SCRIPT = [
         [("The shopper's budget is up to 80 EUR.", "budget", "budget", "80 EUR")],
     ),
     ("any sandals for the beach", []),
-    ("I wear 42 in shoes", [("The shopper wears shoe size 42.", "size", "shoes", "42")]),
+    ("I wear 42 in shoes", [("The shopper wears shoe size 42.", "size", "size/shoes", "42")]),
     ("show me t-shirts in white", []),
     ("the second one, does it come in L?", []),
-    ("actually I've gone up to L", [("The shopper wears size L.", "size", "size", "L")]),
+    ("actually I've gone up to L", [("The shopper wears size L.", "size", "size/tops", "L")]),
     (
         "a dress for a summer wedding",
-        [("The shopper is shopping for a wedding.", "occasion", "wedding", "wedding")],
+        [("The shopper is shopping for a wedding.", "occasion", "occasion/wedding", "wedding")],
     ),
     ("something in green", []),
     ("show me more", []),
     (
         "I prefer cotton, linen itches",
-        [("The shopper prefers cotton.", "material", "cotton", "like")],
+        [("The shopper prefers cotton.", "material", "material/cotton", "like")],
     ),
     ("running shoes under 100 euros", []),
     ("black boots for the office", []),
     ("any waterproof jackets for hiking?", []),
     (
         "I've come round to yellow, actually",
-        [("The shopper likes yellow.", "colour", "yellow", "like")],
+        [("The shopper likes yellow.", "colour", "colour/yellow", "like")],
     ),
     ("a warm jumper", []),
     ("jeans with a slim fit", []),
@@ -173,11 +174,19 @@ class Endpoint:
         return self.Reply(text=json.dumps({"facts": facts}))
 
     def _extraction(self, body: dict):
+        from llm.transcript import products_shown_parse
+
         text = json.loads(body["messages"][-1]["content"].split("\n", 1)[1])["text"]
-        first = text.split("\n", 1)[0][:160]
-        names = re.findall(r"\*\*([^*]+)\*\*", text)[:4]
-        summary = f"The shopper asked: {first}"
-        contexts = [f"Shown: {', '.join(names)}"] if names else []
+        asked = text.split("\n", 1)[0][:160]
+        shown = products_shown_parse(text)
+        summary = f"The shopper asked for {asked}; the assistant showed {len(shown)} products."
+        # As the extraction prompt asks: short lines keeping names, colours, sizes, prices.
+        contexts = [f"Shopper asked: {asked}"]
+        if shown:
+            contexts.append("Shown: " + ", ".join(f"{p.name} (€{p.price_eur:.2f})" for p in shown))
+            contexts.append("Colours: " + "; ".join("/".join(p.colours) for p in shown))
+            sizes = sorted({size for p in shown for size in p.sizes})
+            contexts.append("Sizes in stock: " + "/".join(sizes))
         return self.Reply(text=json.dumps({"summary": summary, "contexts": contexts}))
 
     def _episode(self, body: dict):
@@ -368,6 +377,8 @@ def main() -> None:
     parser.add_argument("--embedder", default="minilm")
     parser.add_argument("--clients", default="honest,lying", type=lambda s: s.split(","))
     args = parser.parse_args()
+    logging.getLogger("httpx").setLevel(logging.WARNING)
+    logging.getLogger("httpx2").setLevel(logging.WARNING)
     print(f"Machine: {os.cpu_count()} cores; Python {sys.version.split()[0]}")
 
     endpoint = Endpoint()
