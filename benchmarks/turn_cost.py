@@ -52,6 +52,8 @@ os.environ["AISLE_VAR_DIR"] = str(TMP)
 os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings.base"
 os.environ["DJANGO_DEBUG"] = "false"
 os.environ.pop("DATABASE_URL", None)
+# Tokens, not latency: a read that times out on a busy machine would shrink the notes.
+os.environ.setdefault("AGENT_MEMORY_TIMEOUT_SECONDS", "10")
 
 # A visit's script: what a shopper says, and what a judge would find in it. Every fifth
 # message or so states something about the shopper; some change an earlier statement.

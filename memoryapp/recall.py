@@ -15,7 +15,7 @@ from typing import Any
 
 from agentmemory import AsyncSessionResource
 
-from memoryapp.blocks import EPISODE, FACT, TURN
+from memoryapp.blocks import EPISODE, FACT, TURN, TURN_KIND, block_kind
 from memoryapp.cleaning import (
     session_id_clean,
     text_clean,
@@ -28,7 +28,6 @@ from memoryapp.consolidation import (
 )
 from memoryapp.guard import attempted, guarded, outcome_noted
 from memoryapp.render import (
-    block_kind,
     exchange_compressed,
     notes_budgeted,
     recall_items,
@@ -61,7 +60,7 @@ async def session_list(resource: AsyncSessionResource, *, cap: int) -> list[Any]
 
 
 def _is_exchange(block: Any) -> bool:
-    return block_kind(block) == "turn" and getattr(block, "message", None) is not None
+    return block_kind(block) == TURN_KIND and getattr(block, "message", None) is not None
 
 
 async def session_newest(
