@@ -610,6 +610,7 @@ async def test_a_failing_memory_look_up_gives_the_agent_nothing_not_an_error(
 
 async def test_listing_pages_past_a_hundred_blocks(live_memory, shopper_name, settings):
     settings.MEMORY_SEARCH_THRESHOLD_TURNS = 150
+    settings.MEMORY_NOTES_MAX_TOKENS = 100_000  # what is listed, not what the budget keeps
     # The search of every session also finds this one's turns: let it add at most one.
     settings.MEMORY_CROSS_SESSION_TURN_K = 1
     memory = await resumed_session(shopper_name)
