@@ -94,6 +94,8 @@ async def session_newest(
 
 def _window_cut(blocks: list[Any], *, turns: int) -> list[Any]:
     """The newest blocks down to the `turns`-th newest exchange (blocks newest first)."""
+    if turns <= 0:
+        return []
     seen = 0
     for index, block in enumerate(blocks):
         seen += _is_exchange(block)
