@@ -46,6 +46,7 @@ class MemoryConf:
     cross_session_episode_k: int
     max_facts_per_turn: int
     note_max_chars: int
+    notes_max_tokens: int
     timeout_seconds: float
     write_timeout_seconds: float
 
@@ -66,6 +67,7 @@ def memory_conf() -> MemoryConf:
         cross_session_episode_k=settings.MEMORY_CROSS_SESSION_EPISODE_K,
         max_facts_per_turn=settings.MEMORY_MAX_FACTS_PER_TURN,
         note_max_chars=settings.MEMORY_NOTE_MAX_CHARS,
+        notes_max_tokens=settings.MEMORY_NOTES_MAX_TOKENS,
         timeout_seconds=settings.AGENT_MEMORY_TIMEOUT_SECONDS,
         write_timeout_seconds=settings.AGENT_MEMORY_WRITE_TIMEOUT_SECONDS,
     )

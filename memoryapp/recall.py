@@ -15,7 +15,7 @@ from typing import Any
 
 from agentmemory import AsyncSessionResource
 
-from memoryapp.blocks import EPISODE, FACT, TURN
+from memoryapp.blocks import EPISODE, FACT, TURN, TURN_KIND, block_kind
 from memoryapp.cleaning import (
     session_id_clean,
     text_clean,
@@ -27,7 +27,12 @@ from memoryapp.consolidation import (
     newest_distinct,
 )
 from memoryapp.guard import attempted, guarded, outcome_noted
-from memoryapp.render import exchange_compressed, recall_items, tool_items
+from memoryapp.render import (
+    exchange_compressed,
+    notes_budgeted,
+    recall_items,
+    tool_items,
+)
 from memoryapp.sessions import MemorySession
 from memoryapp.types import Recall
 
@@ -50,24 +55,69 @@ RECALL_GRACE = 1.0
 
 async def session_list(resource: AsyncSessionResource, *, cap: int) -> list[Any]:
     """The whole session newest first, paging past the server's default page, up to cap."""
+    blocks, _ = await session_newest(resource, exchanges=None, first_page=LIST_PAGE_SIZE, cap=cap)
+    return blocks
+
+
+def _is_exchange(block: Any) -> bool:
+    return block_kind(block) == TURN_KIND and getattr(block, "message", None) is not None
+
+
+async def session_newest(
+    resource: AsyncSessionResource, *, exchanges: int | None, first_page: int, cap: int
+) -> tuple[list[Any], int]:
+    """The session newest first until it holds `exchanges` exchanges, it ends or cap blocks.
+
+    Counted in exchanges, not blocks: facts, and the history copies consolidation writes
+    into the session in progress, sit between the turns in any number. The exchanges seen
+    are returned with the blocks (None: list to the end or the cap).
+    """
     blocks: list[Any] = []
+    seen = 0
     offset = 0
-    while len(blocks) < cap:
+    limit = first_page
+    while len(blocks) < cap and (exchanges is None or seen < exchanges):
         page = await resource.list_memories(
-            limit=min(LIST_PAGE_SIZE, cap - len(blocks)), offset=offset
+            limit=max(1, min(limit, cap - len(blocks), 200)), offset=offset
         )
-        blocks.extend(page.memory_blocks)
+        for block in page.memory_blocks:
+            blocks.append(block)
+            seen += _is_exchange(block)
+            if exchanges is not None and seen >= exchanges:
+                break
         offset += page.count
+        limit = LIST_PAGE_SIZE
         if page.count == 0 or offset >= page.total:
             break
+    return blocks, seen
+
+
+def _window_cut(blocks: list[Any], *, turns: int) -> list[Any]:
+    """The newest blocks down to the `turns`-th newest exchange (blocks newest first)."""
+    if turns <= 0:
+        return []
+    seen = 0
+    for index, block in enumerate(blocks):
+        seen += _is_exchange(block)
+        if seen >= turns:
+            return blocks[: index + 1]
     return blocks
 
 
 async def _session_window(resource: AsyncSessionResource, *, conf: MemoryConf) -> list[Any]:
-    """The newest blocks, enough for the verbatim window with room for this visit's facts."""
-    window_size = conf.verbatim_window_turns * 3 + 3
-    page = await resource.list_memories(limit=max(1, min(window_size, 200)), offset=0)
-    return list(page.memory_blocks)
+    """The newest `verbatim_window_turns` exchanges, and what was stored between them.
+
+    The first page asks for room for a few facts per exchange; a session where more was
+    stored between them (changes of mind leave history copies) is paged until the window
+    is whole, so the newest exchanges always arrive together.
+    """
+    turns = conf.verbatim_window_turns
+    if turns <= 0:
+        return []
+    blocks, _ = await session_newest(
+        resource, exchanges=turns, first_page=turns * 3 + 3, cap=conf.max_session_blocks
+    )
+    return blocks
 
 
 async def _session_search(resource: AsyncSessionResource, *, query: str | None) -> list[Any]:
@@ -98,15 +148,34 @@ async def _recall_fetch(
         found = await resource.search_memory(query=query, filters=filters)
         return list(found.memory_blocks)
 
+    # Set when the listing finds the session past the threshold the client's count is under.
+    past_threshold = False
+
+    async def listed() -> list[Any]:
+        """The session under the threshold; past it, whatever turn_count said, its window.
+
+        turn_count comes from the client, which can lose count or lie (a REST caller that
+        leaves it out sends 0): the listing stops once it holds the threshold's number of
+        exchanges, and the turn goes on as one past the threshold.
+        """
+        nonlocal past_threshold
+        blocks, seen = await session_newest(
+            resource,
+            exchanges=conf.search_threshold_turns,
+            first_page=LIST_PAGE_SIZE,
+            cap=conf.max_session_blocks,
+        )
+        if seen < conf.search_threshold_turns:
+            return blocks
+        past_threshold = True
+        return _window_cut(blocks, turns=conf.verbatim_window_turns)
+
     # name -> (call, what is lost when it fails), in de-duplication order.
     calls: dict[str, tuple[Coroutine[Any, Any, list[Any]], str]] = {}
     if created:
         pass  # a session minted this turn holds nothing yet
     elif turn_count < conf.search_threshold_turns:
-        calls["session"] = (
-            session_list(resource, cap=conf.max_session_blocks),
-            "this session's recall",
-        )
+        calls["session"] = (listed(), "this session's recall")
     else:
         calls["session"] = (_session_window(resource, conf=conf), "this session's newest turns")
         calls["session_search"] = (
@@ -125,10 +194,21 @@ async def _recall_fetch(
             for call, _ in calls.values()
         )
     )
-    return [
+    fetched = [
         _Fetched(name, lost, blocks, error)
         for (name, (_, lost)), (blocks, error) in zip(calls.items(), outcomes, strict=True)
     ]
+    if past_threshold:
+        # Only a miscounting client waits for this second round trip; an honest one past
+        # the threshold has its search in flight with the rest.
+        lost = "this session's older turns"
+        blocks, error = await attempted(
+            _session_search(resource, query=query),
+            timeout=conf.timeout_seconds,
+            grace=conf.timeout_seconds * RECALL_GRACE,
+        )
+        fetched.insert(1, _Fetched("session_search", lost, blocks, error))
+    return fetched
 
 
 def _recall_build(fetched: list[_Fetched], *, session_id: str, started: float) -> Recall:
@@ -153,6 +233,7 @@ def _recall_build(fetched: list[_Fetched], *, session_id: str, started: float) -
         window_turns=conf.verbatim_window_turns,
         max_chars=conf.note_max_chars,
     )
+    items = notes_budgeted(items, max_tokens=conf.notes_max_tokens)
     counts = {name: 0 for name in ("session", "fact", "turn", "episode")}
     for item in items:
         counts[item.scope] = counts.get(item.scope, 0) + 1

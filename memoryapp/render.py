@@ -3,7 +3,9 @@
 Order of the notes: earlier visits first (past-visit summaries, then earlier exchanges,
 always compressed), then the shopper's facts (whole, dated, oldest first so the newest
 statement is read last), then the conversation in progress, oldest first: its newest
-exchanges verbatim, older ones compressed.
+exchanges verbatim (only the newest with its answer's products-shown line, the one a
+follow-up reads), older ones compressed. `notes_budgeted` keeps the whole within the
+notes' token budget.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from llm.note_lines import (
     note_label,
 )
 from llm.prompts import NOTES_CLOSE, NOTES_OPEN
+from llm.transcript import PRODUCTS_SHOWN
 from memoryapp.blocks import SUPERSEDED, block_date, block_kind, block_time
 from memoryapp.screening import summary_screen, text_fold
 from memoryapp.types import RecalledItem, Scope
@@ -123,9 +126,19 @@ def verbatim_lines(text: str, *, max_chars: int) -> list[str]:
     return lines
 
 
-def exchange_raw(block: Any) -> str:
+def exchange_raw(block: Any, *, products: bool = True) -> str:
+    """The exchange word for word; without products, less its answer's products-shown line.
+
+    The line repeats the products the answer's text names, with their SKUs, colours and
+    sizes for a follow-up ("the black one", "in M?"); follow-ups refer to the newest answer,
+    so only the newest exchange needs it.
+    """
     message = block.message
-    return f"Shopper: {message.user_content} ‖ Assistant: {message.assistant_content}"
+    answer = message.assistant_content
+    if not products:
+        end = answer.rfind(f"\n{PRODUCTS_SHOWN}")
+        answer = answer[:end] if end >= 0 else answer
+    return f"Shopper: {message.user_content} ‖ Assistant: {answer}"
 
 
 # The server's contexts and summary are a model's writing, screened like a visit summary
@@ -184,6 +197,9 @@ def _item(block: Any, scope: Scope, line: str) -> RecalledItem:
     )
 
 
+EARLIER_THIS_VISIT = note_label(THIS_VISIT, EARLIER)
+
+
 def session_items(
     blocks: Iterable[Any], *, window_turns: int, max_chars: int
 ) -> list[RecalledItem]:
@@ -195,9 +211,11 @@ def session_items(
     ordered = sorted(blocks, key=block_time)
     exchanges_seen = 0
     verbatim: set[str] = set()
+    newest: str | None = None
     for block in reversed(ordered):
         if block_kind(block) == "turn" and getattr(block, "message", None) is not None:
             exchanges_seen += 1
+            newest = newest or block.block_id
             if exchanges_seen <= window_turns:
                 verbatim.add(block.block_id)
     items = []
@@ -210,12 +228,12 @@ def session_items(
         elif kind == "episode":
             items.append(_item(block, "episode", episode_line(block, max_chars=max_chars)))
         elif block.block_id in verbatim:
-            line = "\n".join(verbatim_lines(exchange_raw(block), max_chars=max_chars))
+            text = exchange_raw(block, products=block.block_id == newest)
+            line = "\n".join(verbatim_lines(text, max_chars=max_chars))
             items.append(_item(block, "session", line))
         else:
             line = note_clean(
-                f"{note_label(THIS_VISIT, EARLIER)}{exchange_compressed(block)}",
-                max_chars=max_chars,
+                f"{EARLIER_THIS_VISIT}{exchange_compressed(block)}", max_chars=max_chars
             )
             items.append(_item(block, "session", line))
     return items
@@ -276,6 +294,84 @@ def recall_items(
     )
     items.extend(session_items(session_list, window_turns=window_turns, max_chars=max_chars))
     return items
+
+
+# Tokens are estimated, not counted: no tokenizer of the hosted models works offline, and
+# the estimate must be the same for every model (the offline one included). It splits text
+# the way cl100k's pre-tokenizer does (words with their leading space, digits in threes,
+# runs of punctuation, whitespace) and counts a piece as one token, a long word as one per
+# seven letters, punctuation as one per three bytes. Measured against cl100k counts of this
+# project's requests: the tools schema's 857 tokens come out 857, a judge request's ~1.1k
+# and an extraction's ~0.4k within a few per cent.
+_PIECE = re.compile(r"'(?:[sdmt]|ll|ve|re)|[ ]?[^\W\d_]+|[ ]?\d{1,3}|[ ]?(?:[^\s\w]|_)+|\s+")
+
+
+def tokens_estimate(text: str) -> int:
+    """A model's input tokens for text, estimated offline (see _PIECE)."""
+    count = 0
+    for match in _PIECE.finditer(text):
+        piece = match.group().lstrip(" ")
+        if not piece or piece[0].isspace() or piece[0].isdigit():
+            count += 1
+        elif piece[0].isalpha():
+            count += 1 + (len(piece) - 1) // 7
+        else:
+            count += -(-len(piece.encode("utf-8")) // 3)
+    return count
+
+
+def _drop_order(items: Sequence[RecalledItem]) -> list[int]:
+    """Indexes of the lines that may go to keep the notes within budget, least valuable first.
+
+    This visit's older compressed exchanges (oldest first), then earlier visits' exchanges
+    (oldest first), then past-visit summaries (resolved before unresolved, oldest first).
+    The facts and the verbatim window are never dropped.
+    """
+    earlier = [
+        i
+        for i, it in enumerate(items)
+        if it.scope == "session" and it.line.startswith(EARLIER_THIS_VISIT)
+    ]
+    visits = [i for i, it in enumerate(items) if it.scope == "turn"]
+    # Episodes are rendered unresolved first, newest first within each group.
+    summaries = [i for i, it in enumerate(items) if it.scope == "episode"][::-1]
+    return earlier + visits + summaries
+
+
+def notes_budgeted(items: Sequence[RecalledItem], *, max_tokens: int) -> list[RecalledItem]:
+    """The items whose notes message fits in max_tokens, dropping the least valuable first.
+
+    When the facts and the verbatim window alone exceed it, they are kept whole: a fact
+    or the exchange a follow-up answers is worth more than the budget.
+    """
+
+    def fits(kept: Sequence[RecalledItem]) -> bool:
+        return tokens_estimate(notes_message([it.line for it in kept]) or "") <= max_tokens
+
+    # Each line's share (its tokens and its newline), so dropping is not re-counting.
+    costs = [tokens_estimate(it.line) + 1 for it in items]
+    size = tokens_estimate(_notes_frame()) + sum(costs)
+    dropped: set[int] = set()
+    order = _drop_order(items)
+    for index in order:
+        if size <= max_tokens:
+            break
+        dropped.add(index)
+        size -= costs[index]
+    kept = [it for i, it in enumerate(items) if i not in dropped]
+    # The shares add up to the whole within a token or two; the whole decides.
+    for index in order:
+        if index in dropped:
+            continue
+        if fits(kept):
+            break
+        dropped.add(index)
+        kept = [it for i, it in enumerate(items) if i not in dropped]
+    return kept
+
+
+def _notes_frame() -> str:
+    return f"{NOTES_WARNING}\n{NOTES_OPEN}\n{NOTES_CLOSE}"
 
 
 def notes_message(lines: Sequence[str]) -> str | None:

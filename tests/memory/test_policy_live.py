@@ -118,10 +118,11 @@ async def test_facts_outlive_a_one_minute_session_whose_turns_expire(live_memory
     assert "The shopper wears size M." in recall.items[0].line
 
 
-async def test_listing_pages_past_twenty_under_the_threshold(live_memory, shopper_name):
+async def test_listing_pages_past_twenty_under_the_threshold(live_memory, shopper_name, settings):
+    settings.MEMORY_SEARCH_THRESHOLD_TURNS = 30
     memory = await resumed_session(shopper_name)
     await exchanges(memory, [(f"question {i}", f"answer {i}") for i in range(25)])
-    recall = await memories_recall(memory=memory, message="next", turn_count=5)
+    recall = await memories_recall(memory=memory, message="next", turn_count=25)
     session_lines = [i.line for i in recall.items if i.scope == "session"]
     assert len(session_lines) == 25
     assert session_lines[-1] == "[this visit] Shopper: question 24 ‖ Assistant: answer 24"
@@ -277,7 +278,7 @@ async def test_a_twelve_exchange_session_switches_from_listing_to_window_and_sea
     live_memory, shopper_name, monkeypatch
 ):
     memory = await resumed_session(shopper_name)
-    await exchanges(memory, [(f"question {i}", f"answer {i}") for i in range(12)])
+    await exchanges(memory, [(f"question {i}", f"answer {i}") for i in range(9)])
     calls: list[tuple[str, dict]] = []
     real_list, real_search = memory.resource.list_memories, memory.resource.search_memory
 
@@ -295,8 +296,9 @@ async def test_a_twelve_exchange_session_switches_from_listing_to_window_and_sea
     under = await memories_recall(memory=memory, message="question", turn_count=9)
     in_session_searches = [c for c in calls if c[0] == "search" and "session_ids" not in c[1]]
     assert [c[0] for c in calls].count("list") == 1 and in_session_searches == []
-    assert len([i for i in under.items if i.scope == "session"]) == 12
+    assert len([i for i in under.items if i.scope == "session"]) == 9
 
+    await exchanges(memory, [(f"question {i}", f"answer {i}") for i in range(9, 12)])
     calls.clear()
     past = await memories_recall(memory=memory, message="question 3", turn_count=12)
     lists = [c[1] for c in calls if c[0] == "list"]
@@ -443,7 +445,8 @@ async def test_the_session_is_searched_from_the_threshold_turn_on_and_listed_bef
 ):
     assert memory_conf().search_threshold_turns == 10
     memory = await resumed_session(shopper_name)
-    await exchanges(memory, [(f"question {i}", f"answer {i}") for i in range(30)])
+    # An honest client's count: as many exchanges as it says.
+    await exchanges(memory, [(f"question {i}", f"answer {i}") for i in range(turn_count)])
     in_session_searches: list[str | None] = []
     real_search = memory.resource.search_memory
 
@@ -455,16 +458,15 @@ async def test_the_session_is_searched_from_the_threshold_turn_on_and_listed_bef
     monkeypatch.setattr(memory.resource, "search_memory", searching)
     recall = await memories_recall(memory=memory, message="question 3", turn_count=turn_count)
     session_lines = [i.line for i in recall.items if i.scope == "session"]
+    newest = range(turn_count - 3, turn_count)
     assert session_lines[-3:] == [
-        f"[this visit] Shopper: question {i} ‖ Assistant: answer {i}" for i in (27, 28, 29)
+        f"[this visit] Shopper: question {i} ‖ Assistant: answer {i}" for i in newest
     ]
     if searched:
-        # The newest window (12 blocks) and up to 10 search hits: never the whole session.
         assert in_session_searches == ["question 3"]
-        assert len(session_lines) < 30
     else:
         assert in_session_searches == []
-        assert len(session_lines) == 30
+        assert len(session_lines) == turn_count
 
 
 @pytest.mark.parametrize(("turn_count", "calls"), [(1, 4), (12, 5)])
@@ -607,11 +609,13 @@ async def test_a_failing_memory_look_up_gives_the_agent_nothing_not_an_error(
 
 
 async def test_listing_pages_past_a_hundred_blocks(live_memory, shopper_name, settings):
+    settings.MEMORY_SEARCH_THRESHOLD_TURNS = 150
+    settings.MEMORY_NOTES_MAX_TOKENS = 100_000  # what is listed, not what the budget keeps
     # The search of every session also finds this one's turns: let it add at most one.
     settings.MEMORY_CROSS_SESSION_TURN_K = 1
     memory = await resumed_session(shopper_name)
     await exchanges(memory, [(f"question {i}", f"answer {i}") for i in range(105)])
-    recall = await memories_recall(memory=memory, message="next", turn_count=9)
+    recall = await memories_recall(memory=memory, message="next", turn_count=105)
     lines = [i.line for i in recall.items if i.scope == "session"]
     assert len(lines) == 105
     assert lines[-1] == "[this visit] Shopper: question 104 ‖ Assistant: answer 104"

@@ -503,3 +503,17 @@ def test_the_offline_model_reads_back_every_line_the_notes_are_written_with():
     assert [(e.query, e.answer) for e in notes.exchanges] == [("black jeans?", "Here are two.")]
     assert sorted(m.summary for m in notes.earlier) == [False, True]
     assert {m.date for m in notes.earlier} == {"2026-05-01"}
+
+
+def test_only_the_newest_answer_carries_its_products_shown_line():
+    shown = "Products shown: Linen Shirt [TS-{n}] colours white/navy, sizes S/M, €59.00"
+    blocks = [
+        turn(f"q{i}", f"Here is the **Linen Shirt**.\n{shown.format(n=i)}", at=_at(i))
+        for i in range(1, 4)
+    ]
+    lines = [i.line for i in session_items(blocks, window_turns=3, max_chars=500)]
+    assert lines == [
+        "[this visit] Shopper: q1 ‖ Assistant: Here is the **Linen Shirt**.",
+        "[this visit] Shopper: q2 ‖ Assistant: Here is the **Linen Shirt**.",
+        "[this visit] Shopper: q3 ‖ Assistant: Here is the **Linen Shirt**. / " + shown.format(n=3),
+    ]
