@@ -31,7 +31,13 @@ from channels.db import database_sync_to_async
 
 from llm.cards import MAX_CARDS
 from memoryapp.public import notes_message, recalled_line_defuse
-from shop.selectors import catalog_vocabulary, product_get, products_page
+from shop.selectors import (
+    CATALOG_FILTER_NAMES,
+    CatalogFilters,
+    catalog_vocabulary,
+    product_get,
+    products_page,
+)
 
 MAX_LIMIT = 10
 # A panel shows at most this many cards under an answer, so a search returns that many
@@ -48,21 +54,7 @@ CARD_KEYS = (
     "url",
     "blurb",
 )
-_SEARCH_KEYS = frozenset(
-    {
-        "query",
-        "category",
-        "exclude_categories",
-        "colour",
-        "exclude_colours",
-        "size",
-        "brand",
-        "max_price",
-        "material",
-        "offset",
-        "limit",
-    }
-)
+_SEARCH_KEYS = CATALOG_FILTER_NAMES | {"offset", "limit"}
 
 
 class ToolArgumentError(ValueError):
@@ -222,7 +214,10 @@ def _search_parameters(vocabulary: Vocabulary) -> dict[str, Any]:
 
 async def _search_run(args: dict, vocabulary: Vocabulary, recall: Recall | None) -> ToolOutcome:
     query = search_arguments(args, vocabulary=vocabulary)
-    page = await database_sync_to_async(products_page)(**query)
+    offset, limit = query.pop("offset"), query.pop("limit")
+    page = await database_sync_to_async(products_page)(
+        filters=CatalogFilters(**query), offset=offset, limit=limit
+    )
     products = [hit.as_dict() for hit in page.hits]
     return ToolOutcome(
         {"products": products, "count": len(products), "total": page.total, "offset": page.offset},

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from decimal import Decimal
 
 from django.contrib.auth.hashers import UNUSABLE_PASSWORD_PREFIX
@@ -176,18 +176,26 @@ def _word_matches(word: str, haystack: str) -> bool:
     return False
 
 
-def products_ranked(
-    *,
-    query: str = "",
-    category: str | None = None,
-    exclude_categories: Sequence[str] = (),
-    colour: str | None = None,
-    exclude_colours: Sequence[str] = (),
-    size: str | None = None,
-    brand: str | None = None,
-    max_price: float | Decimal | None = None,
-    material: str | None = None,
-) -> list[Product]:
+@dataclass(frozen=True)
+class CatalogFilters:
+    """What a catalog search may be narrowed by: the one list of the filters' names, read
+    by the catalog page, the assistant's search tool and the search itself."""
+
+    query: str = ""
+    category: str | None = None
+    exclude_categories: Sequence[str] = ()
+    colour: str | None = None
+    exclude_colours: Sequence[str] = ()
+    size: str | None = None
+    brand: str | None = None
+    max_price: float | Decimal | None = None
+    material: str | None = None
+
+
+CATALOG_FILTER_NAMES = frozenset(field.name for field in fields(CatalogFilters))
+
+
+def products_ranked(filters: CatalogFilters) -> list[Product]:
     """Active products with an in-stock variant matching every filter, best match first.
 
     A material keeps the products whose name or description names it (MATERIAL_WORDS).
@@ -195,9 +203,9 @@ def products_ranked(
     products matching more words come first, then cheaper ones. Call `in_stock_attach` on
     the products actually shown: ranking needs no variants, so none are loaded here.
     """
-    colour = colour.lower() if colour else None
-    size = size.upper() if size else None
-    excluded = {c.lower() for c in exclude_colours}
+    colour = filters.colour.lower() if filters.colour else None
+    size = filters.size.upper() if filters.size else None
+    excluded = {c.lower() for c in filters.exclude_colours}
     matching = Q(stock__gt=0)
     if colour:
         matching &= Q(colour=colour)
@@ -209,20 +217,20 @@ def products_ranked(
     products = Product.objects.active().filter(
         id__in=Variant.objects.filter(matching).values("product_id")
     )
-    if category:
-        products = products.filter(category=category.lower())
-    if exclude_categories:
-        products = products.exclude(category__in=[c.lower() for c in exclude_categories])
-    if brand:
-        products = products.filter(brand__iexact=brand)
-    if max_price is not None:
-        products = products.filter(price__lte=Decimal(str(max_price)))
+    if filters.category:
+        products = products.filter(category=filters.category.lower())
+    if filters.exclude_categories:
+        products = products.exclude(category__in=[c.lower() for c in filters.exclude_categories])
+    if filters.brand:
+        products = products.filter(brand__iexact=filters.brand)
+    if filters.max_price is not None:
+        products = products.filter(price__lte=Decimal(str(filters.max_price)))
 
     products = products.only(
         "id", "sku", "name", "slug", "category", "brand", "description", "colour", "price"
     )
-    words = query_words(query)
-    fabric = _MATERIAL_PATTERNS.get(material.lower()) if material else None
+    words = query_words(filters.query)
+    fabric = _MATERIAL_PATTERNS.get(filters.material.lower()) if filters.material else None
     scored: list[tuple[int, Product]] = []
     for product in products:
         if fabric is not None and not fabric.search(f"{product.name} {product.description}"):
@@ -256,36 +264,13 @@ def in_stock_attach(
         product.in_stock = by_product[product.id]
 
 
-def products_page(
-    *,
-    query: str = "",
-    category: str | None = None,
-    exclude_categories: Sequence[str] = (),
-    colour: str | None = None,
-    exclude_colours: Sequence[str] = (),
-    size: str | None = None,
-    brand: str | None = None,
-    max_price: float | Decimal | None = None,
-    material: str | None = None,
-    offset: int = 0,
-    limit: int = 10,
-) -> ProductPage:
+def products_page(*, filters: CatalogFilters, offset: int = 0, limit: int = 10) -> ProductPage:
     """Search the catalog for the assistant: one page of in-stock, active products."""
     limit = max(1, min(int(limit), 50))
     offset = max(0, int(offset))
-    ranked = products_ranked(
-        query=query,
-        category=category,
-        exclude_categories=exclude_categories,
-        colour=colour,
-        exclude_colours=exclude_colours,
-        size=size,
-        brand=brand,
-        max_price=max_price,
-        material=material,
-    )
+    ranked = products_ranked(filters)
     products = ranked[offset : offset + limit]
-    in_stock_attach(products, colour=colour, exclude_colours=exclude_colours)
+    in_stock_attach(products, colour=filters.colour, exclude_colours=filters.exclude_colours)
     hits = [
         ProductHit(
             sku=product.sku,
@@ -301,30 +286,6 @@ def products_page(
         for product in products
     ]
     return ProductPage(hits=hits, total=len(ranked), offset=offset)
-
-
-def products_search(
-    *,
-    query: str = "",
-    category: str | None = None,
-    colour: str | None = None,
-    exclude_colours: Sequence[str] = (),
-    size: str | None = None,
-    brand: str | None = None,
-    max_price: float | Decimal | None = None,
-    limit: int = 10,
-) -> list[ProductHit]:
-    """The first page of a search, without the count of all matches."""
-    return products_page(
-        query=query,
-        category=category,
-        colour=colour,
-        exclude_colours=exclude_colours,
-        size=size,
-        brand=brand,
-        max_price=max_price,
-        limit=limit,
-    ).hits
 
 
 def _product_detail(product: Product) -> ProductDetail:

@@ -8,7 +8,13 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from shop.forms import CatalogFilterForm, SignInForm
 from shop.models import ALL_SIZES, Product
-from shop.selectors import demo_shoppers_listed, in_stock_attach, products_ranked, sizes_sorted
+from shop.selectors import (
+    CatalogFilters,
+    demo_shoppers_listed,
+    in_stock_attach,
+    products_ranked,
+    sizes_sorted,
+)
 from shop.services import SignInRefused, shopper_get_or_create
 
 PAGE_SIZE = 24
@@ -16,22 +22,20 @@ PAGE_SIZE = 24
 
 def catalog(request):
     form = CatalogFilterForm(request.GET or None)
-    filters: dict = {}
+    filters = CatalogFilters()
     if form.is_valid():
         data = form.cleaned_data
-        filters = {
-            "query": data["q"] or "",
-            "category": data["category"] or None,
-            "colour": data["colour"] or None,
-            "size": data["size"] or None,
-            "max_price": data["max_price"],
-        }
-    products = products_ranked(**filters)
+        filters = CatalogFilters(
+            query=data["q"] or "",
+            category=data["category"] or None,
+            colour=data["colour"] or None,
+            size=data["size"] or None,
+            max_price=data["max_price"],
+        )
+    products = products_ranked(filters)
     page = Paginator(products, PAGE_SIZE).get_page(request.GET.get("page"))
     in_stock_attach(
-        page.object_list,
-        colour=filters.get("colour"),
-        exclude_colours=filters.get("exclude_colours", ()),
+        page.object_list, colour=filters.colour, exclude_colours=filters.exclude_colours
     )
     for product in page:
         product.sizes_in_stock = sizes_sorted(v.size for v in product.in_stock)

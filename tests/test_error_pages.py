@@ -55,7 +55,7 @@ def test_the_404_page_survives_a_database_failure(client, monkeypatch):
 def test_a_failure_shows_the_shops_500(monkeypatch, settings):
     from shop import views
 
-    def broken(**filters):
+    def broken(*args, **kwargs):
         raise RuntimeError("the catalog broke")
 
     monkeypatch.setattr(views, "products_ranked", broken)

@@ -61,7 +61,7 @@ def test_a_locked_database_under_the_api_is_a_json_503(monkeypatch):
 def test_a_broken_query_is_still_the_500_page(monkeypatch):
     from shop import views
 
-    def broken(**filters):
+    def broken(*args, **kwargs):
         raise OperationalError("no such column: shop_product.colour")
 
     monkeypatch.setattr(views, "products_ranked", broken)
