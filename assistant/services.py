@@ -37,6 +37,7 @@ from assistant.chat_records import (
     facts_acknowledged,
 )
 from assistant.demo import demo_settings_get
+from assistant.grounding import GroundingReport, evidence_start
 from assistant.models import ChatTurn, DemoSettings
 from assistant.page import catalog_filters_known, history_notes, page_context_build
 from assistant.prompting import turn_messages
@@ -93,6 +94,8 @@ class _TurnLog:
     recall: Recall | None = None
     saved: dict[str, list[str]] = field(default_factory=dict)
     tools: list[dict[str, Any]] = field(default_factory=list)
+    # The grounding check's verdicts: counts only, never the text they were about.
+    grounding: dict[str, Any] = field(default_factory=dict)
     error: str = ""
     stopped: bool = False
 
@@ -129,7 +132,7 @@ def _chat_turn_finish(*, turn_id: int, log: _TurnLog, spans: _Spans) -> None:
             for i in (log.recall.items if log.recall else [])
         ],
         saved=log.saved,
-        timings={"spans": spans.items, "total_ms": spans.now_ms()},
+        timings={"spans": spans.items, "total_ms": spans.now_ms(), "grounding": log.grounding},
         tools=log.tools,
         error=log.error,
         stopped=log.stopped,
@@ -316,6 +319,12 @@ async def _turn_answer(
         tools=tool_schemas(vocabulary=vocabulary, with_memory=memory is not None),
         run_tool=run_tool,
         linkable=page.linkable if page else None,
+        evidence=evidence_start(
+            vocabulary=vocabulary,
+            page_product=page.product if page else None,
+            # A figure the shopper gave in this chat may be said back to them.
+            shopper_texts=[request.text, *(h.user for h in request.history or [])],
+        ),
     )
     try:
         async with aclosing(run):
@@ -356,6 +365,8 @@ async def _turn_answer(
         return
     if final is None:
         return
+    spans.add(_grounding_span(final.grounding), spans.now_ms(), final.grounding.check_ms)
+    log.grounding = {**final.grounding.counts(), "kinds": final.grounding.by_kind()}
 
     done = events.Done(
         # A model's text is input like any other: what cannot be encoded or stored goes.
@@ -365,6 +376,7 @@ async def _turn_answer(
         turn_id=progress.turn_id,
         model=model,
         spans=list(spans.items),
+        grounding=final.grounding.counts(),
     )
     progress.answered = True
     yield done
@@ -393,6 +405,15 @@ async def _turn_answer(
             await healthy_turn_reconcile(
                 user=user, shopper=shopper, memory=memory, turn_id=progress.turn_id
             )
+
+
+def _grounding_span(report: GroundingReport) -> str:
+    """The check's verdicts as the inspector's timeline names them."""
+    counts = report.counts()
+    return (
+        f"grounding: {counts['checked']} claims, {counts['corrected']} corrected, "
+        f"{counts['dropped']} dropped"
+    )
 
 
 # --- opening and closing the panel --------------------------------------------------------
