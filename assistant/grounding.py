@@ -23,6 +23,7 @@ checked, so the shopper still reads the answer as it is written.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import time
@@ -252,14 +253,18 @@ def _about(position: int, named: list[tuple[int, Product]], context: Product | N
     return named[0][1] if named else context
 
 
-def _colour_list(text: str, evidence: Evidence) -> re.Match | None:
-    colour = "|".join(re.escape(c) for c in evidence.colours) or "(?!)"
-    pattern = re.compile(
+@functools.lru_cache(maxsize=16)
+def _colour_list_pattern(colours: tuple[str, ...]) -> re.Pattern:
+    colour = "|".join(re.escape(c) for c in colours) or "(?!)"
+    return re.compile(
         rf"\b(?:comes? in|available in|colou?rs?:?|in stock in)\s+(?P<list>(?:{colour})"
         rf"(?:(?:,\s*|,?\s+(?:and|or)\s+)(?:{colour}))+)\b",
         re.I,
     )
-    return pattern.search(text)
+
+
+def _colour_list(text: str, evidence: Evidence) -> re.Match | None:
+    return _colour_list_pattern(tuple(evidence.colours)).search(text)
 
 
 def _availability_line(
@@ -320,7 +325,9 @@ def sentence_check(sentence: str, evidence: Evidence, *, context: Product | None
             continue
         product = _about(match.start(), named, context)
         is_limit = bool(_LIMIT_BEFORE.search(text[: match.start()]))
-        if product is not None and product.price is not None and not is_limit:
+        # With two products named, an amount may be a sum of them: no one price corrects it.
+        alone = len({p.sku for _, p in named}) <= 1
+        if product is not None and product.price is not None and alone and not is_limit:
             fixed = f"€{product.price:.2f}"
             text = text[: match.start()] + fixed + text[match.end() :]
             claims.append(Claim("price", "corrected"))
@@ -481,7 +488,7 @@ class AnswerGrounder:
         if checked.dropped in self._said:
             return ""
         self._said.add(checked.dropped)
-        return DROPPED_LINES[checked.dropped] + (_trailing(sentence) or " ")
+        return DROPPED_LINES[checked.dropped] + _trailing(sentence)
 
     def _only_product(self) -> Product | None:
         products = list(self.evidence.products.values())

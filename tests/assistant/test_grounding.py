@@ -82,6 +82,11 @@ def test_a_budget_the_shopper_never_gave_is_not_turned_into_a_price():
     assert "€45" not in shown and "€19.99" not in shown
 
 
+def test_a_sum_of_two_products_is_dropped_not_corrected_to_one_price():
+    shown, _ = _ground("The **Crew Tee** and the **Piqué Polo** together: €70.")
+    assert shown == DROPPED_LINES["price"]
+
+
 def test_a_rounded_price_and_a_price_difference_are_backed():
     text = "The **Piqué Polo** is about €35, €14.51 more than the **Crew Tee**."
     assert _ground(text)[0] == text
@@ -111,7 +116,7 @@ def test_a_count_for_a_colour_that_has_none_in_the_size_says_so():
 
 def test_a_count_no_variant_data_backs_is_dropped():
     shown, report = _ground("The **Crew Tee** has only 3 left in M.")
-    assert shown == DROPPED_LINES["stock"] + " "
+    assert shown == DROPPED_LINES["stock"]
     assert report.by_kind()["stock"] == {"dropped": 1}
 
 
