@@ -29,6 +29,7 @@ from channels.db import database_sync_to_async
 
 from assistant import events
 from assistant.agent import FinalEvent, RoundEvent, TokenEvent, ToolEvent, agent_run
+from assistant.chat_facts import chat_facts_read
 from assistant.chat_records import (
     chat_session_closed,
     chat_session_touch,
@@ -284,6 +285,8 @@ async def _turn_answer(
         notes = await history_notes(
             history=request.history,
             max_chars=memory_conf().note_max_chars,
+            # What the shopper said of themselves in this chat holds for its later turns.
+            facts=chat_facts_read(messages=[exchange.user for exchange in request.history]),
         )
         spans.add("history", start, spans.now_ms() - start)
 
