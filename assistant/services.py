@@ -278,7 +278,7 @@ async def _turn_answer(
             duration_ms=log.recall.duration_ms,
             items=[events.recalled_line(item) for item in log.recall.items],
         )
-    elif request.history:
+    elif request.history or request.said:
         # No memory is read this turn: the browser's own record of the conversation is the
         # verbatim window. It is only read, never stored.
         start = spans.now_ms()
@@ -286,7 +286,9 @@ async def _turn_answer(
             history=request.history,
             max_chars=memory_conf().note_max_chars,
             # What the shopper said of themselves in this chat holds for its later turns.
-            facts=chat_facts_read(messages=[exchange.user for exchange in request.history]),
+            facts=chat_facts_read(
+                messages=[*request.said, *(exchange.user for exchange in request.history)]
+            ),
         )
         spans.add("history", start, spans.now_ms() - start)
 

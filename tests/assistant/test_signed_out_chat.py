@@ -86,3 +86,27 @@ async def test_only_the_shoppers_words_are_read_never_an_answer():
         events = await chat.turn("show me t-shirts", until=("done",), history=history)
     arguments = _search(events)
     assert arguments.get("size") != "XL" and arguments.get("colour") != "yellow"
+
+
+async def test_a_size_said_before_the_last_three_exchanges_still_holds():
+    history: list[dict] = []
+    async with Chat() as chat:
+        for text in ("I'm a size S", "hello", "show me jeans", "thanks"):
+            await _exchange(chat, text, history)
+        said = [exchange["user"] for exchange in history[:-3]]
+        events = await chat.turn(
+            "show me t-shirts", until=("done",), history=history[-3:], said=said
+        )
+        without = await chat.turn("show me t-shirts", until=("done",), history=history[-3:])
+    assert _search(events)["size"] == "S"
+    assert "size" not in _search(without)
+
+
+@pytest.mark.parametrize(
+    "said, field",
+    [("S", "said"), ([1], "said"), (["x"] * 21, "said"), (["x" * 1001], "said")],
+)
+async def test_a_malformed_said_is_a_400_that_changes_nothing(said, field):
+    async with Chat() as chat:
+        (event,) = await chat.turn("hi", until=("done",), said=said)
+    assert event["type"] == "error" and event["code"] == 400 and field in event["message"]
