@@ -20,7 +20,8 @@ from typing import Any
 
 import openai
 
-from assistant.grounding import AnswerGrounder, Evidence, GroundingReport
+from assistant.grounding import AnswerGrounder, GroundingReport
+from assistant.grounding_evidence import Evidence
 from assistant.tools import ToolOutcome
 from llm.cards import MAX_CARDS
 

@@ -16,6 +16,7 @@ What is checked, per sentence (a list line counts as one):
 An unbacked claim is corrected from the data when the sentence says which product it is
 about; otherwise the sentence is dropped and a short honest line said once in its place.
 Claims of style or fit ("perfect for summer") are not facts the catalog holds: they pass.
+The evidence is `assistant.grounding_evidence`.
 
 `AnswerGrounder` does this as text streams: a sentence is released once it is complete and
 checked, so the shopper still reads the answer as it is written.
@@ -24,12 +25,13 @@ checked, so the shopper still reads the answer as it is written.
 from __future__ import annotations
 
 import functools
-import math
 import re
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
+
+from assistant.grounding_evidence import Evidence, Product, name_plain
 
 Kind = Literal["price", "stock", "availability", "sizes", "colours", "name"]
 Verdict = Literal["backed", "corrected", "dropped"]
@@ -46,112 +48,6 @@ DROPPED_LINES: dict[Kind, str] = {
 }
 
 
-@dataclass
-class Product:
-    """Everything this turn's catalog data says about one product (all views merged)."""
-
-    sku: str
-    name: str
-    price: float | None = None
-    colours: set[str] = field(default_factory=set)
-    sizes: set[str] = field(default_factory=set)
-    # variant sku -> (colour, size, stock); known only from a product look-up.
-    variants: dict[str, tuple[str, str, int]] = field(default_factory=dict)
-
-    def sizes_in(self, colour: str | None) -> list[str] | None:
-        """Sizes in stock (in one colour when given); None when the data cannot tell."""
-        if colour is None:
-            return list(self.sizes)
-        if self.variants:
-            return [size for c, size, stock in self.variants.values() if c == colour and stock > 0]
-        return None
-
-    def stock_of(self, *, size: str | None, colour: str | None) -> int | None:
-        if not self.variants:
-            return None
-        return sum(
-            stock
-            for c, s, stock in self.variants.values()
-            if (size is None or s == size) and (colour is None or c == colour)
-        )
-
-
-@dataclass
-class Evidence:
-    """This turn's catalog data and the shopper's own figures; grows as tools return."""
-
-    colours: list[str]
-    sizes: list[str]
-    products: dict[str, Product] = field(default_factory=dict)
-    figures: set[float] = field(default_factory=set)
-
-    def add_product(self, data: dict[str, Any]) -> None:
-        sku = str(data.get("sku") or "").upper()
-        name = str(data.get("name") or "").strip()
-        if not sku or not name:
-            return
-        product = self.products.setdefault(sku, Product(sku=sku, name=name))
-        price = data.get("price_eur")
-        if isinstance(price, int | float) and not isinstance(price, bool):
-            product.price = float(price)
-        product.colours.update(str(c).lower() for c in data.get("colours") or [])
-        product.sizes.update(str(s) for s in data.get("sizes_in_stock") or [])
-        for variant in data.get("variants") or []:
-            if isinstance(variant, dict) and variant.get("sku"):
-                product.variants[str(variant["sku"])] = (
-                    str(variant.get("colour") or "").lower(),
-                    str(variant.get("size") or ""),
-                    int(variant.get("stock") or 0),
-                )
-                product.colours.add(str(variant.get("colour") or "").lower())
-                product.sizes.add(str(variant.get("size") or ""))
-
-    def add_result(self, content: dict[str, Any], arguments: dict[str, Any] | None = None) -> None:
-        """A tool's result (a search page or a product look-up) and the arguments it got."""
-        if isinstance(content.get("products"), list):
-            for product in content["products"]:
-                if isinstance(product, dict):
-                    self.add_product(product)
-        elif content.get("sku"):
-            self.add_product(content)
-        for value in (arguments or {}).values():
-            if isinstance(value, int | float) and not isinstance(value, bool):
-                self.figures.add(float(value))
-
-    def add_shopper_text(self, text: str) -> None:
-        """Figures the shopper wrote ("under 60", "€45.50") may be said back to them."""
-        for number in re.findall(r"\d+(?:[.,]\d{1,2})?", text or ""):
-            self.figures.add(float(number.replace(",", ".")))
-
-    def named(self, text: str) -> list[tuple[int, Product]]:
-        """(position, product) for each product whose name the text carries, in order."""
-        lowered = text.lower()
-        found = []
-        for product in self.products.values():
-            at = lowered.find(product.name.lower())
-            if at >= 0:
-                found.append((at, product))
-        return sorted(found, key=lambda pair: pair[0])
-
-    def by_name(self, name: str) -> Product | None:
-        wanted = _plain(name)
-        for product in self.products.values():
-            if _plain(product.name) == wanted:
-                return product
-        return None
-
-    def amount_backed(self, amount: float) -> bool:
-        prices = [p.price for p in self.products.values() if p.price is not None]
-        known = list(self.figures) + prices
-        known += [abs(a - b) for i, a in enumerate(prices) for b in prices[i + 1 :]]
-        if any(abs(amount - value) < 0.005 for value in known):
-            return True
-        # A whole-euro amount may round a price ("about €53" of €52.99).
-        return amount == int(amount) and any(
-            int(amount) in (math.floor(value), math.ceil(value)) for value in known
-        )
-
-
 @dataclass(frozen=True)
 class Claim:
     kind: Kind
@@ -165,23 +61,6 @@ class Checked:
     text: str
     claims: list[Claim]
     dropped: Kind | None = None
-
-
-def evidence_start(
-    *,
-    vocabulary: dict[str, list[str]],
-    page_product: dict[str, Any] | None = None,
-    shopper_texts: Iterable[str] = (),
-) -> Evidence:
-    evidence = Evidence(
-        colours=[c.lower() for c in vocabulary.get("colours", [])],
-        sizes=list(vocabulary.get("sizes", [])),
-    )
-    if page_product:
-        evidence.add_product(page_product)
-    for text in shopper_texts:
-        evidence.add_shopper_text(text)
-    return evidence
 
 
 # --- reading claims ------------------------------------------------------------------------
@@ -219,10 +98,6 @@ _LINK_LABEL = re.compile(r"\[(?P<label>[^\[\]\n]{2,120})\]\([^()\s]*\)")
 _NOT_A_NAME = re.compile(
     r"(?::$|^[\d€$.,\s%]+$|^(?:note|tip|price|sizes?|colou?rs?|stock)\b)", re.I
 )
-
-
-def _plain(name: str) -> str:
-    return re.sub(r"^the\s+", "", re.sub(r"\s+", " ", name.strip().lower()))
 
 
 def _and(items: Sequence[str]) -> str:
@@ -301,7 +176,7 @@ def sentence_check(sentence: str, evidence: Evidence, *, context: Product | None
         if label in evidence.sizes or not re.search(r"[A-Z]", label):
             continue
         if evidence.by_name(label) is not None or any(
-            _plain(p.name) in _plain(label) for _, p in named
+            name_plain(p.name) in name_plain(label) for _, p in named
         ):
             claims.append(Claim("name", "backed"))
             continue
@@ -423,6 +298,18 @@ def _trailing(sentence: str) -> str:
 
 # A sentence ends at . ! or ? before white space, or at a line break (a list line).
 _BOUNDARY = re.compile(r"[.!?](?=\s)\s*|\n\s*")
+# Held longer than this without a sentence's end, text is released a clause at a time.
+MAX_HELD_CHARS = 300
+
+
+def _cut_at(text: str) -> int:
+    """Where to cut a sentence too long to hold: after its last clause, else its last word."""
+    window = text[:MAX_HELD_CHARS]
+    clause = max(window.rfind(mark) for mark in (", ", "; ", ": ", " — "))
+    if clause > 0:
+        return clause + 2
+    space = window.rfind(" ")
+    return space + 1 if space > 0 else MAX_HELD_CHARS
 
 
 @dataclass
@@ -437,6 +324,14 @@ class GroundingReport:
         for claim in self.claims:
             result[claim.verdict] += 1
         return result
+
+    def span_name(self) -> str:
+        """The verdicts as the inspector's timeline names them."""
+        counts = self.counts()
+        return (
+            f"grounding: {counts['checked']} claims, {counts['corrected']} corrected, "
+            f"{counts['dropped']} dropped"
+        )
 
     def by_kind(self) -> dict[str, dict[str, int]]:
         kinds: dict[str, dict[str, int]] = {}
@@ -466,6 +361,12 @@ class AnswerGrounder:
                 break
             sentence, self._held = self._held[: boundary.end()], self._held[boundary.end() :]
             out.append(self._check(sentence))
+        if len(self._held) > MAX_HELD_CHARS:
+            # A sentence that will not end (a model that never stops one) still streams: it is
+            # checked and released in pieces, cut after a clause where one ends.
+            cut = _cut_at(self._held)
+            piece, self._held = self._held[:cut], self._held[cut:]
+            out.append(self._check(piece))
         return "".join(out)
 
     def flush(self) -> str:

@@ -38,7 +38,7 @@ from assistant.chat_records import (
     facts_acknowledged,
 )
 from assistant.demo import demo_settings_get
-from assistant.grounding import GroundingReport, evidence_start
+from assistant.grounding_evidence import evidence_start
 from assistant.models import ChatTurn, DemoSettings
 from assistant.page import catalog_filters_known, history_notes, page_context_build
 from assistant.prompting import turn_messages
@@ -370,7 +370,7 @@ async def _turn_answer(
         return
     if final is None:
         return
-    spans.add(_grounding_span(final.grounding), spans.now_ms(), final.grounding.check_ms)
+    spans.add(final.grounding.span_name(), spans.now_ms(), final.grounding.check_ms)
     log.grounding = {**final.grounding.counts(), "kinds": final.grounding.by_kind()}
 
     done = events.Done(
@@ -410,15 +410,6 @@ async def _turn_answer(
             await healthy_turn_reconcile(
                 user=user, shopper=shopper, memory=memory, turn_id=progress.turn_id
             )
-
-
-def _grounding_span(report: GroundingReport) -> str:
-    """The check's verdicts as the inspector's timeline names them."""
-    counts = report.counts()
-    return (
-        f"grounding: {counts['checked']} claims, {counts['corrected']} corrected, "
-        f"{counts['dropped']} dropped"
-    )
 
 
 # --- opening and closing the panel --------------------------------------------------------

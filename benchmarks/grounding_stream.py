@@ -40,7 +40,8 @@ import openai  # noqa: E402
 
 from assistant import agent  # noqa: E402
 from assistant.agent import FinalEvent, TokenEvent, agent_run  # noqa: E402
-from assistant.grounding import AnswerGrounder, evidence_start  # noqa: E402
+from assistant.grounding import AnswerGrounder  # noqa: E402
+from assistant.grounding_evidence import evidence_start  # noqa: E402
 from assistant.tools import ToolOutcome  # noqa: E402
 
 VOCABULARY = {

@@ -185,6 +185,8 @@ def chat_facts_answer(
 ) -> str | None:
     """A question about the shopper in a chat that reads no memory, answered from what they
     said earlier in it (the notes' "this chat" facts); None when they said nothing of it."""
+    # Signed out, a stored fact (whatever the notes claim) is never the shopper's to hear.
+    facts = [fact for fact in facts if fact.this_chat]
     if topic in ("forget", "visits") or not facts:
         return None
     if topic in _TOPIC_WORDS:

@@ -5,12 +5,8 @@ from __future__ import annotations
 import pytest
 
 from assistant.agent import _answer_cards
-from assistant.grounding import (
-    DROPPED_LINES,
-    AnswerGrounder,
-    answer_ground,
-    evidence_start,
-)
+from assistant.grounding import DROPPED_LINES, AnswerGrounder, answer_ground
+from assistant.grounding_evidence import evidence_start
 
 VOCABULARY = {
     "colours": ["black", "red", "yellow", "navy", "white"],
@@ -212,6 +208,19 @@ def test_streamed_text_is_released_a_whole_sentence_at_a_time():
         "It comes in navy and white.\n",
         "- **Piqué Polo** — smart.",
     ]
+
+
+def test_a_sentence_that_never_ends_still_streams_in_checked_pieces():
+    grounder = AnswerGrounder(_evidence())
+    released = [grounder.feed("word ") for _ in range(200)]
+    assert sum(1 for piece in released if piece) >= 3
+    assert all(len(piece) <= 300 for piece in released)
+    assert "".join(released) + grounder.flush() == "word " * 200
+    # Still checked: a wrong price in a long run-on is corrected all the same.
+    grounder = AnswerGrounder(_evidence())
+    text = "and so on " * 20 + "the **Crew Tee** is €2, " + "and more " * 30
+    shown = "".join(grounder.feed(word + " ") for word in text.split(" ")) + grounder.flush()
+    assert "€2," not in shown and "€19.99" in shown
 
 
 def test_a_decimal_point_is_no_sentence_end():
