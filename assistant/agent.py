@@ -21,7 +21,7 @@ from typing import Any
 import openai
 
 from assistant.grounding import AnswerGrounder, GroundingReport
-from assistant.grounding_evidence import Evidence
+from assistant.grounding_evidence import evidence_start
 from assistant.tools import ToolOutcome
 from llm.cards import MAX_CARDS
 
@@ -46,6 +46,8 @@ class RoundEvent:
     index: int
     start_ms: float
     duration_ms: float
+    # A span other than the model's round: the grounding check's.
+    name: str = ""
 
 
 @dataclass
@@ -202,14 +204,16 @@ async def agent_run(
     run_tool: ToolRunner,
     max_rounds: int = MAX_ROUNDS,
     linkable: list[dict[str, Any]] | None = None,
-    evidence: Evidence | None = None,
+    page_product: dict[str, Any] | None = None,
+    shopper_texts: list[str] | None = None,
 ) -> AsyncIterator[AgentEvent]:
     """Yield tokens, tool results and round timings, then one FinalEvent.
 
     `linkable` are cards the caller looked up in the catalog this turn (the product page
-    the shopper is on): like tool results, they may be linked and shown. `evidence` is what
-    the grounding check holds the answer to (the page's product, the shopper's figures, the
-    catalog's colours and sizes); each tool result of the turn is added to it.
+    the shopper is on): like tool results, they may be linked and shown. The grounding check
+    holds the answer to the catalog's colours and sizes (the search tool's), the page's product
+    (its look-up, variants included), the figures in the shopper's messages of this chat
+    (`shopper_texts`: a figure they gave may be said back) and each tool result of the turn.
     Raises the openai SDK's errors (APIError, APITimeoutError, ...) to the caller; a
     cancelled turn closes the model's stream and lets the cancellation through.
     """
@@ -217,8 +221,11 @@ async def agent_run(
     cards: list[dict[str, Any]] = list(linkable or [])
     newest: list[dict[str, Any]] = []
     searches: list[_Search] = []
-    if evidence is None:
-        evidence = Evidence(colours=[], sizes=[])
+    evidence = evidence_start(
+        vocabulary=_tool_vocabulary(tools),
+        page_product=page_product,
+        shopper_texts=shopper_texts or (),
+    )
     for card in cards:
         evidence.add_product(card)
     report = GroundingReport()
@@ -272,6 +279,13 @@ async def agent_run(
         text = "".join(text_parts)
         if not calls or last_round:
             products = _answer_cards(text, cards, newest)
+            # The check's verdict counts, as a span of the timeline (and so the chat record).
+            yield RoundEvent(
+                index=round_index,
+                start_ms=round((time.perf_counter() - started) * 1000, 2),
+                duration_ms=round(report.check_ms, 2),
+                name=report.span_name(),
+            )
             yield FinalEvent(
                 text=text,
                 products=products,
@@ -317,6 +331,19 @@ async def agent_run(
                     "content": _json(outcome.content),
                 }
             )
+
+
+def _tool_vocabulary(tools: list[dict[str, Any]]) -> dict[str, list[str]]:
+    """The colours and sizes the search tool's schema names: the catalog's own."""
+    for tool in tools:
+        function = tool.get("function") or {}
+        if function.get("name") == "search_products":
+            properties = (function.get("parameters") or {}).get("properties") or {}
+            return {
+                "colours": list((properties.get("colour") or {}).get("enum") or []),
+                "sizes": list((properties.get("size") or {}).get("enum") or []),
+            }
+    return {"colours": [], "sizes": []}
 
 
 def _arguments(raw: str) -> dict[str, Any]:

@@ -299,7 +299,7 @@ def _trailing(sentence: str) -> str:
 # A sentence ends at . ! or ? before white space, or at a line break (a list line).
 _BOUNDARY = re.compile(r"[.!?](?=\s)\s*|\n\s*")
 # Held longer than this without a sentence's end, text is released a clause at a time.
-MAX_HELD_CHARS = 300
+MAX_HELD_CHARS = 160
 
 
 def _cut_at(text: str) -> int:

@@ -29,7 +29,6 @@ from channels.db import database_sync_to_async
 
 from assistant import events
 from assistant.agent import FinalEvent, RoundEvent, TokenEvent, ToolEvent, agent_run
-from assistant.chat_facts import chat_facts_read
 from assistant.chat_records import (
     chat_session_closed,
     chat_session_touch,
@@ -38,7 +37,6 @@ from assistant.chat_records import (
     facts_acknowledged,
 )
 from assistant.demo import demo_settings_get
-from assistant.grounding_evidence import evidence_start
 from assistant.models import ChatTurn, DemoSettings
 from assistant.page import catalog_filters_known, history_notes, page_context_build
 from assistant.prompting import turn_messages
@@ -95,8 +93,6 @@ class _TurnLog:
     recall: Recall | None = None
     saved: dict[str, list[str]] = field(default_factory=dict)
     tools: list[dict[str, Any]] = field(default_factory=list)
-    # The grounding check's verdicts: counts only, never the text they were about.
-    grounding: dict[str, Any] = field(default_factory=dict)
     error: str = ""
     stopped: bool = False
 
@@ -133,7 +129,7 @@ def _chat_turn_finish(*, turn_id: int, log: _TurnLog, spans: _Spans) -> None:
             for i in (log.recall.items if log.recall else [])
         ],
         saved=log.saved,
-        timings={"spans": spans.items, "total_ms": spans.now_ms(), "grounding": log.grounding},
+        timings={"spans": spans.items, "total_ms": spans.now_ms()},
         tools=log.tools,
         error=log.error,
         stopped=log.stopped,
@@ -285,10 +281,7 @@ async def _turn_answer(
         notes = await history_notes(
             history=request.history,
             max_chars=memory_conf().note_max_chars,
-            # What the shopper said of themselves in this chat holds for its later turns.
-            facts=chat_facts_read(
-                messages=[*request.said, *(exchange.user for exchange in request.history)]
-            ),
+            said=request.said,
         )
         spans.add("history", start, spans.now_ms() - start)
 
@@ -324,12 +317,8 @@ async def _turn_answer(
         tools=tool_schemas(vocabulary=vocabulary, with_memory=memory is not None),
         run_tool=run_tool,
         linkable=page.linkable if page else None,
-        evidence=evidence_start(
-            vocabulary=vocabulary,
-            page_product=page.product if page else None,
-            # A figure the shopper gave in this chat may be said back to them.
-            shopper_texts=[request.text, *(h.user for h in request.history or [])],
-        ),
+        page_product=page.product if page else None,
+        shopper_texts=[request.text, *(h.user for h in request.history)],
     )
     try:
         async with aclosing(run):
@@ -356,7 +345,7 @@ async def _turn_answer(
                     )
                 elif isinstance(event, RoundEvent):
                     spans.add(
-                        f"model.round{event.index + 1}",
+                        event.name or f"model.round{event.index + 1}",
                         model_start + event.start_ms,
                         event.duration_ms,
                     )
@@ -370,8 +359,6 @@ async def _turn_answer(
         return
     if final is None:
         return
-    spans.add(final.grounding.span_name(), spans.now_ms(), final.grounding.check_ms)
-    log.grounding = {**final.grounding.counts(), "kinds": final.grounding.by_kind()}
 
     done = events.Done(
         # A model's text is input like any other: what cannot be encoded or stored goes.

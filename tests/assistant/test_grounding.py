@@ -214,7 +214,7 @@ def test_a_sentence_that_never_ends_still_streams_in_checked_pieces():
     grounder = AnswerGrounder(_evidence())
     released = [grounder.feed("word ") for _ in range(200)]
     assert sum(1 for piece in released if piece) >= 3
-    assert all(len(piece) <= 300 for piece in released)
+    assert all(len(piece) <= 160 for piece in released)
     assert "".join(released) + grounder.flush() == "word " * 200
     # Still checked: a wrong price in a long run-on is corrected all the same.
     grounder = AnswerGrounder(_evidence())

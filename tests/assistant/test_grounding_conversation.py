@@ -171,9 +171,10 @@ async def test_the_verdicts_reach_the_timeline_and_the_chat_record(
     span = [s["name"] for s in done["spans"] if s["name"].startswith("grounding")]
     assert span == ["grounding: 2 claims, 1 corrected, 0 dropped"]
     record = await ChatTurn.objects.aget(pk=done["turn_id"])
-    assert record.timings["grounding"]["corrected"] == 1
+    kept = [s["name"] for s in record.timings["spans"] if s["name"].startswith("grounding")]
+    assert kept == span
     # Counts only: nothing of the answer's text is kept with them.
-    assert "€" not in json.dumps(record.timings["grounding"])
+    assert "€" not in json.dumps(record.timings)
 
 
 # --- the offline model ------------------------------------------------------------------
