@@ -21,9 +21,11 @@ from typing import Any
 import openai
 
 from assistant.grounding import AnswerGrounder, GroundingReport
-from assistant.grounding_evidence import evidence_start
+from assistant.grounding_evidence import Evidence, evidence_start
 from assistant.tools import ToolOutcome
 from llm.cards import MAX_CARDS
+from llm.prompts import content_text
+from llm.transcript import page_context_parse
 
 MAX_ROUNDS = 4
 
@@ -204,16 +206,14 @@ async def agent_run(
     run_tool: ToolRunner,
     max_rounds: int = MAX_ROUNDS,
     linkable: list[dict[str, Any]] | None = None,
-    page_product: dict[str, Any] | None = None,
-    shopper_texts: list[str] | None = None,
 ) -> AsyncIterator[AgentEvent]:
     """Yield tokens, tool results and round timings, then one FinalEvent.
 
     `linkable` are cards the caller looked up in the catalog this turn (the product page
     the shopper is on): like tool results, they may be linked and shown. The grounding check
-    holds the answer to the catalog's colours and sizes (the search tool's), the page's product
-    (its look-up, variants included), the figures in the shopper's messages of this chat
-    (`shopper_texts`: a figure they gave may be said back) and each tool result of the turn.
+    holds the answer to the catalog's colours and sizes (the search tool's), the page's
+    product (its look-up in the page-context message, variants included), the figures of the
+    shopper's message (a figure they gave may be said back) and each tool result of the turn.
     Raises the openai SDK's errors (APIError, APITimeoutError, ...) to the caller; a
     cancelled turn closes the model's stream and lets the cancellation through.
     """
@@ -221,11 +221,7 @@ async def agent_run(
     cards: list[dict[str, Any]] = list(linkable or [])
     newest: list[dict[str, Any]] = []
     searches: list[_Search] = []
-    evidence = evidence_start(
-        vocabulary=_tool_vocabulary(tools),
-        page_product=page_product,
-        shopper_texts=shopper_texts or (),
-    )
+    evidence = _evidence_start(messages, tools)
     for card in cards:
         evidence.add_product(card)
     report = GroundingReport()
@@ -331,6 +327,20 @@ async def agent_run(
                     "content": _json(outcome.content),
                 }
             )
+
+
+def _evidence_start(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Evidence:
+    """The turn's evidence before any tool runs: the page's product and the shopper's words,
+    read from the messages the model is given (only a system message says which page)."""
+    texts = [(m.get("role"), content_text(m.get("content"))) for m in messages]
+    pages = [page_context_parse(text) for role, text in texts if role == "system"]
+    page = next((page for page in pages if page), None) or {}
+    shopper = [text for role, text in texts if role == "user"][-1:]
+    return evidence_start(
+        vocabulary=_tool_vocabulary(tools),
+        page_product=page.get("product") if page.get("kind") == "product" else None,
+        shopper_texts=shopper,
+    )
 
 
 def _tool_vocabulary(tools: list[dict[str, Any]]) -> dict[str, list[str]]:

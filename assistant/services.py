@@ -317,8 +317,6 @@ async def _turn_answer(
         tools=tool_schemas(vocabulary=vocabulary, with_memory=memory is not None),
         run_tool=run_tool,
         linkable=page.linkable if page else None,
-        page_product=page.product if page else None,
-        shopper_texts=[request.text, *(h.user for h in request.history)],
     )
     try:
         async with aclosing(run):
