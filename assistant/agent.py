@@ -4,6 +4,9 @@ Streamed tool-call arguments arrive in pieces keyed by `index`; they are accumul
 parsed once, when the round ends. The answer's links are checked as it streams: only the
 product pages that tool results of this turn returned may stay links (seed 000, rule 4:
 a product remembered from an earlier visit, or any other address, is never linked).
+Then each sentence passes the grounding check (`assistant.grounding`) before it is
+released: the shopper reads the answer a sentence at a time, each one held to this turn's
+catalog data.
 """
 
 from __future__ import annotations
@@ -17,8 +20,12 @@ from typing import Any
 
 import openai
 
+from assistant.grounding import AnswerGrounder, GroundingReport
+from assistant.grounding_evidence import Evidence, evidence_start
 from assistant.tools import ToolOutcome
 from llm.cards import MAX_CARDS
+from llm.prompts import content_text
+from llm.transcript import page_context_parse
 
 MAX_ROUNDS = 4
 
@@ -41,6 +48,8 @@ class RoundEvent:
     index: int
     start_ms: float
     duration_ms: float
+    # A span other than the model's round: the grounding check's.
+    name: str = ""
 
 
 @dataclass
@@ -49,6 +58,7 @@ class FinalEvent:
     products: list[dict[str, Any]] = field(default_factory=list)
     # The search behind the cards found more products than the cards show.
     more: bool = False
+    grounding: GroundingReport = field(default_factory=GroundingReport)
 
 
 AgentEvent = TokenEvent | ToolEvent | RoundEvent | FinalEvent
@@ -141,17 +151,24 @@ def _named_cards(text: str, seen: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [card for _, card in sorted(placed, key=lambda pair: pair[0])]
 
 
+_LIST_LINE = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+(?P<item>.+)$", re.M)
+
+
 def _answer_cards(
     text: str, seen: list[dict[str, Any]], newest: list[dict[str, Any]]
 ) -> list[dict[str, Any]]:
-    """Cards for exactly the products the answer talks about, at most MAX_CARDS.
+    """Cards for exactly the products the answer lists, in its order, at most MAX_CARDS.
 
-    An answer that names none of them but follows a look-up that found some is about
+    An answer that lists products (one per list line) is about those, not about a product
+    it names in passing ("cheaper than the Trench Coat"). One that lists none is about the
+    products it names; one that names none but follows a look-up that found some is about
     those (a model may say "here are a few options" and leave the names to the cards).
     """
     if not text.strip():
         return []
-    named = _named_cards(text, seen)
+    items = "\n".join(match["item"] for match in _LIST_LINE.finditer(text))
+    listed = _named_cards(items, seen) if items else []
+    named = listed or _named_cards(text, seen)
     return (named or newest)[:MAX_CARDS]
 
 
@@ -193,7 +210,10 @@ async def agent_run(
     """Yield tokens, tool results and round timings, then one FinalEvent.
 
     `linkable` are cards the caller looked up in the catalog this turn (the product page
-    the shopper is on): like tool results, they may be linked and shown.
+    the shopper is on): like tool results, they may be linked and shown. The grounding check
+    holds the answer to the catalog's colours and sizes (the search tool's), the page's
+    product (its look-up in the page-context message, variants included), the figures of the
+    shopper's message (a figure they gave may be said back) and each tool result of the turn.
     Raises the openai SDK's errors (APIError, APITimeoutError, ...) to the caller; a
     cancelled turn closes the model's stream and lets the cancellation through.
     """
@@ -201,6 +221,10 @@ async def agent_run(
     cards: list[dict[str, Any]] = list(linkable or [])
     newest: list[dict[str, Any]] = []
     searches: list[_Search] = []
+    evidence = _evidence_start(messages, tools)
+    for card in cards:
+        evidence.add_product(card)
+    report = GroundingReport()
     started = time.perf_counter()
     for round_index in range(max_rounds):
         last_round = round_index == max_rounds - 1
@@ -216,13 +240,14 @@ async def agent_run(
         text_parts: list[str] = []
         calls: dict[int, _PendingCall] = {}
         guard = LinkGuard({card["url"] for card in cards if card.get("url")})
+        grounder = AnswerGrounder(evidence, report)
         try:
             async for chunk in stream:
                 if not chunk.choices:
                     continue
                 delta = chunk.choices[0].delta
                 if delta.content:
-                    shown = guard.feed(delta.content)
+                    shown = grounder.feed(guard.feed(delta.content))
                     if shown:
                         text_parts.append(shown)
                         yield TokenEvent(shown)
@@ -238,7 +263,7 @@ async def agent_run(
         finally:
             # Stopped mid-answer, or ended early by an error: hang up on the model.
             await stream.close()
-        rest = guard.flush()
+        rest = grounder.feed(guard.flush()) + grounder.flush()
         if rest:
             text_parts.append(rest)
             yield TokenEvent(rest)
@@ -250,7 +275,19 @@ async def agent_run(
         text = "".join(text_parts)
         if not calls or last_round:
             products = _answer_cards(text, cards, newest)
-            yield FinalEvent(text=text, products=products, more=_more_found(products, searches))
+            # The check's verdict counts, as a span of the timeline (and so the chat record).
+            yield RoundEvent(
+                index=round_index,
+                start_ms=round((time.perf_counter() - started) * 1000, 2),
+                duration_ms=round(report.check_ms, 2),
+                name=report.span_name(),
+            )
+            yield FinalEvent(
+                text=text,
+                products=products,
+                more=_more_found(products, searches),
+                grounding=report,
+            )
             return
         ordered = [calls[i] for i in sorted(calls)]
         conversation.append(
@@ -270,6 +307,7 @@ async def agent_run(
         for i, call in enumerate(ordered):
             tool_start = time.perf_counter()
             outcome = await run_tool(call.name, call.arguments)
+            evidence.add_result(outcome.content, _arguments(call.arguments))
             cards.extend(outcome.products)
             if outcome.products:
                 newest = list(outcome.products)
@@ -289,6 +327,41 @@ async def agent_run(
                     "content": _json(outcome.content),
                 }
             )
+
+
+def _evidence_start(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Evidence:
+    """The turn's evidence before any tool runs: the page's product and the shopper's words,
+    read from the messages the model is given (only a system message says which page)."""
+    texts = [(m.get("role"), content_text(m.get("content"))) for m in messages]
+    pages = [page_context_parse(text) for role, text in texts if role == "system"]
+    page = next((page for page in pages if page), None) or {}
+    shopper = [text for role, text in texts if role == "user"][-1:]
+    return evidence_start(
+        vocabulary=_tool_vocabulary(tools),
+        page_product=page.get("product") if page.get("kind") == "product" else None,
+        shopper_texts=shopper,
+    )
+
+
+def _tool_vocabulary(tools: list[dict[str, Any]]) -> dict[str, list[str]]:
+    """The colours and sizes the search tool's schema names: the catalog's own."""
+    for tool in tools:
+        function = tool.get("function") or {}
+        if function.get("name") == "search_products":
+            properties = (function.get("parameters") or {}).get("properties") or {}
+            return {
+                "colours": list((properties.get("colour") or {}).get("enum") or []),
+                "sizes": list((properties.get("size") or {}).get("enum") or []),
+            }
+    return {"colours": [], "sizes": []}
+
+
+def _arguments(raw: str) -> dict[str, Any]:
+    try:
+        parsed = json.loads(raw or "{}")
+    except json.JSONDecodeError:
+        return {}
+    return parsed if isinstance(parsed, dict) else {}
 
 
 def _json(payload: Any) -> str:

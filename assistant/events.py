@@ -118,6 +118,8 @@ class Done(Event):
     turn_id: int | None
     model: str
     spans: list[Span]
+    # The grounding check's verdict counts: checked, backed, corrected, dropped.
+    grounding: dict[str, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         # The protocol promises at most MAX_CARDS cards whatever a model hands back.

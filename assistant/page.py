@@ -18,6 +18,7 @@ from typing import Any
 
 from channels.db import database_sync_to_async
 
+from assistant.chat_facts import chat_fact_lines, chat_facts_read
 from assistant.tools import tool_run
 from assistant.validation import HistoryExchange, PageRequest
 from llm.transcript import exchange_with_products, page_context_message
@@ -113,8 +114,11 @@ async def history_notes(
     *,
     history: Sequence[HistoryExchange],
     max_chars: int,
+    said: Sequence[str] = (),
 ) -> str | None:
-    """A signed-out conversation's last exchanges as the notes message's verbatim window.
+    """A signed-out conversation's last exchanges as the notes message's verbatim window,
+    after the facts the shopper stated in it (`assistant.chat_facts`): in the history's
+    messages and in `said`, the shopper's older ones.
 
     The products each answer showed are re-read from the catalog; a SKU the catalog no
     longer has (or never had) simply drops out of the line.
@@ -122,7 +126,9 @@ async def history_notes(
     products = await database_sync_to_async(products_get)(
         skus=[sku for exchange in history for sku in exchange.skus]
     )
-    lines: list[str] = []
+    # What the shopper said of themselves in this chat holds for its later turns.
+    facts = chat_facts_read(messages=[*said, *(exchange.user for exchange in history)])
+    lines: list[str] = chat_fact_lines(facts)
     for exchange in history:
         if not exchange.user and not exchange.assistant:
             continue

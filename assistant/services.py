@@ -274,13 +274,14 @@ async def _turn_answer(
             duration_ms=log.recall.duration_ms,
             items=[events.recalled_line(item) for item in log.recall.items],
         )
-    elif request.history:
+    elif request.history or request.said:
         # No memory is read this turn: the browser's own record of the conversation is the
         # verbatim window. It is only read, never stored.
         start = spans.now_ms()
         notes = await history_notes(
             history=request.history,
             max_chars=memory_conf().note_max_chars,
+            said=request.said,
         )
         spans.add("history", start, spans.now_ms() - start)
 
@@ -342,7 +343,7 @@ async def _turn_answer(
                     )
                 elif isinstance(event, RoundEvent):
                     spans.add(
-                        f"model.round{event.index + 1}",
+                        event.name or f"model.round{event.index + 1}",
                         model_start + event.start_ms,
                         event.duration_ms,
                     )
@@ -365,6 +366,7 @@ async def _turn_answer(
         turn_id=progress.turn_id,
         model=model,
         spans=list(spans.items),
+        grounding=final.grounding.counts(),
     )
     progress.answered = True
     yield done

@@ -21,6 +21,10 @@ MAX_TEXT_CHARS = 4000
 # Three history exchanges of two full texts each, with room for the other fields.
 MAX_FRAME_CHARS = 64_000
 MAX_HISTORY_EXCHANGES = 3
+# The shopper's own earlier messages, older than the history's exchanges: read only for what
+# they state about the shopper (a size said ten messages ago), never shown to the model.
+MAX_SAID_MESSAGES = 20
+MAX_SAID_CHARS = 1000
 MAX_HISTORY_SKUS = 10
 MAX_SKU_CHARS = 40
 MAX_FILTER_CHARS = 100
@@ -64,6 +68,7 @@ class TurnRequest:
     retention: str | None = None
     page: PageRequest | None = None
     history: tuple[HistoryExchange, ...] = ()
+    said: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -269,6 +274,19 @@ def _history(data: dict[str, Any]) -> tuple[HistoryExchange, ...]:
     return tuple(exchanges)
 
 
+def _said(data: dict[str, Any]) -> tuple[str, ...]:
+    raw = data.get("said")
+    if raw is None:
+        return ()
+    if not isinstance(raw, list) or not all(isinstance(item, str) for item in raw):
+        raise FrameError(400, "said must be a list of strings or null.")
+    if len(raw) > MAX_SAID_MESSAGES:
+        raise FrameError(400, f"said holds at most {MAX_SAID_MESSAGES} messages.")
+    if any(len(item) > MAX_SAID_CHARS for item in raw):
+        raise FrameError(400, f"said messages are limited to {MAX_SAID_CHARS} characters.")
+    return tuple(text_normalise(item).strip() for item in raw)
+
+
 def turn_request_parse(data: dict[str, Any]) -> TurnRequest:
     return TurnRequest(
         text=_message_text(data),
@@ -278,6 +296,7 @@ def turn_request_parse(data: dict[str, Any]) -> TurnRequest:
         retention=_retention(data),
         page=_page(data),
         history=_history(data),
+        said=_said(data),
     )
 
 

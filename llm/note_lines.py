@@ -5,6 +5,7 @@ offline model reads them back with `note_line_read` (`llm.offline.notes`). One m
 both sides, as `llm.transcript` does for the answer's product line, so they cannot drift.
 
   [fact · stated 2026-05-01] The shopper wears size M.
+  [fact · this chat] The shopper wears size S.   (said in a conversation that is not kept)
   [earlier visit · 2026-04-12] <compressed exchange>
   [past visit summary · 2026-04-12 · unresolved] <episode summary>
   [this visit · earlier] <compressed older exchange of this session>
@@ -22,6 +23,9 @@ STATED = "stated"
 EARLIER_VISIT = "earlier visit"
 PAST_VISIT_SUMMARY = "past visit summary"
 THIS_VISIT = "this visit"
+# A fact the shopper stated in a conversation that reads no memory (signed out): known for
+# the rest of the chat, never stored.
+THIS_CHAT = "this chat"
 EARLIER = "earlier"
 CONTINUED = "continued"
 RESOLVED = "resolved"

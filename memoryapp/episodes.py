@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from memoryapp.blocks import EPISODE, created_at_for
+from memoryapp.blocks import EPISODE, FACT_KIND, block_kind, created_at_for
 from memoryapp.cleaning import session_id_clean
 from memoryapp.clients import memory_user_async
 from memoryapp.conf import memory_conf
@@ -60,13 +60,17 @@ async def session_end(*, username: str, display_name: str, session_id: str) -> C
         return CloseOutcome(ended=False, reached=False)
     earlier = [b for b in blocks or [] if (b.annotations or {}).get("type") == EPISODE["type"]]
     episode_id = earlier[0].block_id if earlier else None
+    ordered = sorted(blocks or [], key=lambda b: b.created_at or b.ingested_at)
     turns = [
         (b.message.user_content, b.message.assistant_content)
-        for b in sorted(blocks or [], key=lambda b: b.created_at or b.ingested_at)
+        for b in ordered
         if b.message is not None
     ]
+    # What the shopper said about themselves this visit: the writer's request is bounded
+    # (the last exchanges), and these say in a line each what earlier ones may have held.
+    facts = [b.fact for b in ordered if block_kind(b) == FACT_KIND and b.fact]
     if turns and episode_id is None:
-        episode = await episode_compose(turns=turns)
+        episode = await episode_compose(turns=turns, facts=facts)
         if episode is not None:
             ok, response = await guarded(
                 resource.add_memory(

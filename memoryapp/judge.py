@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -355,6 +356,9 @@ MAX_FOLLOW_UP_CHARS = 120
 MAX_FOLLOW_UPS = 3
 
 
+EPISODE_OUTCOMES = ("found", "shown", "not_found", "browsing")
+
+
 @dataclass(frozen=True)
 class Episode:
     summary: str
@@ -363,13 +367,20 @@ class Episode:
     follow_ups: list[str]
     # Sentences the screen took out (claims, instructions): counted, never stored.
     dropped: int = 0
+    # "found", "shown" (products shown, none chosen), "not_found" or "browsing"; None when
+    # the writer did not say.
+    outcome: str | None = None
 
     @property
     def text(self) -> str:
         parts = [self.summary.rstrip(".…") + ("…" if self.summary.endswith("…") else ".")]
         if self.occasion:
             parts.append(f"Occasion: {self.occasion}.")
-        parts.append("Found what they wanted." if self.found else "Did not find what they wanted.")
+        if self.found:
+            parts.append("Found what they wanted.")
+        elif self.outcome in (None, "not_found"):
+            # A visit that showed products, or looked for none, is no visit that failed.
+            parts.append("Did not find what they wanted.")
         if self.follow_ups:
             parts.append("Follow-ups: " + "; ".join(f.rstrip(" .") for f in self.follow_ups) + ".")
         return " ".join(parts)
@@ -414,13 +425,16 @@ def validate_episode(raw: Any) -> Episode | None:
         found=data.get("found") is True,
         follow_ups=kept_follow_ups[:MAX_FOLLOW_UPS],
         dropped=dropped,
+        outcome=data.get("outcome") if data.get("outcome") in EPISODE_OUTCOMES else None,
     )
 
 
-async def episode_compose(*, turns: list[tuple[str, str]]) -> Episode | None:
+async def episode_compose(
+    *, turns: list[tuple[str, str]], facts: Sequence[str] = ()
+) -> Episode | None:
     """Summarise a closed visit for later ones; None when the model gives nothing usable."""
     try:
-        raw = await _complete_json(role="episode", messages=episode_messages(turns))
+        raw = await _complete_json(role="episode", messages=episode_messages(turns, facts=facts))
     except openai.OpenAIError as exc:  # a visit without an episode is still remembered
         model_outages.failed("episode", "closed visits get no summary meanwhile", exc)
         return None

@@ -23,6 +23,7 @@ from llm.note_lines import (
     RESOLVED,
     SEPARATOR,
     STATED,
+    THIS_CHAT,
     THIS_VISIT,
     UNRESOLVED,
     note_label,
@@ -74,6 +75,7 @@ _OWN_LABEL = re.compile(
     + "|".join(
         (
             rf"{FACT}{_SEP}{STATED} [\d-]*",
+            rf"{FACT}{_SEP}{THIS_CHAT}",  # signed out: said in this chat (assistant.chat_facts)
             rf"{PAST_VISIT_SUMMARY}{_SEP}[\d-]*{_SEP}(?:{RESOLVED}|{UNRESOLVED})",
             rf"{EARLIER_VISIT}{_SEP}[\d-]*",
             rf"{THIS_VISIT}(?:{_SEP}(?:{EARLIER}|{CONTINUED}))?",

@@ -151,7 +151,8 @@ def memory_answer(
     if mode != "remembering":
         if topic == "forget":
             return _NOTHING_TO_FORGET.get(mode, _NOTHING_TO_FORGET["stateless"])
-        return _NOT_REMEMBERED.get(mode, _NOT_REMEMBERED["stateless"])
+        said = chat_facts_answer(topic=topic, mode=mode, facts=facts, vocabulary=vocabulary)
+        return said or _NOT_REMEMBERED.get(mode, _NOT_REMEMBERED["stateless"])
     if topic == "forget":
         return (
             "I can't delete anything myself, but you can: open the inspector and its Memory "
@@ -169,6 +170,34 @@ def memory_answer(
             )
         return f"{_told(found, dated=_contradicted(facts, found, vocabulary, prefix))} {INSPECTOR}"
     return _everything_answer(facts, visits, vocabulary)
+
+
+# Said after what the shopper stated in a chat that reads no memory: it is not kept.
+_NOT_KEPT = {
+    "stateless": "I won't keep it after you close: you're not signed in.",
+    "memory_off": "Memory is switched off, so I won't keep it after you close.",
+    "memory_unavailable": "",
+}
+
+
+def chat_facts_answer(
+    *, topic: str, mode: str, facts: list[Fact], vocabulary: Vocabulary
+) -> str | None:
+    """A question about the shopper in a chat that reads no memory, answered from what they
+    said earlier in it (the notes' "this chat" facts); None when they said nothing of it."""
+    # Signed out, a stored fact (whatever the notes claim) is never the shopper's to hear.
+    facts = [fact for fact in facts if fact.this_chat]
+    if topic in ("forget", "visits") or not facts:
+        return None
+    if topic in _TOPIC_WORDS:
+        found = facts_about(facts, vocabulary, prefix=_TOPIC_WORDS[topic][0])
+    else:
+        found = list(reversed(current_facts(facts, vocabulary)))
+    if not found:
+        return None
+    parts = [fact_for_shopper(fact.text) for fact in found]
+    said = f"You said {_and(parts, joiner=' and that ')} in this chat."
+    return f"{said} {_NOT_KEPT.get(mode, _NOT_KEPT['stateless'])}".strip()
 
 
 def _told(found: list[Fact], *, dated: bool) -> str:

@@ -23,6 +23,7 @@ from llm.note_lines import (
     EARLIER_VISIT,
     FACT,
     PAST_VISIT_SUMMARY,
+    THIS_CHAT,
     THIS_VISIT,
     note_line_read,
 )
@@ -42,6 +43,8 @@ class Fact:
     date: str
     text: str
     order: int
+    # Stated in a conversation that reads no memory (`[fact · this chat]`): never stored.
+    this_chat: bool = False
 
 
 @dataclass(frozen=True)
@@ -77,7 +80,9 @@ def notes_parse(text: str) -> Notes:
         parts, body = read
         date = next((found.group(0) for found in map(_DATE.search, parts) if found), "")
         if parts[0] == FACT:
-            notes.facts.append(Fact(date=date, text=body, order=order))
+            notes.facts.append(
+                Fact(date=date, text=body, order=order, this_chat=THIS_CHAT in parts)
+            )
         elif parts[0] == THIS_VISIT and len(parts) == 1:
             exchange = _EXCHANGE.match(body)
             if exchange:

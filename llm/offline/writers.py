@@ -6,9 +6,11 @@ import json
 import re
 
 from llm.offline.judge import OCCASION_PHRASES as _OCCASION_PHRASES
+from llm.offline.memory import memory_topic
 from llm.offline.payload import last_user_text, payload_read
 from llm.offline.replies import Reply, text_reply
-from llm.offline.shopper import occasions_find
+from llm.offline.shopper import occasions_find, request_parse
+from llm.offline.vocabulary import default_vocabulary
 from llm.transcript import PRODUCTS_SHOWN, products_shown_parse
 
 MAX_CONTEXTS = 5
@@ -26,7 +28,16 @@ _FOUND = re.compile(
     r"that works|sold)\b",
     re.I,
 )
-_PLEASANTRY = re.compile(r"^\s*(thanks|thank you|ok|okay|bye|goodbye|cheers|hi|hello|hey)\b", re.I)
+_NONE_SUITED = re.compile(
+    r"\b(none of (these|those|them)|nothing (here |there )?(i like|suits|works|fits)|"
+    r"not what i('m| am) looking for|didn't find|did not find|no luck)\b",
+    re.I,
+)
+_PLEASANTRY_ONLY = re.compile(
+    r"^\s*(?:(?:thanks|thank you|ok|okay|bye|goodbye|cheers|hi|hello|hey|great|cool|so much|"
+    r"a lot|again|there|then|you|for now)[\s!.,]*)+$",
+    re.I,
+)
 _SIZE_MISSING = re.compile(r"the \*\*(?P<name>[^*]+)\*\* isn't in stock in size (?P<size>\w+)")
 
 
@@ -39,13 +50,17 @@ def extraction_reply(messages: list[dict]) -> Reply:
 
 
 def episode_reply(messages: list[dict]) -> Reply:
-    exchanges = payload_read(messages).get("exchanges")
-    turns = [
-        (str(item.get("shopper") or ""), str(item.get("assistant") or ""))
-        for item in exchanges or []
-        if isinstance(item, dict)
+    exchanges = [
+        item for item in payload_read(messages).get("exchanges") or [] if isinstance(item, dict)
     ]
-    return text_reply(json.dumps(episode_write(turns), ensure_ascii=False))
+    turns = [
+        (str(item.get("shopper") or ""), str(item.get("assistant") or "")) for item in exchanges
+    ]
+    shown = [
+        [str(name) for name in item.get("shown") or [] if isinstance(name, str)]
+        for item in exchanges
+    ]
+    return text_reply(json.dumps(episode_write(turns, shown=shown), ensure_ascii=False))
 
 
 def exchange_extract(text: str) -> dict:
@@ -72,37 +87,109 @@ def exchange_extract(text: str) -> dict:
     return {"summary": summary, "contexts": contexts[:MAX_CONTEXTS]}
 
 
-def episode_write(turns: list[tuple[str, str]]) -> dict:
-    """Record what a closed session was about, whether it ended well, and what to follow up."""
+def episode_write(turns: list[tuple[str, str]], *, shown: list[list[str]] | None = None) -> dict:
+    """Record what a closed session was about, whether it ended well, and what to follow up.
+
+    Everything said comes from what happened: the goal is a product the shopper asked for
+    (never a question about themselves or about what is remembered), the products are those
+    the answers showed (`shown`, else the names an answer gives), and "did not find" is said
+    only when the searches came back empty or the shopper said nothing suited.
+    """
     queries = [query for query, _ in turns if query.strip()]
-    occasions = [o for query in queries for o in occasions_find(query)]
+    requests = [query for query in queries if _is_request(query)]
+    occasions = [o for query in requests for o in occasions_find(query)]
     occasion = next(
         (o for o in occasions if o not in _SEASONS), occasions[0] if occasions else None
     )
+    per_turn = [
+        (shown[i] if shown is not None and i < len(shown) and shown[i] else _product_names(answer))
+        for i, (_, answer) in enumerate(turns)
+    ]
     names: list[str] = []
-    for _, answer in turns:
-        names += [name for name in _product_names(answer) if name not in names]
+    for turn_names in per_turn:
+        names += [name for name in turn_names if name not in names]
     found = bool(queries) and any(_FOUND.search(query) for query in queries[-2:])
-    looked_for = _compress(queries[0], 100) if queries else "nothing in particular"
-    summary = f"The shopper looked for {_quoted(looked_for)}"
-    if occasion and occasion not in looked_for.lower():
-        # "looked for “a dress for a wedding” for a wedding" says it twice.
-        summary += f" for {_OCCASION_PHRASES.get(occasion, occasion)}"
+    came_back_empty = not names and any(_NOTHING_FOUND.search(answer) for _, answer in turns)
+    said_none = any(_NONE_SUITED.search(query) for query in queries)
+    goal = _goal(requests)
+    if found:
+        outcome = "found"
+    elif came_back_empty or said_none:
+        outcome = "not_found"
+    elif goal is None:
+        outcome = "browsing"
+    else:
+        outcome = "shown"
+    if goal is None:
+        asked_memory = any(memory_topic(query.lower()) for query in queries)
+        summary = (
+            "The shopper asked what is remembered about them"
+            if asked_memory
+            else "The shopper looked for nothing in particular"
+        )
+        if asked_memory and not names:
+            summary += " and looked for no products"
+    else:
+        summary = f"The shopper looked for {_quoted(_compress(goal, 100))}"
+        if occasion and occasion not in goal.lower():
+            # "looked for “a dress for a wedding” for a wedding" says it twice.
+            summary += f" for {_OCCASION_PHRASES.get(occasion, occasion)}"
     if names:
         summary += f"; shown {', '.join(names[:3])}."
-    elif any(_NOTHING_FOUND.search(answer) for _, answer in turns):
+    elif came_back_empty:
         summary += "; nothing matching was in stock."
     else:
         # Products named in plain words (an imported visit) are no cards, but they were
         # suggested: saying "no products were shown" would be false.
         summary += "."
-    summary += " They found what they wanted." if found else " They did not settle on anything."
+    followed = _followed_up(per_turn)
+    if followed and not found:
+        summary += f" They followed up on the {followed}."
+    if found:
+        summary += " They found what they wanted."
+    elif said_none:
+        summary += " They said nothing shown suited them."
+    elif outcome == "shown":
+        summary += " They had not chosen anything yet."
     return {
         "summary": summary,
         "occasion": occasion,
         "found": found,
-        "follow_ups": [] if found else _follow_ups(turns, queries),
+        "outcome": outcome,
+        "follow_ups": [] if found else _follow_ups(turns, requests),
     }
+
+
+def _is_request(query: str) -> bool:
+    """A message that asks for something to shop: no question about the shopper themselves
+    or what is remembered, no greeting or thanks on its own, no "I'll take it"."""
+    if memory_topic(query.lower()):
+        return False
+    if _PLEASANTRY_ONLY.match(query):
+        return False
+    return not (_FOUND.search(query) and len(query.split()) <= 6)
+
+
+def _goal(requests: list[str]) -> str | None:
+    """The first request that names a product, an occasion or a brand; else the first."""
+    vocabulary = default_vocabulary()
+    for query in requests:
+        request = request_parse(query, vocabulary)
+        if request.categories or request.occasions or request.brand:
+            return query
+    return requests[0] if requests else None
+
+
+def _followed_up(per_turn: list[list[str]]) -> str | None:
+    """The product the shopper came back to: after a list, a turn about that one alone."""
+    listed: set[str] = set()
+    followed = None
+    for names in per_turn:
+        if len(names) == 1 and names[0] in listed:
+            followed = names[0]
+        if len(names) > 1:
+            listed.update(names)
+    return followed
 
 
 def _follow_ups(turns: list[tuple[str, str]], queries: list[str]) -> list[str]:
@@ -112,7 +199,7 @@ def _follow_ups(turns: list[tuple[str, str]], queries: list[str]) -> list[str]:
             follow_ups.append(
                 f"Check whether the {missing['name']} is back in stock in size {missing['size']}."
             )
-    requests = [query for query in queries if not _PLEASANTRY.match(query)]
+    requests = [query for query in queries if _is_request(query)]
     if requests:
         follow_ups.append(f"Offer new options for {_quoted(_compress(requests[-1], 100))}.")
     return list(dict.fromkeys(follow_ups))[:3]

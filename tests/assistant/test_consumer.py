@@ -342,7 +342,16 @@ async def test_done_carries_at_most_four_cards_more_and_no_turn_id_when_stateles
     async with Chat() as chat:
         events = await chat.turn("all the jeans", until=("done",))
     done = events[-1]
-    assert set(done) == {"type", "text", "products", "more", "turn_id", "model", "spans"}
+    assert set(done) == {
+        "type",
+        "text",
+        "products",
+        "more",
+        "turn_id",
+        "model",
+        "spans",
+        "grounding",
+    }
     assert 1 <= len(done["products"]) <= MAX_CARDS
     assert done["turn_id"] is None and isinstance(done["more"], bool)
 

@@ -59,7 +59,15 @@ def documented_events() -> dict[str, list[str]]:
 def test_the_document_has_the_event_tables():
     documented = documented_events()
     assert {"session", "done", "stopped", "welcome", "memory.changed"} <= set(documented)
-    assert documented["done"] == ["text", "products", "more", "turn_id", "model", "spans"]
+    assert documented["done"] == [
+        "text",
+        "products",
+        "more",
+        "turn_id",
+        "model",
+        "spans",
+        "grounding",
+    ]
 
 
 @pytest.mark.parametrize("event_type", sorted(events.EVENT_TYPES))

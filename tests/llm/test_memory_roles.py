@@ -259,6 +259,7 @@ async def test_episode_of_a_resolved_session() -> None:
         "summary": episode["summary"],
         "occasion": None,
         "found": True,
+        "outcome": "found",
         "follow_ups": [],
     }
     assert "Tern Chino" in episode["summary"]

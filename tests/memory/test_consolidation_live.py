@@ -198,7 +198,7 @@ async def test_earlier_visits_and_episodes_that_say_the_same_are_recalled_once(
     from memoryapp import episodes
     from memoryapp.judge import Episode
 
-    async def same_episode(*, turns):
+    async def same_episode(*, turns, facts=()):
         return Episode("The shopper looked for jeans.", None, False, [])
 
     monkeypatch.setattr(episodes, "episode_compose", same_episode)

@@ -21,6 +21,10 @@ const MAX_TURNS = 50;
 const HISTORY_EXCHANGES = 3;
 const HISTORY_TEXT_MAX = 4000;
 const HISTORY_SKUS_MAX = 10;
+// The shopper's messages older than the history's exchanges (docs/protocol.md, `said`): the
+// server reads what they state about the shopper (a size said long ago), nothing else.
+const SAID_MAX = 20;
+const SAID_TEXT_MAX = 1000;
 
 function read(key, fallback) {
   try {
@@ -81,6 +85,11 @@ export function createStore(owner) {
     /** The last answered exchanges, oldest first, as a signed-out `message` carries them. */
     history() {
       return exchangesOf(this.messages).slice(-HISTORY_EXCHANGES);
+    },
+    /** The shopper's own words from before those exchanges, oldest first. */
+    said() {
+      return exchangesOf(this.messages).slice(0, -HISTORY_EXCHANGES).slice(-SAID_MAX)
+        .map((exchange) => exchange.user.slice(0, SAID_TEXT_MAX));
     },
     // The session is gone (erased, or its memory deleted elsewhere): the next message starts
     // a new one, while the conversation on screen stays.

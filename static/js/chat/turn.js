@@ -117,7 +117,11 @@ export function createTurn(root, { socket, store, log, inspector, controls, show
     };
     // Signed out nothing is remembered: the conversation itself is the context. Signed in,
     // memory is the only source, so the browser's copy never goes along.
-    if (!signedIn) frame.history = store.history();
+    if (!signedIn) {
+      frame.history = store.history();
+      const said = store.said();
+      if (said.length) frame.said = said;
+    }
     socket.send(frame);
   }
 
