@@ -3,7 +3,7 @@
 Order of the notes: earlier visits first (past-visit summaries, then earlier exchanges,
 always compressed), then the shopper's facts (whole, dated, oldest first so the newest
 statement is read last), then the conversation in progress, oldest first: its newest
-exchanges verbatim (only the newest with its answer's products-shown line, the one a
+exchanges verbatim (each with its answer's products-shown line, which a
 follow-up reads), older ones compressed. `notes_budgeted` keeps the whole within the
 notes' token budget.
 """
@@ -98,7 +98,9 @@ def recalled_line_defuse(line: str) -> str:
     and every bracketed label but the line's own leading one becomes plain text in
     parentheses, so a stored note never poses as another kind of memory.
     """
-    text = note_clean(text_fold(line).translate(_BRACKET_LOOKALIKES), max_chars=len(line) + 1)
+    folded = text_fold(line).translate(_BRACKET_LOOKALIKES)
+    # Folding may lengthen a line ("…" is "..."): the cut was made before, never here.
+    text = note_clean(folded, max_chars=len(folded) + 1)
     lead = _OWN_LABEL.match(text)
     head, body = (text[: lead.end()], text[lead.end() :]) if lead else ("", text)
     return head + _FORGED_LABEL.sub(r"(\1)", body)
@@ -132,8 +134,7 @@ def exchange_raw(block: Any, *, products: bool = True) -> str:
     """The exchange word for word; without products, less its answer's products-shown line.
 
     The line repeats the products the answer's text names, with their SKUs, colours and
-    sizes for a follow-up ("the black one", "in M?"); follow-ups refer to the newest answer,
-    so only the newest exchange needs it.
+    sizes, for a follow-up ("the black one", "in M?", "show more" after two pages).
     """
     message = block.message
     answer = message.assistant_content
@@ -213,11 +214,9 @@ def session_items(
     ordered = sorted(blocks, key=block_time)
     exchanges_seen = 0
     verbatim: set[str] = set()
-    newest: str | None = None
     for block in reversed(ordered):
         if block_kind(block) == "turn" and getattr(block, "message", None) is not None:
             exchanges_seen += 1
-            newest = newest or block.block_id
             if exchanges_seen <= window_turns:
                 verbatim.add(block.block_id)
     items = []
@@ -230,7 +229,9 @@ def session_items(
         elif kind == "episode":
             items.append(_item(block, "episode", episode_line(block, max_chars=max_chars)))
         elif block.block_id in verbatim:
-            text = exchange_raw(block, products=block.block_id == newest)
+            # Every verbatim answer keeps its products-shown line: "show more" twice counts
+            # the products of each page shown so far, not only of the newest.
+            text = exchange_raw(block)
             line = "\n".join(verbatim_lines(text, max_chars=max_chars))
             items.append(_item(block, "session", line))
         else:
@@ -380,7 +381,11 @@ def notes_message(lines: Sequence[str]) -> str | None:
     """The one user-role message that carries recalled memory, fenced as untrusted data."""
     if not lines:
         return None
-    body = "\n".join(recalled_line_defuse(line) for line in lines)
+    # A verbatim exchange arrives as several lines (its continuations): each is defused on
+    # its own, so a continuation keeps its label and the exchange reads back whole.
+    body = "\n".join(
+        recalled_line_defuse(part) for line in lines for part in line.split("\n") if part
+    )
     return f"{NOTES_WARNING}\n{NOTES_OPEN}\n{body}\n{NOTES_CLOSE}"
 
 

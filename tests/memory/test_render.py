@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from llm.offline.notes import notes_parse
+from llm.transcript import products_shown_parse
 from memoryapp import render as render_module
 from memoryapp.render import (
     NOTES_CLOSE,
@@ -505,7 +506,7 @@ def test_the_offline_model_reads_back_every_line_the_notes_are_written_with():
     assert {m.date for m in notes.earlier} == {"2026-05-01"}
 
 
-def test_only_the_newest_answer_carries_its_products_shown_line():
+def test_every_verbatim_answer_carries_its_products_shown_line():
     shown = "Products shown: Linen Shirt [TS-{n}] colours white/navy, sizes S/M, €59.00"
     blocks = [
         turn(f"q{i}", f"Here is the **Linen Shirt**.\n{shown.format(n=i)}", at=_at(i))
@@ -513,7 +514,20 @@ def test_only_the_newest_answer_carries_its_products_shown_line():
     ]
     lines = [i.line for i in session_items(blocks, window_turns=3, max_chars=500)]
     assert lines == [
-        "[this visit] Shopper: q1 ‖ Assistant: Here is the **Linen Shirt**.",
-        "[this visit] Shopper: q2 ‖ Assistant: Here is the **Linen Shirt**.",
-        "[this visit] Shopper: q3 ‖ Assistant: Here is the **Linen Shirt**. / " + shown.format(n=3),
+        f"[this visit] Shopper: q{i} ‖ Assistant: Here is the **Linen Shirt**. / "
+        + shown.format(n=i)
+        for i in range(1, 4)
+    ]
+
+
+def test_a_long_exchange_reads_back_whole_through_the_notes():
+    shown = "Products shown: " + " | ".join(
+        f"Tee “{n}” [TS-000{n}] colours red, sizes S/M, €1{n}.95" for n in range(1, 6)
+    )
+    answer = "Here are five… " + "an everyday staple, slim through the body. " * 12 + "\n" + shown
+    items = session_items([turn("tees?", answer, at=_at(1))], window_turns=3, max_chars=200)
+    notes = notes_parse(notes_message([item.line for item in items]) or "")
+    [exchange] = notes.exchanges
+    assert [p.sku for p in products_shown_parse(exchange.answer)] == [
+        f"TS-000{n}" for n in range(1, 6)
     ]
