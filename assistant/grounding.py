@@ -73,14 +73,17 @@ _LIMIT_BEFORE = re.compile(
     r"\b(?:under|below|up to|at most|less than|within|budget(?: of)?|max(?:imum)?)\s*(?:of\s*)?$",
     re.I,
 )
+# A figure after "size" is the size ("in size 42 in stock"), never a count of pieces.
 _COUNT = re.compile(
-    r"\b(?:only\s+)?(?P<n>\d+)\s+(?:left|remaining|in stock|available|pieces? left|units?)\b"
+    r"(?<!size )\b(?:only\s+)?(?P<n>(?<!size )\d+)\s+(?:left|remaining|in stock|available|"
+    r"pieces? left|units?)\b"
     r"|\bonly\s+(?P<m>\d+)\b",
     re.I,
 )
 _NEGATIVE = re.compile(
     r"\b(?:isn't|is not|aren't|are not|not|no longer|out of stock|sold out|unavailable|"
-    r"don't|doesn't|do not|does not|none|no)\b",
+    r"don't|doesn't|do not|does not|none|no|couldn't|could not|can't|cannot|haven't|hasn't|"
+    r"nothing|never)\b",
     re.I,
 )
 _AVAILABLE = re.compile(

@@ -36,6 +36,10 @@ class Product:
             return list(self.sizes)
         if self.variants:
             return [size for c, size, stock in self.variants.values() if c == colour and stock > 0]
+        # A search hit gives sizes over all its colours: they are that colour's when it is
+        # the only colour in stock.
+        if self.colours == {colour}:
+            return list(self.sizes)
         return None
 
     def stock_of(self, *, size: str | None, colour: str | None) -> int | None:

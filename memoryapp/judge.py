@@ -306,7 +306,8 @@ def answer_question(answer: str) -> str | None:
     questions = [q.strip() for q in _QUESTION.findall(text) if q.strip(" ?")]
     if not questions:
         return None
-    return questions[-1][-MAX_QUESTION_CHARS:].lstrip()
+    # A question after a bracketed aside ("(…) Which size?") starts after the bracket.
+    return questions[-1][-MAX_QUESTION_CHARS:].lstrip(" )]}\u201d\"'")
 
 
 async def facts_screened(*, query: str, question: str | None) -> Screened:

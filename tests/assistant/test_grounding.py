@@ -244,3 +244,20 @@ def test_a_decimal_point_is_no_sentence_end():
 def test_the_cards_are_the_products_the_answer_lists_in_its_order(text, expected):
     seen = [COAT, TEE, POLO]
     assert [card["sku"] for card in _answer_cards(text, seen, [TEE])] == expected
+
+
+# --- what a sentence says that is no claim of stock -----------------------------------------
+
+
+def test_a_size_figure_before_in_stock_is_no_count_of_pieces():
+    text = "I couldn't find a linen tee in size 42 in stock, so here are other tees."
+    shown, report = _ground(text)
+    assert shown == text
+    assert report.counts()["dropped"] == 0
+
+
+def test_the_sizes_of_a_hit_in_its_only_colour_are_backed():
+    text = "The **Piqué Polo** comes in white; sizes M, L and XL."
+    shown, report = _ground(text)
+    assert shown == text
+    assert report.counts()["dropped"] == 0 and report.counts()["corrected"] == 0
