@@ -14,6 +14,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from assistant.events import UNEXPECTED
+from assistant.models import RETENTION_CHOICES
 from assistant.services import turn_run
 from assistant.validation import (
     CATALOG_FILTERS,
@@ -23,7 +24,6 @@ from assistant.validation import (
     FrameError,
     turn_request_parse,
 )
-from memoryapp.public import RETENTION_CHOICES
 
 logger = logging.getLogger("assistant")
 

@@ -20,6 +20,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 
 from assistant import events
 from assistant.identity import SocketSignIn, sign_in_check, socket_sign_in
+from assistant.panels import PANELS_GROUP, EndReason, session_tag, shopper_group
 from assistant.services import (
     TurnProgress,
     conversation_close,
@@ -35,7 +36,6 @@ from assistant.validation import (
     hello_request_parse,
     turn_request_parse,
 )
-from memoryapp.public import PANELS_GROUP, EndReason, session_tag, shopper_group
 
 logger = logging.getLogger("assistant")
 

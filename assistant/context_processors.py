@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.http import HttpRequest
 
 from assistant.demo import demo_settings_get
-from memoryapp.public import RETENTION_CHOICES
+from assistant.models import RETENTION_CHOICES
 
 
 def demo(request: HttpRequest) -> dict[str, object]:

@@ -35,8 +35,6 @@ from memoryapp.public import (
     Exchange,
     MemoryUnavailable,
     TurnMemory,
-    memory_clients_close,
-    sessions_metadata_read,
 )
 from shop.services import SignInRefused, shopper_get_or_create
 
@@ -118,7 +116,7 @@ def history_accounts(*, histories: Sequence[ShopperHistory], create: bool) -> li
 def visits_present(*, username: str, timeout: float) -> set[str]:
     """The keys of the scenario visits already in the shopper's memory. Raises
     MemoryUnavailable."""
-    sessions = sessions_metadata_read(username=username, timeout=timeout)
+    sessions = TurnMemory.sessions_metadata(username=username, timeout=timeout)
     return {str(m[SEED_KEY]) for m in sessions.values() if m.get(SEED_KEY)}
 
 
@@ -159,7 +157,7 @@ def history_write(
                 except _VisitLost as lost:
                     raise VisitWriteFailed(str(lost), number=number, written=written) from lost
         finally:
-            runner.run(memory_clients_close())
+            runner.run(TurnMemory.clients_close())
     return HistoryWritten(written=written, skipped=skipped)
 
 

@@ -3,7 +3,10 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
-from memoryapp.public import RETENTION_CHOICES
+from memoryapp.public import RETENTION
+
+# The demo settings', the admin's and the API's choices, from memory's one definition.
+RETENTION_CHOICES: list[tuple[str, str]] = [(p.name, p.label) for p in RETENTION]
 
 
 class ChatSession(models.Model):

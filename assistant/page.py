@@ -22,7 +22,7 @@ from assistant.chat_facts import chat_fact_lines, chat_facts_read
 from assistant.tools import tool_run
 from assistant.validation import HistoryExchange, PageRequest
 from llm.transcript import exchange_with_products, page_context_message
-from memoryapp.public import notes_message, verbatim_lines
+from memoryapp.public import Exchange, notes_message
 from shop.selectors import products_get
 
 # Page filter names as the panel sends them -> the search_products argument they stand for,
@@ -105,15 +105,10 @@ async def page_context_build(
     return PageContext()
 
 
-def exchange_line_text(user: str, assistant: str) -> str:
-    """One exchange as the verbatim window writes it (the same form memory recall renders)."""
-    return f"Shopper: {user} ‖ Assistant: {assistant}"
-
-
 async def history_notes(
     *,
     history: Sequence[HistoryExchange],
-    max_chars: int,
+    max_chars: int | None = None,
     said: Sequence[str] = (),
 ) -> str | None:
     """A signed-out conversation's last exchanges as the notes message's verbatim window,
@@ -139,5 +134,5 @@ async def history_notes(
                 # A style SKU and one of its variants' SKUs are the same product.
                 shown.setdefault(detail.sku, detail.as_dict())
         answer = exchange_with_products(exchange.assistant, list(shown.values()))
-        lines.extend(verbatim_lines(exchange_line_text(exchange.user, answer), max_chars=max_chars))
+        lines.extend(Exchange(exchange.user, answer).note_lines(max_chars=max_chars))
     return notes_message(lines)

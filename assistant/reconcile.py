@@ -21,7 +21,7 @@ from assistant.chat_records import (
     chat_turn_saved_late,
     chat_turns_unacknowledged,
 )
-from memoryapp.turn import CloseOutcome, TurnMemory, session_end
+from memoryapp.turn import CloseOutcome, TurnMemory
 
 _chat_session_closed = database_sync_to_async(chat_session_closed)
 _chat_session_close_pending = database_sync_to_async(chat_session_close_pending)
@@ -50,7 +50,9 @@ def _close_note(outcome: CloseOutcome, *, late: bool) -> str:
 
 async def visit_close(*, user, shopper: str, session_id: str, late: bool = False) -> CloseOutcome:
     """End one visit in memory and say in its chat record what happened."""
-    outcome = await session_end(username=user.username, display_name=shopper, session_id=session_id)
+    outcome = await TurnMemory.session_end(
+        username=user.username, display_name=shopper, session_id=session_id
+    )
     note = _close_note(outcome, late=late)
     if not outcome.reached:
         await _chat_session_close_pending(user=user, session_id=session_id, note=note)

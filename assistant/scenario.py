@@ -24,14 +24,14 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from memoryapp.public import RETENTION_PRESETS
+from memoryapp.public import RETENTION
 from shop.services import username_folded, username_valid
 
 MAX_QUERY_CHARS = 4000
 MAX_DISPLAY_NAME_CHARS = 60
 
 # The presets are named once, in memoryapp.conf.
-Retention = Literal[tuple(RETENTION_PRESETS)]  # type: ignore[valid-type]
+Retention = Literal[tuple(p.name for p in RETENTION)]  # type: ignore[valid-type]
 
 
 def _not_blank(value: str) -> str:
@@ -106,7 +106,7 @@ def _problem(error: dict[str, Any]) -> str:
     if kind == "missing":
         return f"{_path(loc[:-1])}: missing {loc[-1]!r}"
     if kind == "literal_error" and loc[-1] == "retention":
-        presets = ", ".join(RETENTION_PRESETS)
+        presets = ", ".join(p.name for p in RETENTION)
         return f"{_path(loc)}: {error['input']!r} is not a retention preset ({presets} or null)"
     if kind == "too_short":
         what = {"sessions": "session", "exchanges": "exchange"}.get(str(loc[-1]) if loc else "")

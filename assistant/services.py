@@ -51,9 +51,6 @@ from memoryapp.turn import (
     MemoryUnavailable,
     Recall,
     TurnMemory,
-    greeting_read,
-    memory_conf,
-    notes_message,
 )
 from shop.services import shopper_display_name
 
@@ -267,7 +264,7 @@ async def _turn_answer(
         log.recall = await memory.recall()
         # It may have begun with the session's lookup: the span ends now, however long.
         spans.add("memory.recall", spans.now_ms() - log.recall.duration_ms, log.recall.duration_ms)
-        notes = notes_message(log.recall.lines)
+        notes = log.recall.notes
         yield events.MemorySearched(
             counts=log.recall.counts,
             failed=list(log.recall.failed),
@@ -280,7 +277,6 @@ async def _turn_answer(
         start = spans.now_ms()
         notes = await history_notes(
             history=request.history,
-            max_chars=memory_conf().note_max_chars,
             said=request.said,
         )
         spans.add("history", start, spans.now_ms() - start)
@@ -416,7 +412,7 @@ async def welcome_build(*, user, request: HelloRequest) -> events.Welcome:
         if not (await _demo_settings()).memory_enabled:
             mode = "memory_off"
         else:
-            remembered = await greeting_read(username=user.username)
+            remembered = await TurnMemory.greeting(username=user.username)
             mode = "remembering" if remembered is not None else "memory_unavailable"
     preferences = preferences_from_facts(
         remembered.facts if remembered else (), vocabulary=vocabulary

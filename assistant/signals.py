@@ -1,5 +1,6 @@
-"""Close a shopper's open chat sockets when their sign-in ends, and tell every panel when
-staff switch memory on or off (docs/protocol.md, `signed_out` and `mode.changed`).
+"""Close a shopper's open chat sockets when their sign-in ends, tell every panel when staff
+switch memory on or off, and tell a shopper's panels when memory says their memory changed
+(docs/protocol.md, `signed_out`, `mode.changed` and `memory.changed`).
 
 Each socket also checks the sign-in on its own before every frame; these pushes make the
 panel say so at once, and stop a turn in flight before it writes memory. Each is sent once
@@ -14,7 +15,8 @@ from django.db.models.signals import post_delete, post_save, pre_save
 from django.dispatch import receiver
 
 from assistant.models import DemoSettings
-from memoryapp.public import memory_switched_send, shopper_ended_send
+from assistant.panels import memory_changed_send, memory_switched_send, shopper_ended_send
+from memoryapp.public import memory_changed
 
 
 @receiver(user_logged_out)
@@ -53,3 +55,11 @@ def _demo_settings_saved(sender, instance, **kwargs) -> None:
     if getattr(instance, "_memory_enabled_before", None) in (None, enabled):
         return
     transaction.on_commit(lambda: memory_switched_send(enabled=enabled))
+
+
+@receiver(memory_changed)
+def _memory_changed(sender, *, username, reason, session_ids, block_id, **kwargs) -> None:
+    # Sent after the change is made: a layer that cannot take it is logged, never raised.
+    memory_changed_send(
+        username=username, reason=reason, session_ids=session_ids, block_id=block_id
+    )

@@ -30,7 +30,7 @@ from typing import Any
 from channels.db import database_sync_to_async
 
 from llm.cards import MAX_CARDS
-from memoryapp.public import notes_message, recalled_line_defuse
+from memoryapp.public import notes_message
 from shop.selectors import (
     CATALOG_FILTER_NAMES,
     CatalogFilters,
@@ -269,9 +269,9 @@ async def _recall_run(args: dict, vocabulary: Vocabulary, recall: Recall | None)
     query = _string(args, "query")
     if not query:
         raise ToolArgumentError("query is required")
-    found = await recall(query)
-    lines = [recalled_line_defuse(item.line) for item in found]
-    items = [{**item.as_dict(), "line": line} for item, line in zip(found, lines, strict=True)]
+    found = [item.defused() for item in await recall(query)]
+    lines = [item.line for item in found]
+    items = [item.as_dict() for item in found]
     # Fenced and marked untrusted exactly like the notes: a recalled line is data, never an
     # instruction, and never carries a tool result's authority.
     return ToolOutcome(

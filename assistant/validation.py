@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, Literal
 
-from memoryapp.public import RETENTION_PRESETS, session_id_clean, text_clean
+from memoryapp.public import RETENTION, session_id_clean, text_clean
+
+RETENTION_NAMES = tuple(p.name for p in RETENTION)
 
 MAX_TEXT_CHARS = 4000
 # Three history exchanges of two full texts each, with room for the other fields.
@@ -170,8 +172,8 @@ def _retention(data: dict[str, Any]) -> str | None:
     retention = data.get("retention")
     if retention is None:
         return None
-    if not isinstance(retention, str) or retention not in RETENTION_PRESETS:
-        raise FrameError(400, f"retention must be null or one of: {', '.join(RETENTION_PRESETS)}.")
+    if not isinstance(retention, str) or retention not in RETENTION_NAMES:
+        raise FrameError(400, f"retention must be null or one of: {', '.join(RETENTION_NAMES)}.")
     return retention
 
 

@@ -151,7 +151,7 @@ async def overhead(
     from assistant.tools import tool_schemas, vocabulary_load
     from memoryapp.blocks import TURN
     from memoryapp.clients import memory_session_async
-    from memoryapp.turn import TurnMemory, notes_message
+    from memoryapp.turn import TurnMemory
 
     username = f"bench-{size}"
     session_id = await populate(username, size)
@@ -176,7 +176,7 @@ async def overhead(
         vocabulary = await vocabulary_load()  # before the recall is awaited, as in the pipeline
         recall = await memory.recall()
         memory.close()
-        turn_messages(signed_in=True, notes=notes_message(recall.lines), text=text)
+        turn_messages(signed_in=True, notes=recall.notes, text=text)
         tool_schemas(vocabulary=vocabulary, with_memory=True)
         figures["overhead"].append((time.perf_counter() - started) * 1000)
         alone_memory = await TurnMemory.open(

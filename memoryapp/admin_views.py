@@ -5,6 +5,10 @@ and can delete one block after confirming it; erasing everything of a shopper (m
 chat records) is the assistant's `shopper_forget`, whose admin view sits beside this page.
 The page talks to memory only through the SDK, like the chat path; with the server down it
 says so instead of failing.
+
+This module is also what the shop's staff tools reach memory through: besides these views,
+the chat records' admin reads a session's block texts here (`session_texts_read`), and
+forgetting a shopper erases their memory user here (`shopper_memory_erase`).
 """
 
 from __future__ import annotations
@@ -17,13 +21,14 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.text import Truncator
 
-from memoryapp.erasure import record_delete
+from memoryapp.erasure import record_delete, shopper_memory_erase  # noqa: F401  (staff's)
 from memoryapp.markup import markdown_strip
 from memoryapp.records import MemoryRecord, RecordNotFound
 from memoryapp.selectors import (
     BLOCKS_PER_PAGE,
     MAX_LIST_OFFSET,
     record_read,
+    session_texts_read,  # noqa: F401  (the chat records' admin's)
     shopper_memory_read,
 )
 from memoryapp.types import MemoryRefused, MemoryUnavailable

@@ -31,7 +31,6 @@ RETENTION = (
     RetentionPreset("never", "Never expire", 0),
 )
 RETENTION_PRESETS: dict[str, int | None] = {p.name: p.seconds for p in RETENTION}
-RETENTION_CHOICES: list[tuple[str, str]] = [(p.name, p.label) for p in RETENTION]
 
 
 @dataclass(frozen=True)

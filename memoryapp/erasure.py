@@ -6,10 +6,10 @@ from agentmemory.exceptions import NotFoundError, ValidationError
 
 from memoryapp.clients import memory_client_sync
 from memoryapp.guard import outage_translated
-from memoryapp.notify import memory_changed_send
 from memoryapp.records import RecordNotFound
 from memoryapp.selectors import record_block_find
 from memoryapp.sessions import session_forgotten
+from memoryapp.signals import memory_changed_announce
 from memoryapp.types import MemoryUnavailable
 
 
@@ -35,7 +35,7 @@ def record_delete(*, username: str, block_id: str) -> str:
             raise RecordNotFound(block_id) from exc
     if result.deleted_count < 1 or block_id in (result.failed_block_ids or []):
         raise MemoryUnavailable(f"the server did not delete {block_id}")
-    memory_changed_send(
+    memory_changed_announce(
         username=username, reason="record_deleted", session_ids=[], block_id=block_id
     )
     return block_id
@@ -57,5 +57,7 @@ def shopper_memory_erase(*, username: str) -> bool:
         except NotFoundError:
             return False
     session_forgotten(username=username)
-    memory_changed_send(username=username, reason="erased", session_ids=sorted(user.sessions or []))
+    memory_changed_announce(
+        username=username, reason="erased", session_ids=sorted(user.sessions or [])
+    )
     return True

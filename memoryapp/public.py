@@ -1,27 +1,18 @@
 """What the rest of the project may use of memory: the turn's handle and a few more names.
 
 The shop's other apps reach `memoryapp` through this module only (an architecture test
-holds them to it); everything else here is the policy's own business. A chat turn's
-pipeline uses less still: the handle's names in `memoryapp.turn`.
+holds them to it, and `assistant/` to at most a dozen names); everything else here is the
+policy's own business. A chat turn's pipeline uses less still: the handle's names in
+`memoryapp.turn`.
 """
 
 from __future__ import annotations
 
 from memoryapp import admin_views
 from memoryapp.cleaning import session_id_clean, text_clean
-from memoryapp.clients import memory_health_status
-from memoryapp.conf import RETENTION_CHOICES, RETENTION_PRESETS
-from memoryapp.erasure import shopper_memory_erase
-from memoryapp.notify import (
-    PANELS_GROUP,
-    EndReason,
-    memory_switched_send,
-    session_tag,
-    shopper_ended_send,
-    shopper_group,
-)
-from memoryapp.render import recalled_line_defuse, verbatim_lines
-from memoryapp.selectors import session_texts_read, sessions_metadata_read
+from memoryapp.conf import RETENTION
+from memoryapp.render import notes_message
+from memoryapp.signals import memory_changed
 from memoryapp.turn import (
     CloseOutcome,
     Exchange,
@@ -29,42 +20,26 @@ from memoryapp.turn import (
     Recall,
     SessionInfo,
     TurnMemory,
-    greeting_read,
     memory_clients_close,
-    memory_conf,
-    notes_message,
-    session_close,
-    session_end,
 )
 
+# The turn's handle and the values it takes and hands back (`memoryapp.turn`); the rules
+# the chat frames share with memory's writes and the notes' framing; memory's news for the
+# panels (`memory_changed`) and staff's pages, reads and erase (`admin_views`); and, for a
+# benchmark that owns its event loop, `memory_clients_close` (the assistant has
+# `TurnMemory.clients_close`).
 __all__ = [
-    "PANELS_GROUP",
-    "RETENTION_CHOICES",
-    "RETENTION_PRESETS",
+    "RETENTION",
     "CloseOutcome",
-    "EndReason",
     "Exchange",
     "MemoryUnavailable",
     "Recall",
     "SessionInfo",
     "TurnMemory",
     "admin_views",
-    "greeting_read",
+    "memory_changed",
     "memory_clients_close",
-    "memory_conf",
-    "memory_health_status",
-    "memory_switched_send",
     "notes_message",
-    "recalled_line_defuse",
-    "session_close",
-    "session_end",
     "session_id_clean",
-    "session_tag",
-    "session_texts_read",
-    "sessions_metadata_read",
-    "shopper_ended_send",
-    "shopper_group",
-    "shopper_memory_erase",
     "text_clean",
-    "verbatim_lines",
 ]

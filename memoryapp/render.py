@@ -130,6 +130,11 @@ def verbatim_lines(text: str, *, max_chars: int) -> list[str]:
     return lines
 
 
+def exchange_line(user: str, assistant: str) -> str:
+    """One exchange as the notes write it word for word, recalled or from the browser."""
+    return f"Shopper: {user} ‖ Assistant: {assistant}"
+
+
 def exchange_raw(block: Any, *, products: bool = True) -> str:
     """The exchange word for word; without products, less its answer's products-shown line.
 
@@ -141,7 +146,7 @@ def exchange_raw(block: Any, *, products: bool = True) -> str:
     if not products:
         end = answer.rfind(f"\n{PRODUCTS_SHOWN}")
         answer = answer[:end] if end >= 0 else answer
-    return f"Shopper: {message.user_content} ‖ Assistant: {answer}"
+    return exchange_line(message.user_content, answer)
 
 
 # The server's contexts and summary are a model's writing, screened like a visit summary

@@ -5,6 +5,11 @@ session, starts the turn's recall alongside the lookup: the two cost one round t
 of two before the first token, an optimisation that stays inside memory. The caller then
 asks for what it needs (`recall`, `remember`, `look_up`) and always ends with `close`, which
 drops a recall the turn went on without (memory failed, or the shopper pressed Stop).
+
+What a visit needs of memory outside a turn hangs on the same class: the panel's greeting
+(`TurnMemory.greeting`), the end of a visit with its episode (`TurnMemory.session_end`), and
+for a run that writes past visits, the shopper's sessions (`sessions_metadata`), whether
+memory answers (`reachable`) and its loop's client (`clients_close`).
 """
 
 from __future__ import annotations
@@ -14,10 +19,10 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from memoryapp.clients import memory_client_async
+from memoryapp.clients import memory_client_async, memory_health_status
 from memoryapp.conf import memory_conf
 from memoryapp.episodes import CloseOutcome, session_close, session_end
-from memoryapp.greeting import greeting_read
+from memoryapp.greeting import GreetingMemory, greeting_read
 from memoryapp.guard import MEMORY_ERRORS
 from memoryapp.recall import (
     EarlyRecall,
@@ -28,12 +33,13 @@ from memoryapp.recall import (
     recall_finish,
 )
 from memoryapp.recording import exchange_remember, keyed_blocks_find
-from memoryapp.render import notes_message
+from memoryapp.render import exchange_line, verbatim_lines
+from memoryapp.selectors import sessions_metadata_read
 from memoryapp.sessions import MemorySession, session_open
 from memoryapp.types import MemoryUnavailable, Recall, SessionInfo
 
-# What a turn's caller may use of memory: the handle and the values it hands back, the
-# panel's greeting and its closing episode, and the notes message the model reads.
+# What a turn's caller may use of memory: the handle, the values it takes and hands back,
+# and the one error it raises.
 __all__ = [
     "CloseOutcome",
     "Exchange",
@@ -41,12 +47,6 @@ __all__ = [
     "Recall",
     "SessionInfo",
     "TurnMemory",
-    "greeting_read",
-    "memory_clients_close",
-    "memory_conf",
-    "notes_message",
-    "session_close",
-    "session_end",
 ]
 
 
@@ -56,6 +56,13 @@ class Exchange:
 
     query: str
     answer: str
+
+    def note_lines(self, *, max_chars: int | None = None) -> list[str]:
+        """The exchange as the notes' verbatim window writes it, over lines of at most
+        `max_chars` (the policy's note length unless given): how a chat memory does not
+        hold is shown to the model as a recalled one would be."""
+        limit = memory_conf().note_max_chars if max_chars is None else max_chars
+        return verbatim_lines(exchange_line(self.query, self.answer), max_chars=limit)
 
 
 class TurnMemory:
@@ -190,6 +197,40 @@ class TurnMemory:
         """Drop a recall the turn never awaited; a no-op once it has been."""
         early, self._early = self._early, None
         recall_abandon(early)
+
+    # --- a visit outside its turns ---------------------------------------------------------
+
+    @staticmethod
+    async def greeting(*, username: str) -> GreetingMemory | None:
+        """What the shopper's memory offers the panel's greeting; None when memory could
+        not be read (see `greeting_read`)."""
+        return await greeting_read(username=username)
+
+    @staticmethod
+    async def session_end(*, username: str, display_name: str, session_id: str) -> CloseOutcome:
+        """End a visit the shopper closed: its episode written, its session ended (see
+        `session_end`); the outcome says whether memory was reached."""
+        return await session_end(
+            username=username, display_name=display_name, session_id=session_id
+        )
+
+    @staticmethod
+    def sessions_metadata(
+        *, username: str, timeout: float | None = None
+    ) -> dict[str, dict[str, Any]]:
+        """Each of the shopper's sessions with its metadata ({} for a shopper never
+        remembered), read synchronously. Raises MemoryUnavailable."""
+        return sessions_metadata_read(username=username, timeout=timeout)
+
+    @staticmethod
+    def reachable(*, timeout: float | None = None) -> bool:
+        """Whether the memory server answers its health check within `timeout`."""
+        return memory_health_status(timeout=timeout) == "ok"
+
+    @staticmethod
+    async def clients_close() -> None:
+        """Close this event loop's memory client (a run that owns its loop, like the seeding)."""
+        await memory_clients_close()
 
 
 async def memory_clients_close() -> None:

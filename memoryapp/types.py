@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import date
 from typing import Literal
 
@@ -22,6 +22,13 @@ class RecalledItem:
     def as_dict(self) -> dict:
         return asdict(self)
 
+    def defused(self) -> RecalledItem:
+        """The item as a tool result hands it to the model: a label forged inside its line
+        kept as words (`memoryapp.render.recalled_line_defuse`), as the notes' lines are."""
+        from memoryapp.render import recalled_line_defuse  # render builds these items
+
+        return replace(self, line=recalled_line_defuse(self.line))
+
 
 @dataclass
 class Recall:
@@ -33,6 +40,14 @@ class Recall:
     @property
     def lines(self) -> list[str]:
         return [item.line for item in self.items]
+
+    @property
+    def notes(self) -> str | None:
+        """The notes message the model reads (`memoryapp.render.notes_message`); None when
+        nothing was recalled."""
+        from memoryapp.render import notes_message  # render builds the recalled items
+
+        return notes_message(self.lines)
 
 
 @dataclass(frozen=True)

@@ -72,28 +72,49 @@ def imported_names(path: Path, package: str) -> dict[str, set[str]]:
     return found
 
 
+# What a turn's pipeline may hold of memory: the handle and the values it takes and hands
+# back. Whatever else it needs (the greeting, a visit's end) is the handle's own method.
+TURN_HANDLE_NAMES = {"TurnMemory", "Exchange", "Recall", "MemoryUnavailable"}
+# How many names of memory the assistant as a whole may use: a new need is a method of the
+# handle or data on what it returns, not one more function of memory's to know.
+ASSISTANT_MEMORY_NAMES_MAX = 12
+
+
 def test_the_turn_pipeline_reaches_memory_only_through_the_turn_handle():
     """The pipeline holds one handle per turn; how memory sequences its calls is its own."""
     from memoryapp import turn
 
+    assert TURN_HANDLE_NAMES <= set(turn.__all__)
     imported = imported_names(ROOT / "assistant" / "services.py", "memoryapp")
     assert set(imported) == {"memoryapp.turn"}
-    assert imported["memoryapp.turn"] <= set(turn.__all__)
+    assert imported["memoryapp.turn"] <= TURN_HANDLE_NAMES
+
+
+def assistant_memory_names() -> dict[str, set[str]]:
+    """name of memory -> the assistant's modules that import it."""
+    used: dict[str, set[str]] = {}
+    for path in (ROOT / "assistant").rglob("*.py"):
+        for module, names in imported_names(path, "memoryapp").items():
+            for name in names:
+                used.setdefault(f"{module}:{name}", set()).add(str(path.relative_to(ROOT)))
+    return used
 
 
 def test_the_assistant_reaches_memory_only_through_its_public_names():
     from memoryapp import public, turn
 
     assert set(turn.__all__) <= set(public.__all__)
-    offenders = {}
-    for path in (ROOT / "assistant").rglob("*.py"):
-        for module, names in imported_names(path, "memoryapp").items():
-            allowed = set(public.__all__ if module == "memoryapp.public" else ())
-            if module == "memoryapp.turn":
-                allowed = set(turn.__all__)
-            if not names <= allowed:
-                offenders[str(path.relative_to(ROOT))] = sorted(names - allowed)
-    assert offenders == {}
+    allowed = {f"memoryapp.public:{name}" for name in public.__all__}
+    allowed |= {f"memoryapp.turn:{name}" for name in turn.__all__}
+    offenders = {name: sorted(paths) for name, paths in assistant_memory_names().items()}
+    assert {name: paths for name, paths in offenders.items() if name not in allowed} == {}
+
+
+def test_the_assistant_uses_at_most_a_dozen_names_of_memory():
+    """One handle and a few values, not memory's internals: each name is counted once,
+    whichever of `memoryapp.public` and `memoryapp.turn` it is taken from."""
+    names = {name.split(":")[1] for name in assistant_memory_names()}
+    assert len(names) <= ASSISTANT_MEMORY_NAMES_MAX, sorted(names)
 
 
 MODULE_LINES_MAX = 600

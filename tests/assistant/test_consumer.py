@@ -10,10 +10,10 @@ from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 
 from assistant.models import ChatSession, ChatTurn
+from assistant.panels import shopper_group
 from config.asgi import application
 from llm.cards import MAX_CARDS
 from llm.transcript import page_context_parse, products_shown_parse
-from memoryapp.notify import shopper_group
 from memoryapp.render import NOTES_OPEN
 from shop.models import Variant
 from tests.assistant.conftest import Chat, cookie_for, session_cookie_for, types

@@ -17,8 +17,8 @@ from django.test import Client
 
 from assistant import events as protocol
 from assistant.models import ChatTurn, DemoSettings
+from assistant.panels import memory_changed_send_async
 from memoryapp.clients import memory_client_async
-from memoryapp.notify import memory_changed_send_async
 from shop.services import shopper_get_or_create
 from tests.assistant.conftest import Chat, cookie_for
 
@@ -265,7 +265,7 @@ async def test_a_panel_whose_sign_in_ended_is_not_told_it_remembers(shopper, mon
 async def test_a_closed_socket_leaves_the_panels_group(shopper):
     from channels.layers import get_channel_layer
 
-    from memoryapp.notify import PANELS_GROUP
+    from assistant.panels import PANELS_GROUP
 
     layer = get_channel_layer()
     before = set(layer.groups.get(PANELS_GROUP, {}))

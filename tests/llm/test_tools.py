@@ -7,14 +7,13 @@ import json
 import pytest
 
 from assistant.tools import (
-    recalled_line_defuse,
     search_summary,
     tool_run,
     tool_schemas,
     vocabulary_load,
 )
 from llm.offline.notes import notes_parse
-from memoryapp.render import NOTES_CLOSE, NOTES_OPEN, NOTES_WARNING
+from memoryapp.render import NOTES_CLOSE, NOTES_OPEN, NOTES_WARNING, recalled_line_defuse
 from memoryapp.types import RecalledItem
 from tests.llm.shopping import TOOLS, VOCABULARY
 

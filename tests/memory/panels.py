@@ -7,7 +7,7 @@ import asyncio
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 
-from memoryapp.notify import shopper_group
+from assistant.panels import shopper_group
 
 
 class PanelListener:

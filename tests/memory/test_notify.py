@@ -7,7 +7,7 @@ import logging
 import pytest
 from channels.layers import get_channel_layer
 
-from memoryapp.notify import (
+from assistant.panels import (
     memory_changed_send,
     memory_changed_send_async,
     shopper_group,
@@ -71,6 +71,6 @@ def test_a_layer_that_fails_is_logged_and_does_not_raise(monkeypatch, caplog):
         raise ConnectionError("redis is down")
 
     monkeypatch.setattr(layer, "group_send", broken)
-    with caplog.at_level(logging.WARNING, logger="memoryapp"):
+    with caplog.at_level(logging.WARNING, logger="assistant"):
         assert memory_changed_send(username="dan", reason="erased", session_ids=[]) is False
     assert "Could not tell dan's open panels that their memory was erased" in caplog.text

@@ -9,8 +9,8 @@ import pytest
 
 from assistant.admin import DemoSettingsForm
 from assistant.api import TurnRequestSerializer
-from assistant.models import DemoSettings
-from memoryapp.conf import RETENTION, RETENTION_CHOICES, RETENTION_PRESETS, memory_conf
+from assistant.models import RETENTION_CHOICES, DemoSettings
+from memoryapp.conf import RETENTION, memory_conf
 
 
 def test_each_preset_keeps_turns_for_its_named_time():
@@ -28,7 +28,7 @@ def test_each_preset_keeps_turns_for_its_named_time():
 def test_demo_settings_the_admin_and_the_api_offer_exactly_the_presets():
     assert DemoSettings._meta.get_field("default_retention").choices == RETENTION_CHOICES
     assert list(DemoSettingsForm().fields["presets_offered"].choices) == RETENTION_CHOICES
-    assert list(TurnRequestSerializer().fields["retention"].choices) == list(RETENTION_PRESETS)
+    assert list(TurnRequestSerializer().fields["retention"].choices) == [p.name for p in RETENTION]
 
 
 @pytest.mark.django_db

@@ -2,10 +2,10 @@
 
     daphne tests.support.layer_probe:application
 
-`/probe/<username>/` joins the shopper's group (`memoryapp.notify.shopper_group`), as the
+`/probe/<username>/` joins the shopper's group (`assistant.panels.shopper_group`), as the
 chat panel's consumer does, and forwards every `memory.changed` message the group gets to
 the client. A text frame `{"username": u, "session_ids": [...]}` sends `memory.changed`
-("erased") to `u`'s panels from this process through `memoryapp.notify`, as the admin, the
+("erased") to `u`'s panels from this process through `assistant.panels`, as the admin, the
 records API or `forget_shopper` do, and answers `{"sent": true, "pid": ...}`. It runs on the
 shop's own settings, so the layer is the one `CHANNEL_LAYER_URL` configures.
 """
@@ -24,7 +24,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.urls import path  # noqa: E402
 
-from memoryapp.notify import memory_changed_send_async, shopper_group  # noqa: E402
+from assistant.panels import memory_changed_send_async, shopper_group  # noqa: E402
 
 
 class ProbeConsumer(AsyncWebsocketConsumer):

@@ -21,7 +21,7 @@ from assistant.history import (
     history_write,
 )
 from assistant.scenario import ScenarioInvalid, ShopperHistory, Visit, scenario_load
-from memoryapp.public import MemoryUnavailable, memory_health_status
+from memoryapp.public import MemoryUnavailable, TurnMemory
 
 DEMO_SCENARIO = Path(__file__).resolve().parents[2] / "fixtures" / "demo_sessions.json"
 
@@ -85,7 +85,7 @@ class Command(BaseCommand):
                 )
             return
 
-        if memory_health_status(timeout=options["timeout"]) != "ok":
+        if not TurnMemory.reachable(timeout=options["timeout"]):
             raise CommandError(
                 f"Agent Memory at {settings.AGENT_MEMORY_URL} is not answering; "
                 "nothing was written. Start it with `python manage.py agentmemory`."

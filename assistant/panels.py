@@ -1,8 +1,9 @@
-"""Tell a shopper's open chat panels that their memory changed under them.
+"""Tell a shopper's open chat panels what changed under them, over the channel layer.
 
 Every path that erases a shopper's memory or deletes one of their records (the admin, the
-`forget_shopper` command, the records API) sends one `memory.changed` message to the
-shopper's group on the channel layer; each open panel's consumer joins that group and
+`forget_shopper` command, the records API) makes memory announce it (`memoryapp`'s
+`memory_changed` signal); `assistant.signals` hears it and sends one `memory.changed`
+message to the shopper's group here. Each open panel's consumer joins that group and
 forwards the event, so no panel resumes a session that no longer exists. With the
 in-memory layer only panels served by the same process hear it; with Redis every process's
 panels do (a command run from a terminal reaches panels only through Redis).
@@ -21,7 +22,7 @@ from typing import Literal
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 
-logger = logging.getLogger("memoryapp")
+logger = logging.getLogger("assistant")
 
 Reason = Literal["erased", "record_deleted"]
 MESSAGE_TYPE = "memory.changed"  # Channels dispatches it to a consumer's memory_changed()
