@@ -15,7 +15,7 @@ from rest_framework.views import APIView
 
 from assistant.events import UNEXPECTED
 from assistant.models import RETENTION_CHOICES
-from assistant.services import turn_run
+from assistant.pipeline import turn_run
 from assistant.validation import (
     CATALOG_FILTERS,
     MAX_HISTORY_EXCHANGES,

@@ -1,7 +1,7 @@
 """The chat records staff browse in the admin: a ChatSession per memory session, a ChatTurn
 per turn, holding ids, scores and timings, never memory text.
 
-Live turns (`assistant.services`) and seeded past visits (`assistant.history`) both write
+Live turns (`assistant.pipeline`) and seeded past visits (`assistant.past_visits`) both write
 them through these functions only, so a seeded visit is recorded exactly as a live one.
 Synchronous ORM work; the turn pipeline runs each call through `database_sync_to_async`.
 """

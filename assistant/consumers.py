@@ -21,11 +21,11 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from assistant import events
 from assistant.identity import SocketSignIn, sign_in_check, socket_sign_in
 from assistant.panels import PANELS_GROUP, EndReason, session_tag, shopper_group
-from assistant.services import (
+from assistant.pipeline import (
     TurnProgress,
     conversation_close,
+    greeting_build,
     turn_run,
-    welcome_build,
 )
 from assistant.validation import (
     FrameError,
@@ -87,7 +87,7 @@ class AssistantConsumer(AsyncWebsocketConsumer):
                 await self._turn_stop()
             elif kind == "hello":
                 request = hello_request_parse(frame)
-                await self.send_event(await welcome_build(user=user, request=request))
+                await self.send_event(await greeting_build(user=user, request=request))
             elif kind == "close":
                 request = close_request_parse(frame)
                 # The visit's episode is written from everything the session holds: a turn in

@@ -72,13 +72,13 @@ class Visit(_Strict):
     close: bool = False
 
 
-class ShopperHistory(_Strict):
+class ShopperVisits(_Strict):
     username: Annotated[str, AfterValidator(_username)]
     display_name: Annotated[Text, Field(max_length=MAX_DISPLAY_NAME_CHARS)] | None = None
     sessions: Annotated[list[Visit], Field(min_length=1)]
 
 
-_SCENARIO = TypeAdapter(Annotated[list[ShopperHistory], Field(min_length=1)])
+_SCENARIO = TypeAdapter(Annotated[list[ShopperVisits], Field(min_length=1)])
 
 
 class ScenarioInvalid(Exception):
@@ -120,7 +120,7 @@ def _problem(error: dict[str, Any]) -> str:
     return f"{_path(loc)}: {error['msg']}{value}"
 
 
-def scenario_load(text: str | bytes) -> list[ShopperHistory]:
+def scenario_load(text: str | bytes) -> list[ShopperVisits]:
     """Validate a whole scenario before anything is written. Raises ScenarioInvalid."""
     try:
         return _SCENARIO.validate_json(text)

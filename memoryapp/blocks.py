@@ -14,7 +14,7 @@ from typing import Any, Literal, get_args
 Kind = Literal["turn", "fact", "episode"]
 KINDS: tuple[Kind, ...] = get_args(Kind)
 TURN_KIND, FACT_KIND, EPISODE_KIND = KINDS
-# A fact replaced by a newer one of its slot, kept as history (consolidation.py).
+# A fact replaced by a newer one of its slot, kept as a superseded copy (consolidation.py).
 SUPERSEDED = "superseded_fact"
 
 # The annotations each kind is stored with, and searched by.
@@ -54,7 +54,7 @@ def block_time(block: Any) -> datetime:
 
 
 def block_kind(block: Any) -> str:
-    """turn, fact, episode, or superseded_fact: history, which is never recalled."""
+    """turn, fact, episode, or superseded_fact, which is never recalled."""
     annotations = getattr(block, "annotations", None) or {}
     if annotations.get("type") == SUPERSEDED:
         return SUPERSEDED

@@ -9,14 +9,14 @@ facts of its slot:
   there is none (a change with nothing to change is not a fact).
 Newest wins by the date the fact speaks for (created_at, else ingested_at), as the memory
 specification has it: a fact from a session dated in the past that arrives after a newer
-one goes straight into history.
+one is stored straight away as superseded.
 
-Why history is a copy: facts live in sessions that have ended, and the API refuses updates
+Why a superseded fact is a copy: facts live in sessions that have ended, and the API refuses updates
 there (SESSION_ALREADY_ENDED), so an old fact can be neither edited nor re-labelled in
-place. A replaced fact is copied into the session in progress as a history record
+place. A replaced fact is copied into the session in progress as a superseded record
 (`type: superseded_fact`, its own date, the id of the fact that replaced it and the session
 it was stated in) and then deleted from its own session; deletes are allowed in ended
-sessions. Recall filters on `type: fact`, so history is never recalled; the inspector and the
+sessions. Recall filters on `type: fact`, so a superseded fact is never recalled; the inspector and the
 admin list it, marked superseded. Older copies of the current fact itself (restatements
 stored before consolidation existed) are deleted without a copy: they say nothing new.
 
@@ -94,7 +94,7 @@ class FactsPlan:
     store: list[JudgedFact] = field(default_factory=list)
     replaced: list[Replaced] = field(default_factory=list)
     # Facts of this turn that are older than the current fact of their slot.
-    born_history: list[tuple[JudgedFact, str]] = field(default_factory=list)
+    born_superseded: list[tuple[JudgedFact, str]] = field(default_factory=list)
     duplicates: list[Any] = field(default_factory=list)
     restated: list[JudgedFact] = field(default_factory=list)
     dropped: list[JudgedFact] = field(default_factory=list)
@@ -107,7 +107,7 @@ def facts_plan(
     stated_at: datetime,
     protected: frozenset[str] = frozenset(),
 ) -> FactsPlan:
-    """Decide what to write, what to move into history and what to delete (no I/O).
+    """Decide what to write, what to copy as superseded and what to delete (no I/O).
 
     current: the shopper's stored `type: fact` blocks; stated_at: the date the new facts
     speak for (the session's date, else now); protected: ids of facts the shopper was told
@@ -132,7 +132,7 @@ def facts_plan(
             plan.restated.append(fact)
             _retire(plan, group[1:], keep=newest, by=newest.block_id)
         elif newest is not None and block_time(newest) > stated_at:
-            plan.born_history.append((resolved, newest.block_id))
+            plan.born_superseded.append((resolved, newest.block_id))
         else:
             plan.store.append(resolved)
             _retire(plan, group, keep=None, by=len(plan.store) - 1)
@@ -157,25 +157,25 @@ def _resolve(fact: JudgedFact, groups: dict[str, list[Any]]) -> JudgedFact | Non
 
 
 def _retire(plan: FactsPlan, blocks: Iterable[Any], *, keep: Any, by: str | int) -> None:
-    """Older blocks of a settled slot: copies of the kept value go, other values become history.
+    """Older blocks of a settled slot: copies of the kept value go, other values become superseded copies.
 
-    Of several old copies of one replaced value only the newest is kept as history.
+    Of several old copies of one replaced value only the newest is kept as a superseded copy.
     """
     kept_slot = block_slot(keep) if keep is not None else None
-    historic: set[str] = set()
+    superseded_values: set[str] = set()
     for block in blocks:
         slot = block_slot(block)
         value = slot.value if slot else None
         copy = keep is not None and _same_value(slot, kept_slot)
-        if copy or value in historic:
+        if copy or value in superseded_values:
             plan.duplicates.append(block)
         else:
-            historic.add(value)
+            superseded_values.add(value)
             plan.replaced.append(Replaced(block=block, by=by))
 
 
-def history_annotations(block: Any, *, by: str) -> dict[str, str]:
-    """Annotations of the history copy of a replaced fact."""
+def superseded_annotations(block: Any, *, by: str) -> dict[str, str]:
+    """Annotations of the superseded copy of a replaced fact."""
     slot = block_slot(block)
     annotations = {"type": SUPERSEDED, "superseded_by": by, "stated_in": block.session_id}
     if slot is not None:

@@ -325,7 +325,7 @@ async def facts_screened(*, query: str, question: str | None) -> Screened:
     return validate_facts(raw, message=query)
 
 
-async def facts_judge(*, query: str, answer: str) -> list[JudgedFact]:
+async def exchange_judge(*, query: str, answer: str) -> list[JudgedFact]:
     """The facts kept from the judge for one exchange, every exchange judged; `answer` is
     the assistant's message the shopper replied to (only its last question is sent)."""
     return (await facts_screened(query=query, question=answer_question(answer))).facts

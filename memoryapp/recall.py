@@ -33,7 +33,7 @@ from memoryapp.render import (
     recall_items,
     tool_items,
 )
-from memoryapp.sessions import MemorySession
+from memoryapp.sessions import OpenSession
 from memoryapp.types import Recall
 
 LIST_PAGE_SIZE = 100
@@ -68,7 +68,7 @@ async def session_newest(
 ) -> tuple[list[Any], int]:
     """The session newest first until it holds `exchanges` exchanges, it ends or cap blocks.
 
-    Counted in exchanges, not blocks: facts, and the history copies consolidation writes
+    Counted in exchanges, not blocks: facts, and the superseded copies consolidation writes
     into the session in progress, sit between the turns in any number. The exchanges seen
     are returned with the blocks (None: list to the end or the cap).
     """
@@ -108,7 +108,7 @@ async def _session_window(resource: AsyncSessionResource, *, conf: MemoryConf) -
     """The newest `verbatim_window_turns` exchanges, and what was stored between them.
 
     The first page asks for room for a few facts per exchange; a session where more was
-    stored between them (changes of mind leave history copies) is paged until the window
+    stored between them (changes of mind leave superseded copies) is paged until the window
     is whole, so the newest exchanges always arrive together.
     """
     turns = conf.verbatim_window_turns
@@ -249,7 +249,7 @@ def _recall_query(message: str) -> str | None:
     return text_clean(message).strip() or None
 
 
-async def memories_recall(*, memory: MemorySession, message: str, turn_count: int) -> Recall:
+async def memories_recall(*, memory: OpenSession, message: str, turn_count: int) -> Recall:
     """Recall for one turn: the searches issued together, each guarded on its own.
 
     Under the threshold this session is listed whole; past it, its newest window and a
@@ -297,7 +297,7 @@ def recall_begin(
     return EarlyRecall(session_id, message, turn_count, time.perf_counter(), task)
 
 
-async def recall_finish(early: EarlyRecall, *, memory: MemorySession) -> Recall:
+async def recall_finish(early: EarlyRecall, *, memory: OpenSession) -> Recall:
     """The turn's recall: the early one if the session it named was resumed, else afresh.
 
     A stale id (the session ended, or is gone) gets a new session: the early calls read the
@@ -347,7 +347,7 @@ async def _episodes(resource: AsyncSessionResource, *, k: int) -> list[Any]:
     return blocks[:k]
 
 
-async def memory_tool_recall(*, memory: MemorySession, query: str) -> list[Any]:
+async def memory_tool_recall(*, memory: OpenSession, query: str) -> list[Any]:
     """The agent's explicit look-up: semantic search over this shopper's memory only."""
     conf = memory_conf()
     query = text_clean(query or "").strip()

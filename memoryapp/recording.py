@@ -19,18 +19,18 @@ from memoryapp.conf import memory_conf
 from memoryapp.consolidation import (
     FactsPlan,
     facts_plan,
-    history_annotations,
+    superseded_annotations,
 )
 from memoryapp.guard import guarded
 from memoryapp.judge import JudgedFact, answer_question, judge_hosted, turn_judge
-from memoryapp.sessions import MemorySession
+from memoryapp.sessions import OpenSession
 
 # The annotation that carries a write's idempotency key: the chat turn's id.
 TURN_KEY = "turn_key"
 
 
 async def turn_record(
-    *, memory: MemorySession, query: str, answer: str, key: str | None = None
+    *, memory: OpenSession, query: str, answer: str, key: str | None = None
 ) -> list[str]:
     """Store the exchange as one turn block; it inherits the session's retention.
 
@@ -58,7 +58,7 @@ async def turn_record(
     return []
 
 
-async def keyed_blocks_find(*, memory: MemorySession, key: str) -> dict[str, list[str]]:
+async def keyed_blocks_find(*, memory: OpenSession, key: str) -> dict[str, list[str]]:
     """The blocks of this session written under idempotency key `key`, by type ("turn",
     "fact"); {} when there are none or memory cannot say."""
     conf = memory_conf()
@@ -75,7 +75,7 @@ async def keyed_blocks_find(*, memory: MemorySession, key: str) -> dict[str, lis
     return by_type
 
 
-async def facts_record(*, memory: MemorySession, facts: Sequence[JudgedFact | str]) -> list[str]:
+async def facts_record(*, memory: OpenSession, facts: Sequence[JudgedFact | str]) -> list[str]:
     """Store judged facts, consolidated with the shopper's current facts (consolidation.py).
 
     Facts are written in their own requests (the server rejects messages and facts in one)
@@ -89,7 +89,7 @@ async def facts_record(*, memory: MemorySession, facts: Sequence[JudgedFact | st
 
 async def _facts_store(
     *,
-    memory: MemorySession,
+    memory: OpenSession,
     facts: Sequence[JudgedFact | str],
     protected: frozenset[str] = frozenset(),
 ) -> tuple[list[tuple[str, str]], int]:
@@ -125,9 +125,7 @@ async def _facts_store(
     return kept, len(plan.store) - len(kept)
 
 
-async def _fact_add(
-    memory: MemorySession, fact: JudgedFact, *, created_at: str | None
-) -> str | None:
+async def _fact_add(memory: OpenSession, fact: JudgedFact, *, created_at: str | None) -> str | None:
     conf = memory_conf()
     ok, response = await guarded(
         memory.resource.add_memory(
@@ -145,9 +143,9 @@ async def _fact_add(
 
 
 async def _facts_retire(
-    memory: MemorySession, plan: FactsPlan, *, stored_ids: list[str | None]
+    memory: OpenSession, plan: FactsPlan, *, stored_ids: list[str | None]
 ) -> None:
-    """Copy replaced facts into history, then delete them and stale copies where they live."""
+    """Copy replaced facts as superseded, then delete them and stale copies where they live."""
     conf = memory_conf()
     doomed: list[Any] = list(plan.duplicates)
     for replaced in plan.replaced:
@@ -158,7 +156,7 @@ async def _facts_retire(
         ok, _ = await guarded(
             memory.resource.add_memory(
                 facts=[block.fact],
-                annotations=history_annotations(block, by=by),
+                annotations=superseded_annotations(block, by=by),
                 memory_block_ttl=conf.fact_ttl_seconds,
                 context_required=False,
                 created_at=block.created_at or block.ingested_at,
@@ -168,8 +166,8 @@ async def _facts_retire(
             timeout=conf.write_timeout_seconds,
         )
         if ok:
-            doomed.append(block)  # only once its history is safe
-    for fact, by in plan.born_history:
+            doomed.append(block)  # only once its superseded copy is safe
+    for fact, by in plan.born_superseded:
         await guarded(
             memory.resource.add_memory(
                 facts=[fact.text],
@@ -201,7 +199,7 @@ async def _facts_retire(
         )
 
 
-async def _question_before(memory: MemorySession) -> str | None:
+async def _question_before(memory: OpenSession) -> str | None:
     """The assistant's last question in this visit's newest exchange, or None."""
     if memory.info.created:
         return None  # a session minted this turn holds no earlier exchange
@@ -217,7 +215,7 @@ async def _question_before(memory: MemorySession) -> str | None:
 
 
 # The newest blocks read for that question: the exchange, the facts it stored and the
-# history copies of the facts those replaced.
+# superseded copies of the facts those replaced.
 QUESTION_LOOKBACK_BLOCKS = 16
 
 # The writes a turn names when they fail (`memory.added`'s `failed`).
@@ -226,7 +224,7 @@ FAILED_TURN, FAILED_FACTS = "turn", "facts"
 
 async def exchange_remember(
     *,
-    memory: MemorySession,
+    memory: OpenSession,
     query: str,
     answer: str,
     key: str | None = None,

@@ -32,7 +32,7 @@ class MemoryRecord:
     expires_at: str | None
     status: str
     # Facts only: where consolidation files them, and whether a newer fact replaced this one
-    # (then it is history: shown here, never recalled).
+    # (then it is superseded: shown here, never recalled).
     category: str | None = None
     slot: str | None = None
     superseded: bool = False

@@ -228,7 +228,7 @@ def session_items(
     for block in ordered:
         kind = block_kind(block)
         if kind == SUPERSEDED:
-            continue  # history is for the inspector, never for the model
+            continue  # a superseded fact is for the inspector, never for the model
         if kind == "fact":
             items.append(_item(block, "fact", fact_line(block, max_chars=max_chars)))
         elif kind == "episode":

@@ -66,8 +66,8 @@ _mint_locks: weakref.WeakKeyDictionary[
 
 
 @dataclass
-class MemorySession:
-    """The shopper's Agent Memory session for the turn in hand."""
+class OpenSession:
+    """The shopper's Agent Memory session, opened for the turn in hand (`session_open`)."""
 
     username: str
     resource: AsyncSessionResource
@@ -268,12 +268,12 @@ async def _session_open(
     metadata: dict[str, str],
     conf: MemoryConf,
     budget: _TripBudget,
-) -> MemorySession:
+) -> OpenSession:
     shopper = memory_user_async(username)
     if session_id is not None:
         resource = await budget.trip(session_get_open(shopper, session_id))
         if resource is not None:
-            return MemorySession(username, resource, session_info_from(resource, created=False))
+            return OpenSession(username, resource, session_info_from(resource, created=False))
     metadata = {**metadata, "retention": retention or "default"}
     if session_date is not None:
         metadata["session_date"] = session_date.isoformat()
@@ -288,7 +288,7 @@ async def _session_open(
             ttl=conf.retention_seconds(retention),
             budget=budget,
         )
-    return MemorySession(username, resource, session_info_from(resource, created=True))
+    return OpenSession(username, resource, session_info_from(resource, created=True))
 
 
 async def session_open(
@@ -300,7 +300,7 @@ async def session_open(
     retention: str | None = None,
     metadata: dict[str, str] | None = None,
     timeout: float | None = None,
-) -> MemorySession:
+) -> OpenSession:
     """Resume the client's session, or mint `session{n}` when it sent none (or a stale one).
 
     An id memory cannot look up (see `session_id_clean`) counts as none: a new session is

@@ -35,7 +35,7 @@ from memoryapp.recall import (
 from memoryapp.recording import exchange_remember, keyed_blocks_find
 from memoryapp.render import exchange_line, verbatim_lines
 from memoryapp.selectors import sessions_metadata_read
-from memoryapp.sessions import MemorySession, session_open
+from memoryapp.sessions import OpenSession, session_open
 from memoryapp.types import MemoryUnavailable, Recall, SessionInfo
 
 # What a turn's caller may use of memory: the handle, the values it takes and hands back,
@@ -70,7 +70,7 @@ class TurnMemory:
 
     def __init__(
         self,
-        session: MemorySession,
+        session: OpenSession,
         *,
         display_name: str,
         early: EarlyRecall | None,

@@ -144,12 +144,12 @@ def test_page_and_history_reach_the_model(fake_openai):
 
 
 def test_an_unexpected_failure_is_a_json_500(fake_openai, settings, monkeypatch):
-    from assistant import services
+    from assistant import pipeline
 
     async def broken():
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(services, "_vocabulary", broken)
+    monkeypatch.setattr(pipeline, "_vocabulary", broken)
     settings.DEBUG = True
     response = _post(Client(), {"text": "hi"})
     assert response.status_code == 500 and response["Content-Type"] == "application/json"

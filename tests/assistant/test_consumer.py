@@ -193,14 +193,14 @@ async def test_a_model_timeout_is_reported_and_the_socket_stays_usable(fake_open
 
 
 async def test_an_unexpected_failure_is_a_500_and_the_socket_stays_usable(fake_openai, monkeypatch):
-    from assistant import services
+    from assistant import pipeline
 
-    real = services._vocabulary
+    real = pipeline._vocabulary
 
     async def broken():
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(services, "_vocabulary", broken)
+    monkeypatch.setattr(pipeline, "_vocabulary", broken)
     async with Chat() as chat:
         events = await chat.turn("hello", until=("done",))
         assert events[-1] == {
@@ -209,7 +209,7 @@ async def test_an_unexpected_failure_is_a_500_and_the_socket_stays_usable(fake_o
             "message": "Something went wrong on our side. Please try again.",
             "retryable": True,
         }
-        monkeypatch.setattr(services, "_vocabulary", real)
+        monkeypatch.setattr(pipeline, "_vocabulary", real)
         fake_openai.script("assistant", Reply(text="Fine now."))
         events = await chat.turn("hello again", until=("done",))
     assert events[-1]["type"] == "done" and events[-1]["text"] == "Fine now."

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.welcome import (
+from assistant.greeting import (
     SUGGESTION_COUNT,
     Preferences,
     greeting_text,

@@ -50,7 +50,7 @@ def test_key_states(ui, viewport) -> None:
 
     # A first visit: greeted, then an answer streamed with its cards.
     ui.open_panel()
-    ui.by("welcome-greeting").wait_for()
+    ui.by("greeting-text").wait_for()
     camera.shoot("greeting")
     ui.by("controls-toggle").click()
     ui.by("control-retention").select_option("1m")
@@ -87,7 +87,7 @@ def test_key_states(ui, viewport) -> None:
     ui.by("chat-confirm-close").click()
     ui.goto(catalog_product("TS-0002")["url"])
     ui.open_panel()
-    ui.by("welcome-greeting").wait_for()
+    ui.by("greeting-text").wait_for()
     camera.shoot("return-visit-on-a-product-page")
     ui.ask("do you have this in M?")
     camera.shoot("page-context-answer")

@@ -134,13 +134,13 @@ class Browser:
         self.by("chat-input").press("Enter")
 
     def answers(self):
-        return self.page.locator("li.chat-msg-assistant:not(.chat-welcome)")
+        return self.page.locator("li.chat-msg-assistant:not(.chat-greeting)")
 
     def wait_for_answer(self, n: int) -> None:
         """Wait until n answers are complete (the pending bubble loses its class at the end)."""
         self.page.wait_for_function(
             "n => document.querySelectorAll("
-            "'li.chat-msg-assistant:not(.pending):not(.chat-welcome)').length >= n",
+            "'li.chat-msg-assistant:not(.pending):not(.chat-greeting)').length >= n",
             arg=n,
         )
 

@@ -152,7 +152,7 @@ def test_pages_and_the_open_panel_with_the_inspector_pass_the_audit(ui) -> None:
 
     ui.sign_in("Ann")
     ui.open_panel()
-    ui.by("welcome-greeting").wait_for()
+    ui.by("greeting-text").wait_for()
     assert_clean(ui, "greeted panel")
     ui.ask("show me tees")
     ui.send("and shoes?")

@@ -441,7 +441,7 @@ def test_a_returning_shoppers_greeting_and_suggestions(ui) -> None:
     ui.sign_in("Ann")
     ui.goto(catalog_product("TS-0002")["url"])
     ui.open_panel()
-    greeting = ui.by("welcome-greeting")
+    greeting = ui.by("greeting-text")
     greeting.wait_for()
     assert greeting.inner_text() == "Welcome back, Ann! What can I find for you today?"
     assert socket.sent("hello") == [
@@ -456,13 +456,13 @@ def test_a_returning_shoppers_greeting_and_suggestions(ui) -> None:
     ui.wait_for_answer(1)
     assert socket.sent("message")[0]["text"] == "Do you have this in M?"
     assert ui.by("suggestion").count() == 0, "the suggestions go once the conversation starts"
-    assert ui.by("welcome-greeting").is_visible()
+    assert ui.by("greeting-text").is_visible()
     assert ui.focused()["id"] == "chat-input"
 
     # The greeting stays with the conversation; no second hello once it has started.
     ui.goto("/")
     ui.wait_for_panel()
-    assert ui.by("welcome-greeting").is_visible() and ui.by("suggestion").count() == 0
+    assert ui.by("greeting-text").is_visible() and ui.by("suggestion").count() == 0
     assert len(socket.sent("hello")) == 1
 
 

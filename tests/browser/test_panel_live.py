@@ -38,7 +38,7 @@ def test_a_return_visit_greets_answers_memory_questions_and_shows_expiry(ui) -> 
     ui.page.on("dialog", lambda dialog: dialog.accept())
     name = ui.sign_in_new("kim")
     ui.open_panel()
-    greeting = ui.by("welcome-greeting")
+    greeting = ui.by("greeting-text")
     greeting.wait_for()
     assert greeting.inner_text().startswith(f"Hi {name}!")
     assert ui.by("suggestion").count() == 3

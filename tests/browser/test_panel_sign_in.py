@@ -59,7 +59,7 @@ def test_a_sign_out_in_one_tab_ends_the_other_tabs_panel(ui) -> None:
     tab.goto(ui.url("/"))
     tab.get_by_test_id("chat-launcher").click()
     _wait_for_panel(tab)
-    tab.get_by_test_id("welcome-greeting").wait_for()
+    tab.get_by_test_id("greeting-text").wait_for()
     assert tab.get_by_test_id("chat-mode").inner_text() == REMEMBERING.format(ann)
 
     # In the first tab Ann signs out, and someone else signs in.
@@ -95,9 +95,9 @@ def test_a_sign_out_in_one_tab_ends_the_other_tabs_panel(ui) -> None:
     tab.get_by_test_id("chat-input").press("Enter")
     tab.wait_for_function(
         "() => document.querySelectorAll("
-        "'li.chat-msg-assistant:not(.pending):not(.chat-welcome)').length >= 1"
+        "'li.chat-msg-assistant:not(.pending):not(.chat-greeting)').length >= 1"
     )
-    reply = tab.locator("li.chat-msg-assistant:not(.chat-welcome) .chat-bubble").last.inner_text()
+    reply = tab.locator("li.chat-msg-assistant:not(.chat-greeting) .chat-bubble").last.inner_text()
     assert "size M" not in reply and "yellow" not in reply.lower(), reply
     assert ui.errors == []
 

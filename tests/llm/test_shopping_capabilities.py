@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from assistant.welcome import DEFAULT_SUGGESTIONS, Preferences, suggestions_compose
+from assistant.greeting import DEFAULT_SUGGESTIONS, Preferences, suggestions_compose
 from tests.assistant.conftest import Chat, session_cookie_for
 from tests.llm.shopping import answer_after, conversation, product_detail
 

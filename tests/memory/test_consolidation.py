@@ -15,8 +15,8 @@ from memoryapp.consolidation import (
     block_slot,
     facts_distinct,
     facts_plan,
-    history_annotations,
     newest_distinct,
+    superseded_annotations,
     text_key,
 )
 from memoryapp.judge import JudgedFact
@@ -52,7 +52,7 @@ def test_a_restatement_stores_nothing_and_keeps_the_first_statement():
     m = stored("The shopper wears size M.", at=SPRING, slot=size("M"))
     plan = facts_plan(new=[said("M")], current=[m], stated_at=NOW)
     assert plan.store == [] and plan.restated == [said("M")]
-    assert plan.replaced == [] and plan.duplicates == [] and plan.born_history == []
+    assert plan.replaced == [] and plan.duplicates == [] and plan.born_superseded == []
 
 
 def test_a_new_value_is_stored_and_the_old_one_becomes_history_of_it():
@@ -111,10 +111,10 @@ def test_a_fact_older_than_the_current_one_goes_straight_into_history():
     spring = datetime.fromisoformat(SPRING)
     plan = facts_plan(new=[said("M")], current=[l_], stated_at=spring)
     assert plan.store == [] and plan.replaced == []
-    assert plan.born_history == [(said("M"), l_.block_id)]
+    assert plan.born_superseded == [(said("M"), l_.block_id)]
     # Stated at the very moment of the current fact it is not older: it replaces it.
     same_time = facts_plan(new=[said("M")], current=[l_], stated_at=datetime.fromisoformat(SUMMER))
-    assert same_time.store == [said("M")] and same_time.born_history == []
+    assert same_time.store == [said("M")] and same_time.born_superseded == []
 
 
 def test_a_slot_is_settled_once_per_turn():
@@ -190,7 +190,7 @@ def test_text_keys_ignore_case_spacing_and_a_final_full_stop_only():
 
 def test_a_history_copy_says_what_replaced_it_and_where_it_was_stated():
     m = stored("The shopper wears size M.", at=SPRING, session="session3", slot=size("M"))
-    assert history_annotations(m, by="f99") == {
+    assert superseded_annotations(m, by="f99") == {
         "type": SUPERSEDED,
         "superseded_by": "f99",
         "stated_in": "session3",
@@ -199,7 +199,7 @@ def test_a_history_copy_says_what_replaced_it_and_where_it_was_stated():
         "value": "M",
     }
     bare = stored("The shopper loves linen.", at=SPRING, session="session2")
-    assert history_annotations(bare, by="f98") == {
+    assert superseded_annotations(bare, by="f98") == {
         "type": "superseded_fact",
         "superseded_by": "f98",
         "stated_in": "session2",

@@ -12,8 +12,8 @@ import re
 from pathlib import Path
 
 from memoryapp.management.commands.judge_facts import (
+    exchanges_judge,
     exchanges_read,
-    facts_judge_many,
     facts_score,
 )
 
@@ -25,7 +25,7 @@ async def test_the_judge_meets_its_targets_on_the_labelled_set(settings):
     with LABELLED.open(encoding="utf-8") as stream:
         rows = exchanges_read(stream)
     assert len(rows) >= 200 and sum(1 for row in rows if not row.expected) * 3 >= len(rows)
-    score = facts_score(rows, await facts_judge_many(rows))
+    score = facts_score(rows, await exchanges_judge(rows))
     assert score.precision >= 0.97, score
     assert score.recall >= 0.90, score
 
@@ -44,7 +44,7 @@ async def test_questions_and_searches_in_the_labelled_set_state_nothing(settings
             row for row in exchanges_read(stream) if not row.expected and _ASKS.search(row.query)
         ]
     assert len(asks) >= 50
-    judged = await facts_judge_many(asks)
+    judged = await exchanges_judge(asks)
     stated = {
         row.query: [fact.text for fact in facts]
         for row, facts in zip(asks, judged, strict=True)

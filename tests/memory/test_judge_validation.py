@@ -13,7 +13,7 @@ import pytest
 
 from llm.fact_schema import FactSlot
 from memoryapp import judge
-from memoryapp.judge import fact_allowed, facts_judge, validate_episode, validate_facts
+from memoryapp.judge import exchange_judge, fact_allowed, validate_episode, validate_facts
 from tests.support.fake_openai import FakeOpenAI, Reply
 
 # A message that says every value the tests below use, so only the rule under test drops.
@@ -240,9 +240,9 @@ async def test_a_failing_judge_keeps_no_facts_and_logs_once_until_it_recovers(mo
     monkeypatch.setattr(judge, "_complete_json", complete)
     monkeypatch.setattr(judge, "model_outages", judge.model_outage_log())
     with caplog.at_level(logging.DEBUG, logger="memoryapp"):
-        assert await facts_judge(query="I wear M", answer="") == []
-        assert await facts_judge(query="I wear M", answer="") == []
-        found = await facts_judge(query="I wear M", answer="")
+        assert await exchange_judge(query="I wear M", answer="") == []
+        assert await exchange_judge(query="I wear M", answer="") == []
+        found = await exchange_judge(query="I wear M", answer="")
     assert [f.text for f in found] == ["The shopper wears size M."]
     warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
     assert len(warnings) == 1 and "judge" in warnings[0].getMessage()
@@ -255,7 +255,7 @@ async def test_a_bug_in_the_judge_is_not_swallowed(monkeypatch):
 
     monkeypatch.setattr(judge, "_complete_json", broken)
     with pytest.raises(KeyError):
-        await facts_judge(query="I wear M", answer="")
+        await exchange_judge(query="I wear M", answer="")
 
 
 # --- the judge and the episode writer as a real model endpoint sees them ------------------
@@ -277,7 +277,7 @@ def model_endpoint(settings, monkeypatch):
 async def test_the_judge_asks_its_own_model_for_deterministic_json(model_endpoint, settings):
     settings.MEMORY_MAX_FACTS_PER_TURN = 5
     model_endpoint.script("judge", Reply(text='{"facts": ["The shopper wears size M."]}'))
-    found = await facts_judge(query="I'm a size M", answer="Noted, size M it is.")
+    found = await exchange_judge(query="I'm a size M", answer="Noted, size M it is.")
     assert [(f.text, f.slot) for f in found] == [
         ("The shopper wears size M.", FactSlot("size", "size/tops", "M"))
     ]
@@ -324,7 +324,7 @@ async def test_a_model_answering_with_no_choice_gives_no_facts(monkeypatch, sett
 
     client = SimpleNamespace(chat=SimpleNamespace(completions=SimpleNamespace(create=create)))
     monkeypatch.setattr(judge, "chat_client", lambda: client)
-    assert await facts_judge(query="I'm a size M", answer="Noted.") == []
+    assert await exchange_judge(query="I'm a size M", answer="Noted.") == []
     assert await judge.episode_compose(turns=[("boots?", "Here.")]) is None
 
 
@@ -362,7 +362,7 @@ async def test_the_operator_is_told_which_model_failed_what_is_lost_and_why(monk
 async def test_a_failing_judge_endpoint_says_no_facts_are_kept(model_endpoint, caplog):
     model_endpoint.script("judge", Reply(status=500), Reply(status=500))
     with caplog.at_level(logging.WARNING, logger="memoryapp"):
-        assert await facts_judge(query="I'm a size M", answer="Noted.") == []
+        assert await exchange_judge(query="I'm a size M", answer="Noted.") == []
     (warning,) = [r.getMessage() for r in caplog.records]
     assert warning.startswith("The judge model failed; no facts are kept meanwhile")
     assert "InternalServerError" in warning

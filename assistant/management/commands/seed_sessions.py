@@ -1,6 +1,6 @@
 """Write dated past chat sessions into Agent Memory through the live memory policy.
 
-The scenario format is `assistant.scenario`'s; writing is `assistant.history`'s, which
+The scenario format is `assistant.scenario`'s; writing is `assistant.past_visits`'s, which
 skips the visits already in memory, so running this again writes nothing twice.
 """
 
@@ -12,15 +12,15 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from assistant.history import (
+from assistant.past_visits import (
     SEED_TIMEOUT_SECONDS,
     AccountsRefused,
     VisitWriteFailed,
     VisitWritten,
-    history_accounts,
-    history_write,
+    past_visits_accounts,
+    past_visits_write,
 )
-from assistant.scenario import ScenarioInvalid, ShopperHistory, Visit, scenario_load
+from assistant.scenario import ScenarioInvalid, ShopperVisits, Visit, scenario_load
 from memoryapp.public import MemoryUnavailable, TurnMemory
 
 DEMO_SCENARIO = Path(__file__).resolve().parents[2] / "fixtures" / "demo_sessions.json"
@@ -30,7 +30,7 @@ class Command(BaseCommand):
     help = (
         "Write dated past chat sessions for shoppers into Agent Memory through the same memory "
         "policy as live chats (turn blocks, judged facts, closing episodes). FILE is a JSON "
-        "scenario; --demo writes the bundled demo histories. Sessions already written by an "
+        "scenario; --demo writes the bundled demo visits. Sessions already written by an "
         "earlier run are skipped."
     )
 
@@ -39,7 +39,7 @@ class Command(BaseCommand):
         parser.add_argument(
             "--demo",
             action="store_true",
-            help=f"write the bundled demo histories ({DEMO_SCENARIO.name})",
+            help=f"write the bundled demo visits ({DEMO_SCENARIO.name})",
         )
         parser.add_argument(
             "--dry-run",
@@ -64,22 +64,22 @@ class Command(BaseCommand):
         except OSError as exc:
             raise CommandError(f"cannot read {source}: {exc.strerror or exc}") from exc
         try:
-            histories = scenario_load(text)
+            shoppers = scenario_load(text)
         except ScenarioInvalid as exc:
             raise CommandError(
                 f"{source} is not a valid scenario:\n" + "\n".join(exc.errors)
             ) from None
-        sessions = sum(len(h.sessions) for h in histories)
-        exchanges = sum(len(v.exchanges) for h in histories for v in h.sessions)
+        sessions = sum(len(h.sessions) for h in shoppers)
+        exchanges = sum(len(v.exchanges) for h in shoppers for v in h.sessions)
 
         if options["dry_run"]:
-            self._accounts(histories, source=source, create=False)
+            self._accounts(shoppers, source=source, create=False)
             if verbosity >= 1:
-                self._describe(histories, verbosity)
+                self._describe(shoppers, verbosity)
                 self.stdout.write(
                     self.style.SUCCESS(
                         f"Dry run: {source.name} is valid; it holds {sessions} session(s) with "
-                        f"{exchanges} exchange(s) for {len(histories)} shopper(s). "
+                        f"{exchanges} exchange(s) for {len(shoppers)} shopper(s). "
                         "Nothing written."
                     )
                 )
@@ -90,60 +90,60 @@ class Command(BaseCommand):
                 f"Agent Memory at {settings.AGENT_MEMORY_URL} is not answering; "
                 "nothing was written. Start it with `python manage.py agentmemory`."
             )
-        users = self._accounts(histories, source=source, create=True)
+        users = self._accounts(shoppers, source=source, create=True)
         written: list[VisitWritten] = []
         skipped = 0
-        for user, history in zip(users, histories, strict=True):
+        for user, shopper in zip(users, shoppers, strict=True):
             try:
-                result = history_write(user=user, history=history, timeout=options["timeout"])
+                result = past_visits_write(user=user, shopper=shopper, timeout=options["timeout"])
             except MemoryUnavailable as exc:
                 raise CommandError(
-                    f"{history.username}: cannot read their memory ({exc}); nothing written "
+                    f"{shopper.username}: cannot read their memory ({exc}); nothing written "
                     "for them or after them."
                 ) from exc
             except VisitWriteFailed as exc:
-                self._report(history, exc.written, verbosity)
+                self._report(shopper, exc.written, verbosity)
                 raise CommandError(
-                    f"{history.username}: session {exc.number} of {len(history.sessions)} "
+                    f"{shopper.username}: session {exc.number} of {len(shopper.sessions)} "
                     f"failed ({exc}); it was not kept. Earlier sessions were written."
                 ) from exc
-            self._report(history, result.written, verbosity)
+            self._report(shopper, result.written, verbosity)
             written += result.written
             skipped += len(result.skipped)
         if verbosity >= 1:
-            self.stdout.write(self.style.SUCCESS(self._summary(written, skipped, histories)))
+            self.stdout.write(self.style.SUCCESS(self._summary(written, skipped, shoppers)))
 
     @staticmethod
-    def _summary(written: list[VisitWritten], skipped: int, histories: list[ShopperHistory]) -> str:
+    def _summary(written: list[VisitWritten], skipped: int, shoppers: list[ShopperVisits]) -> str:
         if not written:
             return (
-                f"Nothing to write: all {skipped} session(s) of {len(histories)} shopper(s) "
+                f"Nothing to write: all {skipped} session(s) of {len(shoppers)} shopper(s) "
                 "are in memory already."
             )
         exchanges = sum(len(w.turn_ids) for w in written)
         facts = sum(len(w.fact_ids) for w in written)
-        shoppers = len(histories)
+        shopper_count = len(shoppers)
         line = (
             f"Wrote {len(written)} session(s), {exchanges} exchange(s) and {facts} fact(s) "
-            f"for {shoppers} shopper(s)."
+            f"for {shopper_count} shopper(s)."
         )
         return line + (f" {skipped} session(s) were in memory already." if skipped else "")
 
-    def _accounts(self, histories: list[ShopperHistory], *, source: Path, create: bool) -> list:
+    def _accounts(self, shoppers: list[ShopperVisits], *, source: Path, create: bool) -> list:
         try:
-            return history_accounts(histories=histories, create=create)
+            return past_visits_accounts(shoppers=shoppers, create=create)
         except AccountsRefused as exc:
             raise CommandError(
                 f"{source} names accounts the demo sign-in refuses; nothing was written:\n"
                 + "\n".join(exc.errors)
             ) from None
 
-    def _report(self, history: ShopperHistory, written: list[VisitWritten], verbosity: int) -> None:
+    def _report(self, shopper: ShopperVisits, written: list[VisitWritten], verbosity: int) -> None:
         if verbosity < 1:
             return
         for visit in written:
             self.stdout.write(
-                f"{history.username}: {visit.session_id} ({self._visit_label(visit.visit)}): "
+                f"{shopper.username}: {visit.session_id} ({self._visit_label(visit.visit)}): "
                 f"{len(visit.turn_ids)} exchange(s), {len(visit.fact_ids)} fact(s)"
                 + (", closed" if visit.visit.close else "")
             )
@@ -154,7 +154,7 @@ class Command(BaseCommand):
         if options["demo"]:
             return DEMO_SCENARIO
         if not options["file"]:
-            raise CommandError("give a scenario FILE, or --demo for the bundled histories")
+            raise CommandError("give a scenario FILE, or --demo for the bundled visits")
         return Path(options["file"])
 
     @staticmethod
@@ -162,11 +162,11 @@ class Command(BaseCommand):
         day = visit.date.isoformat() if visit.date else "today"
         return f"{day}, retention {visit.retention or 'default'}"
 
-    def _describe(self, histories: list[ShopperHistory], verbosity: int) -> None:
-        for history in histories:
-            name = f" ({history.display_name})" if history.display_name else ""
-            self.stdout.write(f"{history.username}{name}: {len(history.sessions)} session(s)")
-            for visit in history.sessions:
+    def _describe(self, shoppers: list[ShopperVisits], verbosity: int) -> None:
+        for shopper in shoppers:
+            name = f" ({shopper.display_name})" if shopper.display_name else ""
+            self.stdout.write(f"{shopper.username}{name}: {len(shopper.sessions)} session(s)")
+            for visit in shopper.sessions:
                 self.stdout.write(
                     f"  {self._visit_label(visit)}: {len(visit.exchanges)} exchange(s)"
                     + (", closed" if visit.close else "")

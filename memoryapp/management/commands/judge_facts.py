@@ -19,7 +19,7 @@ from typing import Any, TextIO
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from memoryapp.judge import JudgedFact, answer_question, facts_judge
+from memoryapp.judge import JudgedFact, answer_question, exchange_judge
 from memoryapp.screening import judging_needed
 
 Slotted = tuple[str, str]  # (slot, value)
@@ -102,9 +102,9 @@ def _expected_read(data: dict[str, Any], number: int) -> frozenset[Slotted] | No
     return frozenset(pairs)
 
 
-async def facts_judge_many(rows: list[Exchange]) -> list[list[JudgedFact]]:
+async def exchanges_judge(rows: list[Exchange]) -> list[list[JudgedFact]]:
     """Judge each exchange in order (one at a time: a real model has rate limits)."""
-    return [await facts_judge(query=row.query, answer=row.answer) for row in rows]
+    return [await exchange_judge(query=row.query, answer=row.answer) for row in rows]
 
 
 def judged_slots(facts: list[JudgedFact]) -> set[Slotted]:
@@ -177,7 +177,7 @@ class Command(BaseCommand):
             self._parts_score(verbosity=verbosity)
             return
         rows = self._rows_read(source, score=options["score"])
-        results = asyncio.run(facts_judge_many(rows))
+        results = asyncio.run(exchanges_judge(rows))
         if options["score"]:
             frozen = source != "-" and Path(source).resolve() == EVALUATION.resolve()
             self._score_write(rows, results, verbosity=min(verbosity, 1) if frozen else verbosity)
@@ -212,7 +212,7 @@ class Command(BaseCommand):
         scores = {}
         for name, path in (("tuning", TUNING), ("evaluation", EVALUATION)):
             rows = self._rows_read(str(path), score=True)
-            results = asyncio.run(facts_judge_many(rows))
+            results = asyncio.run(exchanges_judge(rows))
             self.stdout.write(f"{name} part ({path.relative_to(DATA.parent.parent)}):")
             # The evaluation part's lines stay out of sight: only its figures are shown.
             listed = verbosity if name == "tuning" else min(verbosity, 1)

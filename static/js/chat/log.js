@@ -7,7 +7,7 @@ import { el, linksOf, modelLabel, productCards, renderMarkdown } from "./render.
 const SHOW_MORE_TEXT = "Show me more";
 
 export function createLog(root, { store, input, onSend }) {
-  let welcomeNode = null;
+  let greetingNode = null;
 
   function scrollToEnd() {
     root.scrollTop = root.scrollHeight;
@@ -78,7 +78,7 @@ export function createLog(root, { store, input, onSend }) {
     const messages = store.messages;
     const last = messages[messages.length - 1];
     if (busy || !last || last.role !== "assistant" || !last.more || last.stopped) return;
-    const answers = root.querySelectorAll("li.chat-msg-assistant:not(.chat-welcome)");
+    const answers = root.querySelectorAll("li.chat-msg-assistant:not(.chat-greeting)");
     const li = answers[answers.length - 1];
     if (!li) return;
     const button = el("button", {
@@ -93,12 +93,12 @@ export function createLog(root, { store, input, onSend }) {
     li.insertBefore(button, meta);
   }
 
-  function showWelcome() {
-    welcomeNode?.remove();
-    welcomeNode = null;
-    const welcome = store.welcome;
-    if (!welcome) return;
-    const suggestions = store.started ? [] : welcome.suggestions;
+  function showGreeting() {
+    greetingNode?.remove();
+    greetingNode = null;
+    const greeting = store.greeting;
+    if (!greeting) return;
+    const suggestions = store.started ? [] : greeting.suggestions;
     const list = suggestions.length
       ? el("ul", { className: "chat-suggestions", attrs: { "aria-label": "Suggestions" } }, suggestions.map((text) => {
         const button = el("button", { className: "secondary small", text, attrs: { type: "button", "data-testid": "suggestion" } });
@@ -109,11 +109,11 @@ export function createLog(root, { store, input, onSend }) {
         return el("li", {}, [button]);
       }))
       : null;
-    welcomeNode = el("li", { className: "chat-msg chat-msg-assistant chat-welcome", attrs: { "data-testid": "chat-welcome" } }, [
-      el("div", { className: "chat-bubble", attrs: { "data-testid": "welcome-greeting" } }, [renderMarkdown(welcome.greeting)]),
+    greetingNode = el("li", { className: "chat-msg chat-msg-assistant chat-greeting", attrs: { "data-testid": "chat-greeting" } }, [
+      el("div", { className: "chat-bubble", attrs: { "data-testid": "greeting-text" } }, [renderMarkdown(greeting.text)]),
       list,
     ]);
-    root.prepend(welcomeNode);
+    root.prepend(greetingNode);
   }
 
   /** An error line; with `onRetry`, a Retry button that asks the same question again. */
@@ -150,11 +150,11 @@ export function createLog(root, { store, input, onSend }) {
 
   function clear() {
     root.replaceChildren();
-    welcomeNode = null;
+    greetingNode = null;
   }
 
   return {
     scrollToEnd, followAnswer, fillAnswer, messageNode, appendMessage, appendPending,
-    showMoreButton, showWelcome, showError, showNote, clear,
+    showMoreButton, showGreeting, showError, showNote, clear,
   };
 }

@@ -154,8 +154,8 @@ function init() {
     "memory.changed": memoryChanged,
     welcome(event) {
       if (store.started) return; // the conversation began while the greeting was on its way
-      store.welcome = {
-        greeting: String(event.greeting || ""),
+      store.greeting = {
+        text: String(event.greeting || ""),
         suggestions: (Array.isArray(event.suggestions) ? event.suggestions : []).map(String).slice(0, 3),
       };
       // The server's mode as of this greeting: fresher than the page's.
@@ -163,8 +163,8 @@ function init() {
         store.mode = event.mode;
         showMode(event.mode);
       }
-      log.showWelcome();
-      announcer.textContent = store.welcome.greeting;
+      log.showGreeting();
+      announcer.textContent = store.greeting.text;
     },
     "mode.changed"(event) {
       // Staff switched memory on or off: the line says so now, not after the next message.
@@ -331,7 +331,7 @@ function init() {
   showMode(store.mode);
   syncControls();
   for (const message of store.messages) log.appendMessage(message, { persist: false });
-  log.showWelcome();
+  log.showGreeting();
   log.showMoreButton();
   inspector.showTurn();
   if (store.open) setPanelOpen(true, { focus: false });

@@ -12,7 +12,7 @@ const KEYS = {
   session: "session",
   turns: "turns",
   mode: "mode",
-  welcome: "welcome",
+  greeting: "greeting",
 };
 // Keep the stored conversation bounded so a long chat never hits the storage quota.
 const MAX_MESSAGES = 200;
@@ -77,9 +77,10 @@ export function createStore(owner) {
     set mode(value) { write(KEYS.mode, value); },
     get turns() { return read(KEYS.turns, []); },
     set turns(value) { write(KEYS.turns, value.slice(-MAX_TURNS)); },
-    // The greeting and suggestions of a `welcome`, shown until the conversation starts.
-    get welcome() { return read(KEYS.welcome, null); },
-    set welcome(value) { write(KEYS.welcome, value); },
+    // The panel's greeting: its words and suggestions (from `welcome`), shown until the
+    // conversation starts.
+    get greeting() { return read(KEYS.greeting, null); },
+    set greeting(value) { write(KEYS.greeting, value); },
     /** Whether the shopper has said anything in this conversation. */
     get started() { return this.messages.some((message) => message.role === "user"); },
     /** The last answered exchanges, oldest first, as a signed-out `message` carries them. */
@@ -99,7 +100,7 @@ export function createStore(owner) {
     // Closing the panel ends the conversation: forget everything but who we are.
     clearConversation() {
       for (const key of [KEYS.open, KEYS.sessionId, KEYS.turnCount, KEYS.conversation,
-        KEYS.controls, KEYS.session, KEYS.turns, KEYS.mode, KEYS.welcome]) remove(key);
+        KEYS.controls, KEYS.session, KEYS.turns, KEYS.mode, KEYS.greeting]) remove(key);
     },
   };
 }

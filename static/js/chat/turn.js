@@ -101,7 +101,7 @@ export function createTurn(root, { socket, store, log, inspector, controls, show
     if (pending) return;
     lastText = text;
     if (!retry) log.appendMessage({ role: "user", text });
-    log.showWelcome(); // the suggestions go once the conversation has started
+    log.showGreeting(); // the suggestions go once the conversation has started
     setBusy(true);
     startTurn(text);
     log.showMoreButton({ busy: true }); // a new turn takes the place of the last one's "Show more"

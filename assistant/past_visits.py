@@ -1,4 +1,4 @@
-"""Past visits written as live chats write them: the demo shoppers' histories, scenario files.
+"""Past visits written as live chats write them: the demo shoppers', a scenario file's.
 
 A visit goes through the handle a live turn holds (`memoryapp.turn.TurnMemory`), in the
 order a live visit uses it (opened with its date and retention, `remember` for each turn
@@ -7,8 +7,8 @@ writes (`assistant.chat_records`), so a seeded visit differs from a live one onl
 date and the model named on its turns.
 
 Each visit's session carries a key in its metadata, a digest of the shopper, the visit's
-place in their history and its content. Writing a scenario again skips the visits already
-in memory, so the demo history can be written on every `make run` and never doubles; a
+place among their visits and its content. Writing a scenario again skips the visits already
+in memory, so the demo visits can be written on every `make run` and never doubles; a
 visit staff erased is written again, a visit edited in the file is written as a new one.
 """
 
@@ -30,7 +30,7 @@ from assistant.chat_records import (
     chat_turn_finish,
     chat_turn_open,
 )
-from assistant.scenario import ShopperHistory, Visit
+from assistant.scenario import ShopperVisits, Visit
 from memoryapp.public import (
     Exchange,
     MemoryUnavailable,
@@ -56,7 +56,7 @@ class VisitWritten:
 
 
 @dataclass(frozen=True)
-class HistoryWritten:
+class VisitsWritten:
     written: list[VisitWritten]
     skipped: list[int]  # the numbers (from 1) of the visits already in memory
 
@@ -87,7 +87,7 @@ def visit_key(*, username: str, number: int, visit: Visit) -> str:
     return f"sha256:{digest[:32]}"
 
 
-def history_accounts(*, histories: Sequence[ShopperHistory], create: bool) -> list[Any]:
+def past_visits_accounts(*, shoppers: Sequence[ShopperVisits], create: bool) -> list[Any]:
     """Each shopper's account as the demo sign-in opens it, creating new demo shoppers.
 
     Every account is checked before any is kept: a name the sign-in refuses (staff, a
@@ -97,15 +97,15 @@ def history_accounts(*, histories: Sequence[ShopperHistory], create: bool) -> li
     users: list[Any] = []
     errors: list[str] = []
     with transaction.atomic():
-        for index, history in enumerate(histories):
+        for index, shopper in enumerate(shoppers):
             try:
                 users.append(
                     shopper_get_or_create(
-                        username=history.username, display_name=history.display_name
+                        username=shopper.username, display_name=shopper.display_name
                     )
                 )
             except SignInRefused as refused:
-                errors.append(f"[{index}].username: {history.username!r}: {refused}")
+                errors.append(f"[{index}].username: {shopper.username!r}: {refused}")
         if errors or not create:
             transaction.set_rollback(True)
     if errors:
@@ -120,12 +120,12 @@ def visits_present(*, username: str, timeout: float) -> set[str]:
     return {str(m[SEED_KEY]) for m in sessions.values() if m.get(SEED_KEY)}
 
 
-def history_write(
-    *, user: Any, history: ShopperHistory, timeout: float = SEED_TIMEOUT_SECONDS
-) -> HistoryWritten:
+def past_visits_write(
+    *, user: Any, shopper: ShopperVisits, timeout: float = SEED_TIMEOUT_SECONDS
+) -> VisitsWritten:
     """Write the shopper's visits that memory does not hold yet, oldest first.
 
-    One event loop serves the whole history, so a visit's memory session lives across its
+    One event loop serves all the shopper's visits, so a visit's memory session lives across its
     exchanges while its chat records are written here, in the caller's thread and database
     connection. Raises MemoryUnavailable before anything is written when memory cannot be
     read, and VisitWriteFailed when a visit fails part-way.
@@ -137,7 +137,7 @@ def history_write(
     skipped: list[int] = []
     with asyncio.Runner() as runner:
         try:
-            for number, visit in enumerate(history.sessions, start=1):
+            for number, visit in enumerate(shopper.sessions, start=1):
                 key = visit_key(username=username, number=number, visit=visit)
                 if key in present:
                     skipped.append(number)
@@ -158,7 +158,7 @@ def history_write(
                     raise VisitWriteFailed(str(lost), number=number, written=written) from lost
         finally:
             runner.run(TurnMemory.clients_close())
-    return HistoryWritten(written=written, skipped=skipped)
+    return VisitsWritten(written=written, skipped=skipped)
 
 
 class _VisitLost(Exception):

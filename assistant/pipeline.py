@@ -37,13 +37,13 @@ from assistant.chat_records import (
     facts_acknowledged,
 )
 from assistant.demo import demo_settings_get
+from assistant.greeting import greeting_text, preferences_from_facts, suggestions_compose
 from assistant.models import ChatTurn, DemoSettings
 from assistant.page import catalog_filters_known, history_notes, page_context_build
 from assistant.prompting import turn_messages
 from assistant.reconcile import healthy_turn_reconcile, visit_close
 from assistant.tools import tool_run, tool_schemas, vocabulary_load
 from assistant.validation import CloseRequest, HelloRequest, TurnRequest, text_normalise
-from assistant.welcome import greeting_text, preferences_from_facts, suggestions_compose
 from llm.factory import chat_client, model_for
 from llm.transcript import exchange_with_products
 from memoryapp.turn import (
@@ -396,7 +396,7 @@ async def _turn_answer(
 # --- opening and closing the panel --------------------------------------------------------
 
 
-async def welcome_build(*, user, request: HelloRequest) -> events.Welcome:
+async def greeting_build(*, user, request: HelloRequest) -> events.Welcome:
     """The panel's greeting and three suggestions; reads memory, writes nothing."""
     signed_in = bool(user and user.is_authenticated)
     shopper = await _shopper_name(user) if signed_in else None
