@@ -13,48 +13,20 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import atexit
-import os
-import shutil
-import statistics
 import sys
-import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings.base"
-os.environ["AISLE_VAR_DIR"] = tempfile.mkdtemp(prefix="aisle-bench-context-")
-atexit.register(shutil.rmtree, os.environ["AISLE_VAR_DIR"], ignore_errors=True)
-os.environ.pop("DATABASE_URL", None)
 
-import django  # noqa: E402
+from benchmarks.catalog_timing import catalog_ready, figures, shop_ready, timed  # noqa: E402
 
-django.setup()
-
-from django.core.management import call_command  # noqa: E402
+shop_ready(prefix="aisle-bench-context-")
 
 from assistant.page import history_notes, page_context_build, product_lookup  # noqa: E402
 from assistant.tools import vocabulary_load  # noqa: E402
 from assistant.validation import HistoryExchange, PageRequest  # noqa: E402
 from shop.models import Product  # noqa: E402
-from shop.services import catalog_seed  # noqa: E402
-
-
-def _figures(samples: list[float]) -> str:
-    ordered = sorted(samples)
-    p95 = ordered[max(0, round(len(ordered) * 0.95) - 1)]
-    return f"median {statistics.median(ordered):6.1f} ms   p95 {p95:6.1f} ms"
-
-
-async def _timed(runs: int, call) -> list[float]:
-    samples = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        await call()
-        samples.append((time.perf_counter() - start) * 1000)
-    return samples
 
 
 async def main(runs: int) -> None:
@@ -64,8 +36,8 @@ async def main(runs: int) -> None:
     vocabulary = await vocabulary_load()
     page = PageRequest(kind="product", sku=skus[0])
     print(f"runs per figure: {runs}")
-    samples = await _timed(runs, lambda: page_context_build(page=page, vocabulary=vocabulary))
-    print(f"{'product page, one lookup':<34}{_figures(samples)}")
+    samples = await timed(runs, lambda: page_context_build(page=page, vocabulary=vocabulary))
+    print(f"{'product page, one lookup':<34}{figures(samples)}")
     for per_exchange in (4, 10):
         history = [
             HistoryExchange(
@@ -75,22 +47,21 @@ async def main(runs: int) -> None:
             )
             for i in range(3)
         ]
-        samples = await _timed(runs, lambda h=history: history_notes(history=h, max_chars=500))
-        print(f"{f'history 3 x {per_exchange} SKUs, one query':<34}{_figures(samples)}")
+        samples = await timed(runs, lambda h=history: history_notes(history=h, max_chars=500))
+        print(f"{f'history 3 x {per_exchange} SKUs, one query':<34}{figures(samples)}")
 
         async def one_by_one(h=history):
             for exchange in h:
                 for sku in exchange.skus:
                     await product_lookup(sku=sku, vocabulary=vocabulary)
 
-        samples = await _timed(runs, one_by_one)
-        print(f"{f'history 3 x {per_exchange} SKUs, tool per SKU':<34}{_figures(samples)}")
+        samples = await timed(runs, one_by_one)
+        print(f"{f'history 3 x {per_exchange} SKUs, tool per SKU':<34}{figures(samples)}")
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=40)
     args = parser.parse_args()
-    call_command("migrate", verbosity=0)
-    catalog_seed()
+    catalog_ready()
     asyncio.run(main(args.runs))

@@ -78,7 +78,12 @@ def start_memory_server(embedder: str, *, label: str = "overhead") -> tuple[str,
 
 
 async def populate(username: str, size: int) -> str:
-    """Spread `size` blocks over ten earlier visits; return a current session with 5 turns."""
+    """Spread `size` blocks over ten earlier visits; return a current session with 5 turns.
+
+    Written in bulk beneath the turn's handle: the store is the benchmark's setting, not a
+    turn it times (a turn's `remember` judges each exchange, which 1,000 blocks would wait
+    on); what is timed below goes through `TurnMemory` as the pipeline does.
+    """
     from memoryapp.blocks import TURN
     from memoryapp.recording import facts_record
     from memoryapp.sessions import session_open
