@@ -302,10 +302,13 @@ def test_the_lines_own_label_and_a_sku_are_kept():
     assert recalled_line_defuse(line) == line
 
 
-def test_the_notes_and_the_memory_tool_defuse_with_the_same_function():
-    from assistant import tools
+def test_the_notes_and_the_memory_tool_defuse_with_the_same_function(monkeypatch):
+    """The tool hands the model each found item `defused()`: the notes' own rule, not a copy."""
+    from memoryapp import render
+    from memoryapp.types import RecalledItem
 
-    assert tools.recalled_line_defuse is recalled_line_defuse
+    monkeypatch.setattr(render, "recalled_line_defuse", lambda line: f"<{line}>")
+    assert RecalledItem(block_id="b1", scope="tool", line="x").defused().line == "<x>"
 
 
 # --- what the judge is sent -----------------------------------------------------------------
