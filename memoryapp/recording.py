@@ -162,7 +162,7 @@ async def _facts_retire(
                 created_at=block.created_at or block.ingested_at,
             ),
             path="write",
-            lost="the history of a replaced fact",
+            lost="the superseded copy of a replaced fact",
             timeout=conf.write_timeout_seconds,
         )
         if ok:
