@@ -59,8 +59,8 @@ class Exchange:
 
     def note_lines(self, *, max_chars: int | None = None) -> list[str]:
         """The exchange as the notes' verbatim window writes it, over lines of at most
-        `max_chars` (the policy's note length unless given): how a chat memory does not
-        hold is shown to the model as a recalled one would be."""
+        `max_chars` (the policy's note length unless given): a chat memory does not hold
+        (signed out) reaches the model as a recalled exchange would."""
         limit = memory_conf().note_max_chars if max_chars is None else max_chars
         return verbatim_lines(exchange_line(self.query, self.answer), max_chars=limit)
 
