@@ -188,7 +188,7 @@ class MiniLMEmbedder:
     """all-MiniLM-L6-v2: BERT encoder, mean pooling, L2 normalisation.
 
     The encoder runs on ONNX Runtime when it is installed (`runtime="auto"`), else in numpy;
-    both compute the same vectors (cosine >= 0.999, tests/server/test_minilm.py). `runtime`
+    both compute the same vectors (cosine >= 0.999, tests/memoryserver/test_minilm.py). `runtime`
     says which one this embedder uses. `threads` is ONNX Runtime's intra-op threads per
     embedding (numpy's BLAS threads are set for the whole process by blas.py).
     """

@@ -136,7 +136,7 @@ def build_minilm_graph(
     )
     opsets = [helper.make_opsetid("", OPSET)]
     # ONNX Runtime validates the graph when it loads it; onnx.checker would serialise the
-    # 90 MB model once more just to check it (tests/server/test_minilm.py runs the checker).
+    # 90 MB model once more just to check it (tests/memoryserver/test_minilm.py runs the checker).
     return helper.make_model(
         graph, opset_imports=opsets, ir_version=helper.find_min_ir_version_for(opsets)
     )

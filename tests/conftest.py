@@ -104,7 +104,7 @@ def shopper_name(request):
 
 def _uses_database(item) -> bool:
     """Whether the test touches the shop's database (not the embedded server's own)."""
-    if item.nodeid.startswith("tests/server/"):
+    if item.nodeid.startswith("tests/memoryserver/"):
         return False
     if item.get_closest_marker("django_db") or _DB_FIXTURES & set(
         getattr(item, "fixturenames", ())

@@ -9,7 +9,7 @@ every declared field on every request). Requests of the common shape are checked
 - a listing with `limit`, `offset`, `order_by` and `session_ids` as plain values.
 
 Anything else, including every doubtful value, goes to the DRF view of the route, which stays
-the one authority on what is valid and on every error message. `tests/server/test_fastpath.py`
+the one authority on what is valid and on every error message. `tests/memoryserver/test_fastpath.py`
 checks that both paths give the same status, headers and bytes for the same request.
 """
 

@@ -29,7 +29,7 @@ from readerwriterlock.rwlock import Lockable, RWLockWrite
 from memoryserver.index.slot import UserIndex
 
 # Writer-preferring: a waiting writer blocks new readers, so a stream of searches cannot
-# starve a write (tests/server/test_index_locking.py).
+# starve a write (tests/memoryserver/test_index_locking.py).
 SlotLock = RWLockWrite
 
 IndexChange = Callable[[UserIndex], object]

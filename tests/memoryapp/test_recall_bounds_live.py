@@ -8,7 +8,7 @@ from memoryapp.conf import memory_conf
 from memoryapp.recall import memories_recall
 from memoryapp.recording import facts_record, turn_record
 from memoryapp.render import notes_message, tokens_estimate
-from tests.memory.test_policy_live import exchanges, resumed_session
+from tests.memoryapp.test_policy_live import exchanges, resumed_session
 
 pytestmark = pytest.mark.asyncio
 
