@@ -17,7 +17,7 @@ from assistant.models import ChatSession, ChatTurn
 from memoryapp.clients import memory_client_sync
 from shop.models import DemoShopper
 from tests.commands.conftest import memory_blocks, memory_user_exists
-from tests.memoryapp.panels import PanelListener
+from tests.support.panels import PanelListener
 
 pytestmark = pytest.mark.django_db
 

@@ -482,7 +482,7 @@ async def test_a_date_not_written_yyyy_mm_dd_is_422_and_writes_nothing(
 async def test_only_products_a_tool_returned_this_turn_are_links_in_what_the_shopper_gets(
     fake_openai,
 ):
-    from tests.llm.shopping import catalog_product
+    from tests.support.shopping import catalog_product
 
     remembered = catalog_product("DR-0061")  # a real product page, but no tool returned it
 

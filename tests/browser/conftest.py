@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser.support import CHROMIUM, DESKTOP, PHONE, Browser, daphne_serving
 from tests.support.agentmemory_server import free_port, start_agentmemory_server
+from tests.support.browser import CHROMIUM, DESKTOP, PHONE, Browser, daphne_serving
 
 CHROMIUM_ARGS = [
     "--headless",

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser.support import DESKTOP, MARKS, PHONE, ROOT, catalog_product, daphne_serving
+from tests.support.browser import DESKTOP, MARKS, PHONE, ROOT, catalog_product, daphne_serving
 
 pytestmark = MARKS
 

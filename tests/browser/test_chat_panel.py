@@ -13,7 +13,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from tests.browser.support import (
+from tests.support.browser import (
     MARKS,
     PHONE,
     ScriptedSocket,

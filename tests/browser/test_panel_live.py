@@ -11,7 +11,7 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from tests.browser.support import MARKS, PHONE, catalog_product
+from tests.support.browser import MARKS, PHONE, catalog_product
 
 pytestmark = MARKS
 

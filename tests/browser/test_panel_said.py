@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.support import MARKS, ScriptedSocket
+from tests.support.browser import MARKS, ScriptedSocket
 
 pytestmark = MARKS
 

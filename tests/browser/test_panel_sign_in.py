@@ -10,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from tests.browser.support import MARKS, unique_name
+from tests.support.browser import MARKS, unique_name
 
 pytestmark = MARKS
 

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.browser.support import MARKS, daphne_serving
+from tests.support.browser import MARKS, daphne_serving
 
 pytestmark = MARKS
 

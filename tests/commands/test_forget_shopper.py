@@ -15,7 +15,7 @@ from django.core.management import CommandError, call_command
 
 from assistant.models import ChatSession, ChatTurn
 from tests.commands.conftest import memory_user_exists
-from tests.memoryapp.panels import PanelListener
+from tests.support.panels import PanelListener
 
 pytestmark = pytest.mark.django_db
 

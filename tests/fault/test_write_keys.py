@@ -113,7 +113,7 @@ def test_consolidation_never_deletes_a_fact_the_shopper_was_told_was_saved():
     from llm.fact_schema import FactSlot
     from memoryapp.consolidation import facts_plan
     from memoryapp.judge import JudgedFact
-    from tests.memoryapp.factories import fact
+    from tests.support.memory_blocks import fact
 
     def stored(at: str, session: str):
         block = fact("The shopper wears size M.", at=at, session=session)

@@ -7,7 +7,7 @@ import re
 
 from llm.offline.notes import notes_parse
 from llm.transcript import products_shown_parse
-from tests.llm.shopping import (
+from tests.support.shopping import (
     SIGNED_OUT_TOOLS,
     TEES,
     answer_after,

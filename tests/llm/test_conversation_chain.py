@@ -8,7 +8,7 @@ import re
 import pytest
 
 from llm.cards import MAX_CARDS
-from tests.llm.shopping import Answer, Shopper
+from tests.support.shopping import Answer, Shopper
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("catalog")]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.llm.shopping import (
+from tests.support.shopping import (
     SIGNED_OUT_TOOLS,
     answer_after,
     conversation,

@@ -15,7 +15,7 @@ from assistant.tools import (
 from llm.offline.notes import notes_parse
 from memoryapp.render import NOTES_CLOSE, NOTES_OPEN, NOTES_WARNING, recalled_line_defuse
 from memoryapp.types import RecalledItem
-from tests.llm.shopping import TOOLS, VOCABULARY
+from tests.support.shopping import TOOLS, VOCABULARY
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("catalog")]
 

@@ -12,7 +12,7 @@ from django.test import override_settings
 
 from llm.factory import OFFLINE_MODEL, chat_client, model_for, model_mode
 from llm.offline import offline_app
-from tests.llm.shopping import TEES, TOOLS, conversation
+from tests.support.shopping import TEES, TOOLS, conversation
 
 
 async def test_without_a_key_every_role_uses_the_offline_model() -> None:

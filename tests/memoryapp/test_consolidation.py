@@ -20,7 +20,7 @@ from memoryapp.consolidation import (
     text_key,
 )
 from memoryapp.judge import JudgedFact
-from tests.memoryapp.factories import fact, turn
+from tests.support.memory_blocks import fact, turn
 
 SPRING = "2026-03-01T10:00:00+00:00"
 SUMMER = "2026-06-01T10:00:00+00:00"

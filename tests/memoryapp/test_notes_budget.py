@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from memoryapp.render import notes_budgeted, notes_message, recall_items, tokens_estimate
-from tests.memoryapp.factories import episode, fact, turn
+from tests.support.memory_blocks import episode, fact, turn
 
 FILLER = "with a long tail of words about fabrics, fits and colours " * 3
 

@@ -12,7 +12,7 @@ from assistant.panels import (
     memory_changed_send_async,
     shopper_group,
 )
-from tests.memoryapp.panels import PanelListener
+from tests.support.panels import PanelListener
 
 
 @pytest.mark.parametrize(

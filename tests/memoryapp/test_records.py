@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from memoryapp.records import block_ttl, expires_at, record_from_block
-from tests.memoryapp.factories import episode, fact, turn
+from tests.support.memory_blocks import episode, fact, turn
 
 
 def test_a_turn_expires_its_sessions_retention_after_it_was_written():

@@ -14,7 +14,7 @@ from memoryapp.render import (
     session_items,
     tool_items,
 )
-from tests.memoryapp.factories import episode, fact, turn
+from tests.support.memory_blocks import episode, fact, turn
 
 
 def _at(minute: int, day: str = "2026-05-01") -> str:
@@ -487,7 +487,7 @@ def test_the_offline_model_reads_back_every_line_the_notes_are_written_with():
     """Writer and reader share llm.note_lines: each kind of line lands where it belongs."""
     from llm.offline.notes import notes_parse
     from memoryapp.render import notes_message, recall_items
-    from tests.memoryapp.factories import episode, fact, turn
+    from tests.support.memory_blocks import episode, fact, turn
 
     at = "2026-05-01T10:00:00+00:00"
     items = recall_items(

@@ -24,7 +24,7 @@ from memoryapp.screening import (
     summary_screen,
     value_said,
 )
-from tests.memoryapp.factories import episode, fact, turn
+from tests.support.memory_blocks import episode, fact, turn
 
 
 def item(text, category, slot, value):

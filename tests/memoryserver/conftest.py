@@ -17,7 +17,7 @@ def agentmemory_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str
     """One server process for the session; tests isolate themselves by unique user ids."""
     base_url, stop = start_agentmemory_server(
         tmp_path_factory.mktemp("agentmemory"),
-        AGENT_MEMORY_EXTRACTOR="tests.memoryserver.fakes.FlakyExtractor",
+        AGENT_MEMORY_EXTRACTOR="tests.support.extractors.FlakyExtractor",
         AGENT_MEMORY_MAX_FAIL_COUNT="3",
     )
     yield base_url

@@ -18,7 +18,7 @@ from django.core.handlers.asgi import ASGIHandler
 
 from memoryserver.asgi import DirectDispatch
 from memoryserver.index.registry import get_registry
-from tests.memoryserver.stock import blocks_stocked, user_stocked
+from tests.support.memoryserver_stock import blocks_stocked, user_stocked
 
 # Committed, not rolled back: the views run on other threads with their own connections.
 pytestmark = pytest.mark.django_db(transaction=True, databases=["default", "agentmemory"])

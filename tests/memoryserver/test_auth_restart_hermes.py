@@ -32,7 +32,7 @@ def test_token_is_required_everywhere_but_health(tmp_path):
 def test_blocks_survive_a_restart_and_processing_blocks_are_requeued(tmp_path):
     # The first run never finishes extraction, so its blocks are still processing at shutdown.
     base_url, stop = start_agentmemory_server(
-        tmp_path, AGENT_MEMORY_EXTRACTOR="tests.memoryserver.fakes.SlowExtractor"
+        tmp_path, AGENT_MEMORY_EXTRACTOR="tests.support.extractors.SlowExtractor"
     )
     try:
         with AgentMemoryClient(base_url=base_url, max_retries=0) as c:

@@ -11,7 +11,7 @@ from django.test import RequestFactory
 from memoryserver.api import fastpath
 from memoryserver.api.views import MemorySearchView, UserMemoryView
 from memoryserver.index.registry import get_registry
-from tests.memoryserver.stock import blocks_stocked, user_stocked
+from tests.support.memoryserver_stock import blocks_stocked, user_stocked
 
 DB = ["default", "agentmemory"]
 USER = "fast-user"

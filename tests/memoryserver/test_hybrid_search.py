@@ -22,7 +22,7 @@ from memoryserver.services.sessions import session_delete
 from memoryserver.services.ttl import blocks_expired_sweep
 from memoryserver.services.users import user_delete
 from memoryserver.terms import query_terms, text_terms
-from tests.memoryserver.stock import blocks_stocked, user_stocked
+from tests.support.memoryserver_stock import blocks_stocked, user_stocked
 
 DB = ["default", "agentmemory"]
 MODES = ("dense", "lexical", "hybrid")

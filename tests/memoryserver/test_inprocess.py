@@ -25,7 +25,7 @@ from memoryserver.services.extraction import block_mark_queued, extraction_attem
 from memoryserver.services.sessions import session_create
 from memoryserver.services.ttl import blocks_expired_sweep, ttl_modify
 from memoryserver.services.users import user_create, user_delete
-from tests.memoryserver.stock import blocks_stocked, user_stocked
+from tests.support.memoryserver_stock import blocks_stocked, user_stocked
 
 DB = ["default", "agentmemory"]  # agentmemory test DB depends on default
 

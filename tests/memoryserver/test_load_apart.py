@@ -17,7 +17,7 @@ from memoryserver.index.lexical import LexicalIndex
 from memoryserver.index.registry import get_registry
 from memoryserver.index.slot import Query
 from memoryserver.services.blocks import NewBlock
-from tests.memoryserver.stock import blocks_stocked, user_stocked
+from tests.support.memoryserver_stock import blocks_stocked, user_stocked
 
 # The loader reads what is committed, on its own connection: these tests commit.
 pytestmark = pytest.mark.django_db(transaction=True, databases=["default", "agentmemory"])

@@ -14,7 +14,7 @@ from memoryserver.index.when import MONTHS, query_times
 from memoryserver.services.blocks import NewBlock, block_update, blocks_delete
 from memoryserver.services.sessions import session_delete, session_end
 from memoryserver.services.ttl import blocks_expired_sweep
-from tests.memoryserver.stock import blocks_stocked, user_stocked
+from tests.support.memoryserver_stock import blocks_stocked, user_stocked
 
 DB = ["default", "agentmemory"]
 MODES = ("dense", "lexical", "hybrid")

@@ -14,7 +14,7 @@ from memoryserver.db import db_alias
 from memoryserver.services.prompts import prompt_create, prompt_update
 from memoryserver.services.sessions import session_create
 from memoryserver.services.users import user_create
-from tests.memoryserver.stock import blocks_stocked, user_stocked
+from tests.support.memoryserver_stock import blocks_stocked, user_stocked
 
 DB = ["default", "agentmemory"]  # agentmemory test DB depends on default
 
