@@ -8,13 +8,17 @@ import os
 import pytest
 from asgiref.sync import SyncToAsync
 from django.db import connections
-from django.test import TransactionTestCase
 
 from shop.services import catalog_seed, shoppers_seed
 from tests.support import fault_figures
+from tests.support.agentmemory_server import LiveMemory, start_agentmemory_server
+from tests.support.databases import (
+    POSTGRES_ONLY,
+    database_requested,
+    item_uses_database,
+    postgres_in_use,
+)
 from tests.support.services import ServiceUnavailable, redis_start
-
-_DB_FIXTURES = {"db", "transactional_db", "django_db_reset_sequences", "admin_client", "admin_user"}
 
 
 @pytest.fixture(autouse=True)
@@ -26,9 +30,7 @@ def _catalog_loaded(request):
     next test finds the tables empty and loads them again. Tests without the database
     skip this (and never make pytest-django create one).
     """
-    if not (
-        request.node.get_closest_marker("django_db") or _DB_FIXTURES & set(request.fixturenames)
-    ):
+    if not database_requested(request.node, request.fixturenames):
         return
     request.getfixturevalue("django_db_setup")
     from shop.models import Product
@@ -51,30 +53,14 @@ def _sync_thread_connection_closed(request):
     counts a thread the fork did not copy, and its `sync_to_async` calls would never run.
     """
     yield
-    uses_database = request.node.get_closest_marker("django_db") or (
-        _DB_FIXTURES & set(request.fixturenames)
-    )
-    if uses_database and inspect.iscoroutinefunction(getattr(request, "function", None)):
+    if database_requested(request.node, request.fixturenames) and inspect.iscoroutinefunction(
+        getattr(request, "function", None)
+    ):
         SyncToAsync.single_thread_executor.submit(connections.close_all).result()
-
-
-class LiveMemory:
-    """The embedded Agent Memory server in its own process, with a movable clock."""
-
-    def __init__(self, base_url: str, offset_file) -> None:
-        self.base_url = base_url
-        self._offset_file = offset_file
-        self._offset = 0.0
-
-    def advance(self, seconds: float) -> None:
-        self._offset += seconds
-        self._offset_file.write_text(str(self._offset))
 
 
 @pytest.fixture(scope="session")
 def agentmemory_live(tmp_path_factory):
-    from tests.support.agentmemory_server import start_agentmemory_server
-
     tmp = tmp_path_factory.mktemp("agentmemory-live")
     offset_file = tmp / "clock-offset"
     offset_file.write_text("0")
@@ -102,18 +88,6 @@ def shopper_name(request):
     return f"t-{name[:40]}-{id(request) % 10_000}"
 
 
-def _uses_database(item) -> bool:
-    """Whether the test touches the shop's database (not the embedded server's own)."""
-    if item.nodeid.startswith("tests/memoryserver/"):
-        return False
-    if item.get_closest_marker("django_db") or _DB_FIXTURES & set(
-        getattr(item, "fixturenames", ())
-    ):
-        return True
-    cls = getattr(item, "cls", None)
-    return cls is not None and issubclass(cls, TransactionTestCase)
-
-
 def pytest_collection_modifyitems(session, config, items):
     """Mark the database tests, skip PostgreSQL-only ones off PostgreSQL, browser tests first.
 
@@ -122,30 +96,20 @@ def pytest_collection_modifyitems(session, config, items):
     started thread pools (sync_to_async, SDK clients) can copy a lock in its held state
     into the child, which then hangs on its first websocket turn.
     """
-    on_postgres = _on_postgres()
+    on_postgres = postgres_in_use()
     for item in items:
-        if _uses_database(item):
+        if item_uses_database(item):
             item.add_marker(pytest.mark.database)
         if item.get_closest_marker("postgres") and not on_postgres:
             item.add_marker(pytest.mark.skip(reason=POSTGRES_ONLY))
     items.sort(key=lambda item: 0 if "tests/browser/" in item.nodeid else 1)
 
 
-POSTGRES_ONLY = (
-    "needs PostgreSQL: runs in make test's PostgreSQL pass "
-    "(python -m tests.support.services postgres -- python -m pytest -m postgres)"
-)
-
-
-def _on_postgres() -> bool:
-    return os.environ.get("TEST_DATABASE_URL", "").startswith(("postgres://", "postgresql://"))
-
-
 @pytest.fixture(scope="session")
 def postgres_server_url() -> str:
     """The PostgreSQL server of make test's PostgreSQL pass, for tests that need databases
     of their own on it (`tests.support.services.postgres_database_create`)."""
-    if not _on_postgres():
+    if not postgres_in_use():
         pytest.skip(POSTGRES_ONLY)
     return os.environ["TEST_DATABASE_URL"]
 

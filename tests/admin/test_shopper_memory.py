@@ -16,8 +16,8 @@ from django.urls import reverse
 from assistant.models import ChatSession, ChatTurn
 from memoryapp.clients import memory_client_sync
 from shop.models import DemoShopper
-from tests.commands.conftest import memory_blocks, memory_user_exists
 from tests.support.panels import PanelListener
+from tests.support.shopper_memory import memory_blocks, memory_user_exists
 
 pytestmark = pytest.mark.django_db
 

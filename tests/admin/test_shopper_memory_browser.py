@@ -15,7 +15,7 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from shop.models import DemoShopper
-from tests.commands.conftest import memory_blocks
+from tests.support.shopper_memory import memory_blocks
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"]

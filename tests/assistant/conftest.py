@@ -1,15 +1,9 @@
 from __future__ import annotations
 
-import json
-
 import pytest
-from asgiref.sync import sync_to_async
-from channels.testing import WebsocketCommunicator
-from django.contrib.auth import get_user_model
-from django.test import Client
 
-from config.asgi import application
 from tests.assistant.servers import MemoryProxy, SlowModel
+from tests.support.chat import session_cookie_for
 from tests.support.fake_openai import FakeOpenAI
 
 
@@ -61,69 +55,3 @@ def shopper(shopper_name, django_db_blocker):
 def memory_down(settings):
     # Nothing listens on the discard port: connections are refused at once.
     settings.AGENT_MEMORY_URL = "http://127.0.0.1:9"
-
-
-def session_cookie_for(username: str) -> bytes:
-    user = get_user_model().objects.get(username=username)
-    client = Client()
-    client.force_login(user)
-    return f"sessionid={client.cookies['sessionid'].value}".encode()
-
-
-async def cookie_for(username: str) -> bytes:
-    return await sync_to_async(session_cookie_for)(username)
-
-
-class Chat:
-    """A websocket chat through the real ASGI stack (origin check, auth, routing)."""
-
-    def __init__(self, *, cookie: bytes | None = None, origin: bytes = b"http://127.0.0.1") -> None:
-        headers = [(b"origin", origin), (b"host", b"127.0.0.1")]
-        if cookie:
-            headers.append((b"cookie", cookie))
-        self.communicator = WebsocketCommunicator(application, "/ws/assistant/", headers=headers)
-
-    async def __aenter__(self) -> Chat:
-        connected, _ = await self.communicator.connect()
-        assert connected
-        return self
-
-    async def __aexit__(self, *exc) -> None:
-        await self.communicator.disconnect()
-
-    async def send(self, frame: dict | str) -> None:
-        await self.communicator.send_to(
-            text_data=frame if isinstance(frame, str) else json.dumps(frame)
-        )
-
-    async def events_until(self, *final: str, timeout: float = 20) -> list[dict]:
-        events = []
-        while True:
-            event = json.loads(await self.communicator.receive_from(timeout=timeout))
-            events.append(event)
-            if event["type"] in final:
-                return events
-
-    async def turn(
-        self, text: str, *, timeout: float = 20, until=("memory.added",), **fields
-    ) -> list[dict]:
-        frame = {
-            "type": "message",
-            "text": text,
-            "session_id": None,
-            "turn_count": 0,
-            "session_date": None,
-            "retention": None,
-        }
-        frame.update(fields)
-        await self.send(frame)
-        return await self.events_until(*until, "error", timeout=timeout)
-
-
-def types(events: list[dict]) -> list[str]:
-    collapsed: list[str] = []
-    for event in events:
-        if event["type"] == "token" and collapsed and collapsed[-1] == "token":
-            continue
-        collapsed.append(event["type"])
-    return collapsed

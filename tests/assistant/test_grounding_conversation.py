@@ -12,7 +12,7 @@ from asgiref.sync import sync_to_async
 from assistant.grounding import DROPPED_LINES
 from assistant.models import ChatTurn
 from shop.models import Product
-from tests.assistant.conftest import Chat
+from tests.support.chat import Chat
 from tests.support.fake_openai import Reply
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from llm.prompts import NOTES_OPEN, role_of
-from tests.assistant.conftest import Chat
+from tests.support.chat import Chat
 from tests.support.fake_openai import Reply
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]

@@ -11,7 +11,7 @@ import pytest
 from assistant.models import ChatSession, ChatTurn
 from llm.prompts import NOTES_CLOSE, NOTES_OPEN, role_of
 from memoryapp.clients import memory_client_async
-from tests.assistant.conftest import Chat
+from tests.support.chat import Chat
 from tests.support.fake_openai import Reply
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]

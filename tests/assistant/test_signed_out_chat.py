@@ -8,7 +8,7 @@ import json
 import pytest
 
 from assistant.models import ChatSession
-from tests.assistant.conftest import Chat
+from tests.support.chat import Chat
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 

@@ -20,7 +20,7 @@ from assistant.models import ChatTurn, DemoSettings
 from assistant.panels import memory_changed_send_async
 from memoryapp.clients import memory_client_async
 from shop.services import shopper_get_or_create
-from tests.assistant.conftest import Chat, cookie_for
+from tests.support.chat import Chat, cookie_for
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 

@@ -18,7 +18,7 @@ from llm.prompts import NOTES_CLOSE, NOTES_OPEN, role_of
 from llm.transcript import products_shown_parse
 from memoryapp.clients import memory_client_async
 from memoryapp.episodes import session_close
-from tests.assistant.conftest import Chat, session_cookie_for, types
+from tests.support.chat import Chat, session_cookie_for, types
 from tests.support.fake_openai import Reply
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from tests.assistant.conftest import Chat
+from tests.support.chat import Chat
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 

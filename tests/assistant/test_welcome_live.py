@@ -7,7 +7,7 @@ from agentmemory.exceptions import NotFoundError
 
 from assistant.models import DemoSettings
 from memoryapp.clients import memory_client_async
-from tests.assistant.conftest import Chat
+from tests.support.chat import Chat
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 

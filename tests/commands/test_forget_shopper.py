@@ -14,8 +14,8 @@ from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 
 from assistant.models import ChatSession, ChatTurn
-from tests.commands.conftest import memory_user_exists
 from tests.support.panels import PanelListener
+from tests.support.shopper_memory import memory_user_exists
 
 pytestmark = pytest.mark.django_db
 

@@ -21,8 +21,8 @@ from memoryapp.clients import memory_client_async, memory_client_sync
 from memoryapp.recall import memories_recall
 from memoryapp.sessions import session_open
 from memoryapp.turn import TurnMemory
-from tests.commands.conftest import memory_blocks, memory_user_exists
 from tests.support.fault_proxy import FaultProxy
+from tests.support.shopper_memory import memory_blocks, memory_user_exists
 
 pytestmark = pytest.mark.django_db
 DEMO_SHOPPERS = ("ann", "ben", "chloe", "dev")

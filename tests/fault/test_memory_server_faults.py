@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.fault.conftest import MemoryRig, Outcome, Shopper
+from tests.support.chat import Outcome, Shopper
 from tests.support.fault_figures import Figures
+from tests.support.memory_rig import MemoryRig
 
 pytestmark = [pytest.mark.fault, pytest.mark.django_db(transaction=True)]
 

@@ -12,7 +12,7 @@ import pytest
 from assistant.models import ChatSession
 from memoryapp.clients import memory_client_async
 from memoryapp.guard import outages
-from tests.assistant.conftest import Chat, session_cookie_for
+from tests.support.chat import Chat, session_cookie_for
 
 pytestmark = [pytest.mark.fault, pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 DEAD = "http://127.0.0.1:9"

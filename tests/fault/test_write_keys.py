@@ -10,7 +10,7 @@ from agentmemory import AsyncSessionResource
 
 from assistant.models import ChatTurn
 from memoryapp.clients import memory_client_async
-from tests.assistant.conftest import Chat, session_cookie_for
+from tests.support.chat import Chat, session_cookie_for
 
 pytestmark = [pytest.mark.fault, pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 

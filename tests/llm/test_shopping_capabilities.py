@@ -12,7 +12,7 @@ import re
 import pytest
 
 from assistant.greeting import DEFAULT_SUGGESTIONS, Preferences, suggestions_compose
-from tests.assistant.conftest import Chat, session_cookie_for
+from tests.support.chat import Chat, session_cookie_for
 from tests.support.shopping import answer_after, conversation, product_detail
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]

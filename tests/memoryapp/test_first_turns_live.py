@@ -9,7 +9,7 @@ from asgiref.sync import sync_to_async
 
 from assistant.models import ChatSession
 from memoryapp.clients import memory_client_async
-from tests.assistant.conftest import Chat, session_cookie_for
+from tests.support.chat import Chat, session_cookie_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 import pytest
 from agentmemory import AgentMemoryClient, AsyncAgentMemoryClient
@@ -49,13 +48,3 @@ def user(client: AgentMemoryClient, user_id: str):
 @pytest.fixture
 def session(user):
     return user.create_session("s1")
-
-
-def wait_until(check: Callable[[], bool], timeout: float = 10.0) -> bool:
-    """Poll until `check()` holds; background work has no completion event to wait on."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if check():
-            return True
-        time.sleep(0.05)
-    return check()

@@ -8,7 +8,7 @@ import pytest
 from agentmemory import FilterOptions
 from agentmemory.exceptions import NotFoundError, ValidationError
 
-from tests.memoryserver.conftest import wait_until
+from tests.support.polling import wait_until
 
 pytestmark = pytest.mark.live_memory
 

@@ -18,7 +18,7 @@ from django.conf import settings
 from assistant.models import ChatSession
 from memoryapp.clients import memory_client_sync
 from shop.services import shopper_get_or_create
-from tests.assistant.conftest import session_cookie_for
+from tests.support.chat import session_cookie_for
 from tests.support.daphne import daphne_start
 from tests.support.live_chat import event, live_turn
 

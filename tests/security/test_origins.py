@@ -13,7 +13,7 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 
 from config.asgi import application
-from tests.assistant.conftest import session_cookie_for
+from tests.support.chat import session_cookie_for
 from tests.support.fake_openai import Reply
 
 HOST = "127.0.0.1:8000"

@@ -134,3 +134,16 @@ def _wait_healthy(
     raise RuntimeError(
         f"agentmemory server not healthy after {timeout}s:\n{log_path.read_text()[-3000:]}"
     )
+
+
+class LiveMemory:
+    """The embedded Agent Memory server in its own process, with a movable clock."""
+
+    def __init__(self, base_url: str, offset_file) -> None:
+        self.base_url = base_url
+        self._offset_file = offset_file
+        self._offset = 0.0
+
+    def advance(self, seconds: float) -> None:
+        self._offset += seconds
+        self._offset_file.write_text(str(self._offset))

@@ -12,7 +12,7 @@ from collections import defaultdict
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from tests.fault.conftest import Outcome
+    from tests.support.chat import Outcome
 
 PROPERTY = "memory-server fault figures"
 
