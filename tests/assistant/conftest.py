@@ -1,10 +1,14 @@
 from __future__ import annotations
 
+import json
+
 import pytest
 
-from tests.assistant.servers import MemoryProxy, SlowModel
+from tests.assistant.servers import MemoryProxy
 from tests.support.chat import session_cookie_for
 from tests.support.fake_openai import FakeOpenAI
+
+SHORT_VISIT = json.dumps({"facts": [], "summary": "A short visit.", "found": True})
 
 
 @pytest.fixture
@@ -20,8 +24,9 @@ def fake_openai(settings):
 
 @pytest.fixture
 def slow_model(settings):
-    """A model whose next `slow_model.slow` answers stream slowly enough to be stopped."""
-    model = SlowModel().start()
+    """The scripted model for turns a test stops mid-answer (script `slow_reply()`); a
+    visit it closes gets a short episode."""
+    model = FakeOpenAI(unscripted={"episode": SHORT_VISIT}).start()
     settings.OPENAI_API_KEY = "sk-test"
     settings.OPENAI_BASE_URL = model.base_url
     settings.ASSISTANT_MODEL = "gpt-slow"

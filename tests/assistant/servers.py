@@ -1,8 +1,6 @@
-"""Loopback servers for turn tests: a model that streams slowly, a memory server that fails.
+"""A memory server that fails, for turn tests.
 
-`SlowModel` is an OpenAI-compatible endpoint whose streamed answers come a word at a time
-with a pause, long enough to stop a turn in the middle, and which notices when the client
-goes away mid-stream. `MemoryProxy` forwards to the live embedded memory server and answers
+`MemoryProxy` forwards to the live embedded memory server and answers
 503 to the requests a test picks, so one search can fail while the others answer.
 """
 
@@ -36,101 +34,6 @@ class _Server:
     def stop(self) -> None:
         self._server.shutdown()
         self._server.server_close()
-
-
-class SlowModel(_Server):
-    """Streams `words` words, `pause` seconds apart, for the next `slow` streamed requests."""
-
-    def __init__(self, *, words: int = 400, pause: float = 0.05) -> None:
-        self.words = words
-        self.pause = pause
-        self.slow = 0
-        self.requests: list[dict[str, Any]] = []
-        self.cut = threading.Event()  # a client went away in the middle of a slow answer
-        super().__init__(self._handler())
-
-    @property
-    def base_url(self) -> str:
-        return f"{self.address}/v1"
-
-    def _next_is_slow(self) -> bool:
-        if self.slow > 0:
-            self.slow -= 1
-            return True
-        return False
-
-    def _handler(self):
-        model = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args):
-                pass
-
-            def do_POST(self):
-                length = int(self.headers.get("Content-Length") or 0)
-                body = json.loads(self.rfile.read(length) or b"{}")
-                model.requests.append(body)
-                if not body.get("stream"):
-                    # The fact judge and the episode writer: nothing to remember.
-                    content = json.dumps({"facts": [], "summary": "A short visit.", "found": True})
-                    data = json.dumps(
-                        {
-                            "id": "slow",
-                            "object": "chat.completion",
-                            "created": 0,
-                            "model": body.get("model"),
-                            "choices": [
-                                {
-                                    "index": 0,
-                                    "message": {"role": "assistant", "content": content},
-                                    "finish_reason": "stop",
-                                }
-                            ],
-                        }
-                    ).encode()
-                    self.send_response(200)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(data)))
-                    self.end_headers()
-                    self.wfile.write(data)
-                    return
-                slow = model._next_is_slow()
-                words = ["word "] * model.words if slow else ["All ", "good."]
-                self.send_response(200)
-                self.send_header("Content-Type", "text/event-stream")
-                self.send_header("Transfer-Encoding", "chunked")
-                self.end_headers()
-                try:
-                    self._chunk(body, {"role": "assistant", "content": ""})
-                    for word in words:
-                        self._chunk(body, {"content": word})
-                        if slow:
-                            time.sleep(model.pause)
-                    self._chunk(body, {}, "stop")
-                    self._write("data: [DONE]\n\n")
-                    self._write("")
-                except (BrokenPipeError, ConnectionResetError):
-                    if slow:
-                        model.cut.set()
-
-            def _chunk(self, body: dict, delta: dict, finish: str | None = None) -> None:
-                payload = {
-                    "id": "slow",
-                    "object": "chat.completion.chunk",
-                    "created": 0,
-                    "model": body.get("model"),
-                    "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
-                }
-                self._write(f"data: {json.dumps(payload)}\n\n")
-
-            def _write(self, text: str) -> None:
-                data = text.encode()
-                self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
-                self.wfile.flush()
-
-        return Handler
 
 
 Predicate = Callable[[str, str, dict[str, Any]], bool]

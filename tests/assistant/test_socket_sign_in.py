@@ -21,6 +21,7 @@ from assistant.panels import memory_changed_send_async
 from memoryapp.clients import memory_client_async
 from shop.services import shopper_get_or_create
 from tests.support.chat import Chat, cookie_for
+from tests.support.fake_openai import slow_reply
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
@@ -153,7 +154,7 @@ async def test_a_sign_out_during_a_turn_stops_it_and_nothing_is_saved(
     live_memory, shopper, slow_model
 ):
     username, cookie = shopper
-    slow_model.slow = 1
+    slow_model.script("assistant", slow_reply())
     async with Chat(cookie=cookie) as chat:
         await chat.send(MESSAGE)
         started = await chat.events_until("token")
@@ -175,8 +176,7 @@ async def test_a_sign_in_that_ends_while_the_answer_streams_drops_its_writes(
 
     monkeypatch.setattr(signals, "shopper_ended_send", lambda **kwargs: False)
     username, cookie = shopper
-    slow_model.slow = 1
-    slow_model.words = 40
+    slow_model.script("assistant", slow_reply(words=40))
     async with Chat(cookie=cookie) as chat:
         await chat.send(MESSAGE)
         await chat.events_until("token")
@@ -204,7 +204,7 @@ async def test_an_erase_stops_the_turn_closes_the_socket_and_nothing_comes_back(
     live_memory, shopper, slow_model
 ):
     username, cookie = shopper
-    slow_model.slow = 1
+    slow_model.script("assistant", slow_reply())
     async with Chat(cookie=cookie) as chat:
         await chat.send(MESSAGE)
         started = await chat.events_until("token")

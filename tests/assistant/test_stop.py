@@ -9,7 +9,7 @@ import pytest
 from assistant.models import ChatSession, ChatTurn
 from memoryapp.clients import memory_client_async
 from tests.support.chat import Chat
-from tests.support.fake_openai import Reply
+from tests.support.fake_openai import UNSCRIPTED_ANSWER, Reply, slow_reply
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
@@ -22,7 +22,7 @@ async def _stream_cut(slow_model) -> bool:
 
 
 async def test_stop_closes_the_model_stream_and_the_socket_stays_usable(slow_model):
-    slow_model.slow = 1
+    slow_model.script("assistant", slow_reply())
     async with Chat() as chat:
         await chat.send(MESSAGE)
         started = await chat.events_until("token")
@@ -34,11 +34,11 @@ async def test_stop_closes_the_model_stream_and_the_socket_stays_usable(slow_mod
         assert started[0]["type"] == "session"
         # The next message is answered on the same socket.
         events = await chat.turn("hello again", until=("done",))
-    assert events[-1]["type"] == "done" and events[-1]["text"] == "All good."
+    assert events[-1]["type"] == "done" and events[-1]["text"] == UNSCRIPTED_ANSWER
 
 
 async def test_a_message_while_a_turn_runs_is_409_and_changes_nothing(slow_model):
-    slow_model.slow = 1
+    slow_model.script("assistant", slow_reply())
     async with Chat() as chat:
         await chat.send(MESSAGE)
         await chat.events_until("token")
@@ -61,7 +61,7 @@ async def test_stop_with_nothing_running_answers_stopped():
 
 async def test_a_stopped_turn_leaves_nothing_in_memory(live_memory, shopper, slow_model):
     username, cookie = shopper
-    slow_model.slow = 1
+    slow_model.script("assistant", slow_reply())
     async with Chat(cookie=cookie) as chat:
         await chat.send(MESSAGE)
         started = await chat.events_until("token")
@@ -90,7 +90,7 @@ async def test_a_stopped_turn_leaves_nothing_in_memory(live_memory, shopper, slo
 
 async def test_closing_the_socket_stops_the_turn(live_memory, shopper, slow_model):
     username, cookie = shopper
-    slow_model.slow = 1
+    slow_model.script("assistant", slow_reply())
     chat = Chat(cookie=cookie)
     await chat.__aenter__()
     await chat.send(MESSAGE)
@@ -147,7 +147,7 @@ async def test_a_message_after_done_waits_for_the_previous_memory_writes(
 
 async def test_close_during_a_turn_stops_it_then_closes(live_memory, shopper, slow_model):
     _username, cookie = shopper
-    slow_model.slow = 1
+    slow_model.script("assistant", slow_reply())
     async with Chat(cookie=cookie) as chat:
         await chat.send(MESSAGE)
         started = await chat.events_until("token")

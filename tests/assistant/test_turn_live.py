@@ -19,7 +19,7 @@ from llm.transcript import products_shown_parse
 from memoryapp.clients import memory_client_async
 from memoryapp.episodes import session_close
 from tests.support.chat import Chat, session_cookie_for, types
-from tests.support.fake_openai import Reply
+from tests.support.fake_openai import Reply, slow_reply
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
@@ -368,7 +368,7 @@ async def test_a_database_connection_dropped_mid_turn_costs_nothing(
         connection.connection.close()
 
     _username, cookie = shopper
-    slow_model.slow, slow_model.words = 1, 12
+    slow_model.script("assistant", slow_reply(words=12))
     async with Chat(cookie=cookie) as chat:
         await chat.send({"type": "message", "text": "hello", "session_id": None})
         await chat.events_until("token")

@@ -1,8 +1,11 @@
 """A scripted OpenAI-compatible endpoint on loopback HTTP, for the real `openai` SDK path.
 
 Each chat-completions request pops the next scripted reply for its role (the system
-prompt's role marker, else "assistant"). Replies stream as server-sent events with tool
-call arguments split into several deltas, as the real API does.
+prompt's role marker, else "assistant"); a role with nothing scripted gets its unscripted
+reply. Replies stream as server-sent events with tool call arguments split into several
+deltas, as the real API does. A reply with a `pause` streams slowly enough to stop a turn
+in the middle (`slow_reply`), and `cut` is set when a client goes away in the middle of a
+streamed reply.
 """
 
 from __future__ import annotations
@@ -24,15 +27,30 @@ class Reply:
     text: str = ""
     tool_calls: list[tuple[str, str]] = field(default_factory=list)
     status: int = 200
-    delay: float = 0.0
-    chunks: int = 3
+    delay: float = 0.0  # seconds before the reply starts
+    chunks: int = 3  # the pieces the text, and each tool call's arguments, stream in
+    pause: float = 0.0  # seconds between streamed pieces
+
+
+# What a role with nothing scripted answers: the assistant a short text, the judge, the
+# extractor and the episode writer nothing to remember.
+UNSCRIPTED_ANSWER = "OK."
+UNSCRIPTED_JSON = '{"facts": []}'
+
+
+def slow_reply(*, words: int = 400, pause: float = 0.05) -> Reply:
+    """An answer streamed a word at a time, `pause` seconds apart: long enough to stop."""
+    return Reply(text="word " * words, chunks=words, pause=pause)
 
 
 class FakeOpenAI:
-    def __init__(self) -> None:
+    def __init__(self, *, unscripted: dict[str, str] | None = None) -> None:
+        """`unscripted` overrides, by role, the text a role with nothing scripted answers."""
         self.scripts: dict[str, deque[Reply]] = defaultdict(deque)
+        self.unscripted = {"assistant": UNSCRIPTED_ANSWER, **(unscripted or {})}
         self.requests: list[dict[str, Any]] = []
         self.finished: dict[str, list[float]] = defaultdict(list)
+        self.cut = threading.Event()  # a client went away in the middle of a streamed reply
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
@@ -72,7 +90,7 @@ class FakeOpenAI:
                 reply = (
                     queue.popleft()
                     if queue
-                    else Reply(text='{"facts": []}' if role != "assistant" else "OK.")
+                    else Reply(text=fake.unscripted.get(role, UNSCRIPTED_JSON))
                 )
                 if callable(reply):
                     reply = reply(body)
@@ -91,7 +109,11 @@ class FakeOpenAI:
                         },
                     )
                 elif body.get("stream"):
-                    self._stream(body, reply)
+                    try:
+                        self._stream(body, reply)
+                    except (BrokenPipeError, ConnectionResetError):
+                        fake.cut.set()
+                        return
                 else:
                     message = {"role": "assistant", "content": reply.text}
                     self._json(
@@ -129,6 +151,8 @@ class FakeOpenAI:
                         "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
                     }
                     self._write(f"data: {json.dumps(payload)}\n\n")
+                    if reply.pause and delta:
+                        time.sleep(reply.pause)
 
                 chunk({"role": "assistant", "content": ""})
                 if reply.text:
