@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from tests.assistant.servers import MemoryProxy
 from tests.support.chat import session_cookie_for
 from tests.support.fake_openai import FakeOpenAI
+from tests.support.memory_proxy import MemoryProxy
 
 SHORT_VISIT = json.dumps({"facts": [], "summary": "A short visit.", "found": True})
 
@@ -38,8 +38,8 @@ def slow_model(settings):
 @pytest.fixture
 def memory_proxy(live_memory, settings):
     """The live memory server behind a proxy that fails the requests a test chooses."""
-    proxy = MemoryProxy(live_memory.base_url).start()
-    settings.AGENT_MEMORY_URL = proxy.address
+    proxy = MemoryProxy.in_front_of(live_memory.base_url).start()
+    settings.AGENT_MEMORY_URL = proxy.url
     yield proxy
     proxy.stop()
 

@@ -127,7 +127,7 @@ async def test_a_message_after_done_waits_for_the_previous_memory_writes(
     """Not a 409: the previous answer is complete. Its exchange is recalled by the next turn."""
     _username, cookie = shopper
     # Writing a turn block takes a while.
-    memory_proxy.delay = lambda method, path, body: (
+    memory_proxy.request_delay_for = lambda method, path, body: (
         1.0 if method == "POST" and path.endswith("/memory") and body.get("messages") else 0.0
     )
     fake_openai.script("assistant", Reply(text="Two pairs of black jeans."), Reply(text="Yes."))

@@ -8,7 +8,6 @@ import json
 from datetime import date
 from io import StringIO
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import pytest
 from agentmemory.exceptions import NotFoundError
@@ -21,7 +20,7 @@ from memoryapp.clients import memory_client_async, memory_client_sync
 from memoryapp.recall import memories_recall
 from memoryapp.sessions import session_open
 from memoryapp.turn import TurnMemory
-from tests.support.fault_proxy import FaultProxy
+from tests.support.memory_proxy import MemoryProxy
 from tests.support.shopper_memory import memory_blocks, memory_user_exists
 
 pytestmark = pytest.mark.django_db
@@ -379,7 +378,7 @@ def test_a_slow_server_gets_the_seed_timeout_not_the_chat_one(
     live_memory, username, tmp_path, settings
 ):
     """Each request takes 0.4 s: too slow for a shopper's turn, fine for writing history."""
-    proxy = FaultProxy(upstream_port=urlsplit(live_memory.base_url).port).start()
+    proxy = MemoryProxy.in_front_of(live_memory.base_url).start()
     try:
         proxy.response_delay = 0.4
         settings.AGENT_MEMORY_URL = proxy.url

@@ -75,7 +75,7 @@ async def test_kill_during_a_turn(memory, new_shopper, figures):
     session_id = shopper.session_id
 
     # The recall's requests now reach the server late, so the kill lands while they are held.
-    memory.proxy.request_delay_for = lambda head: 0.4 if b"/memory" in head.split(b"\r\n")[0] else 0
+    memory.proxy.request_delay_for = lambda method, path, body: 0.4 if "/memory" in path else 0
 
     def kill_once_the_session_is_open(event: dict) -> None:
         if event["type"] == "session":

@@ -19,7 +19,7 @@ from memoryapp.recording import exchange_remember, facts_record, turn_record
 from memoryapp.render import notes_message
 from memoryapp.sessions import session_open
 from memoryapp.types import MemoryUnavailable
-from tests.assistant.servers import MemoryProxy
+from tests.support.memory_proxy import MemoryProxy
 
 pytestmark = pytest.mark.asyncio
 
@@ -480,8 +480,8 @@ async def test_recall_has_all_its_searches_in_flight_at_once(
     """
     # The guard's bound is set past the barrier's, so only the barrier decides.
     settings.AGENT_MEMORY_TIMEOUT_SECONDS = 10
-    proxy = MemoryProxy(live_memory.base_url).start()
-    settings.AGENT_MEMORY_URL = proxy.address
+    proxy = MemoryProxy.in_front_of(live_memory.base_url).start()
+    settings.AGENT_MEMORY_URL = proxy.url
     try:
         memory = await resumed_session(shopper_name)
         await exchanges(memory, [("show me sandals", "Here are the Vela Strappy Sandals.")])

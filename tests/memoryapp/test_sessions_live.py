@@ -22,7 +22,7 @@ from memoryapp.recording import turn_record
 from memoryapp.selectors import records_list
 from memoryapp.sessions import session_open
 from memoryapp.types import MemoryUnavailable
-from tests.assistant.servers import MemoryProxy
+from tests.support.memory_proxy import MemoryProxy
 
 
 async def open_session(name: str, session_id=None, **kwargs):
@@ -268,8 +268,8 @@ def test_the_read_and_write_paths_log_recovery_too(live_memory, shopper_name, se
 async def test_the_read_and_write_paths_each_log_their_own_outage_and_recovery(
     live_memory, shopper_name, settings, caplog
 ):
-    proxy = MemoryProxy(live_memory.base_url).start()
-    settings.AGENT_MEMORY_URL = proxy.address
+    proxy = MemoryProxy.in_front_of(live_memory.base_url).start()
+    settings.AGENT_MEMORY_URL = proxy.url
     try:
         memory = await open_session(shopper_name)
         memory = await open_session(shopper_name, session_id=memory.session_id)

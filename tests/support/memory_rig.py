@@ -6,7 +6,7 @@ from __future__ import annotations
 from agentmemory import AgentMemoryClient
 
 from tests.support.agentmemory_server import MemoryServerProcess, agentmemory_process_start
-from tests.support.fault_proxy import FaultProxy
+from tests.support.memory_proxy import MemoryProxy
 
 
 class MemoryRig:
@@ -16,13 +16,13 @@ class MemoryRig:
         self.data_dir = data_dir
         self.env = env
         self.server: MemoryServerProcess | None = None
-        self.proxy: FaultProxy | None = None
+        self.proxy: MemoryProxy | None = None
         self.restarts = 0
 
     def start(self) -> None:
         self.server = agentmemory_process_start(self.data_dir, **self.env)
         if self.proxy is None:
-            self.proxy = FaultProxy(upstream_port=self.server.port).start()
+            self.proxy = MemoryProxy(upstream_port=self.server.port).start()
         self.proxy.upstream_port = self.server.port
 
     def alive(self) -> bool:
