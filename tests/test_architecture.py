@@ -153,3 +153,59 @@ def test_the_memory_modes_are_named_once_and_each_is_explained_to_the_model():
 
     assert events.MODES is modes.MODES
     assert set(transcript.MEMORY_MODES) == set(modes.MODES)
+
+
+# Test folders that are not an app's: each tests one concern across the apps.
+TEST_FOLDERS_ACROSS_APPS = {
+    "admin": "the staff's admin screens, over every app's models",
+    "browser": "the panel and pages in chromium, over the whole stack",
+    "commands": "the management commands, run as staff run them, whichever app holds them",
+    "fault": "the memory server killed, slowed or starved under the shop",
+    "multiprocess": "daphne processes sharing Redis or PostgreSQL",
+    "security": "doors, origins, tokens and private files, across the apps",
+    "support": "the helpers the tests share",
+}
+# Files a test folder may hold besides tests, conftest.py and __init__.py.
+TEST_FOLDER_EXTRAS = {"browser/screenshots.py": "make screenshots, run by path with pytest"}
+
+
+def test_the_tests_mirror_the_packages_with_helpers_in_support_and_fixtures_in_conftest():
+    """A folder of tests/ is named for the app it tests or for a concern across the apps;
+    helpers live in tests/support/; a conftest.py declares fixtures and pytest hooks only."""
+    tests = ROOT / "tests"
+    packages = {path.parent.name for path in ROOT.glob("*/__init__.py")} - {"tests"}
+    folders = {path.parent for path in tests.rglob("*.py") if "__pycache__" not in path.parts}
+    misnamed = sorted(
+        folder.name
+        for folder in folders
+        if folder != tests
+        and folder.parent == tests
+        and folder.name not in packages | set(TEST_FOLDERS_ACROSS_APPS)
+    )
+    assert misnamed == [], f"test folders named for no app: {misnamed}"
+
+    helpers = sorted(
+        str(path.relative_to(tests))
+        for path in tests.rglob("*.py")
+        if path.parent != tests / "support"
+        and "__pycache__" not in path.parts
+        and not path.name.startswith("test_")
+        and path.name not in ("conftest.py", "__init__.py")
+        and str(path.relative_to(tests)) not in TEST_FOLDER_EXTRAS
+    )
+    assert helpers == [], f"helpers outside tests/support/: {helpers}"
+
+    def is_fixture(decorator: ast.expr) -> bool:
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        return ast.unparse(target) == "pytest.fixture"
+
+    declared = {}
+    for conftest in tests.rglob("conftest.py"):
+        for node in ast.parse(conftest.read_text()).body:
+            if isinstance(node, ast.ClassDef) or (
+                isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+                and not node.name.startswith("pytest_")
+                and not any(is_fixture(d) for d in node.decorator_list)
+            ):
+                declared.setdefault(str(conftest.relative_to(tests)), []).append(node.name)
+    assert declared == {}, f"conftest.py files declaring more than fixtures: {declared}"
