@@ -13,7 +13,7 @@ from django.utils.html import format_html, format_html_join
 from assistant import admin_shoppers  # noqa: F401 - registers the shopper admin with memory pages
 from assistant.demo import demo_settings_get
 from assistant.models import ChatSession, ChatTurn, DemoSettings
-from memoryapp.public import MemoryUnavailable, admin_views
+from memoryapp.public import MemoryUnavailable, staff
 
 # What a chat record shows of a turn whose text cannot be read.
 TEXT_GONE = "not in memory any more (deleted or expired): the shop keeps no copy"
@@ -167,7 +167,7 @@ def _session_texts(request: HttpRequest, session: ChatSession) -> dict[str, str]
     cache = request.__dict__.setdefault("_chat_record_texts", {})
     if session.pk not in cache:
         try:
-            cache[session.pk] = admin_views.session_texts_read(
+            cache[session.pk] = staff.session_texts_read(
                 username=session.shopper.get_username(), session_id=session.memory_session_id
             )
         except MemoryUnavailable:

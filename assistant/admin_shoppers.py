@@ -24,7 +24,7 @@ from django.urls import path, reverse
 from django.utils.html import format_html
 
 from assistant.shoppers import shopper_chat_sessions_count, shopper_forget
-from memoryapp.public import MemoryUnavailable, admin_views
+from memoryapp.public import MemoryUnavailable, staff
 from shop.admin import DemoShopperAdmin
 from shop.models import DemoShopper
 
@@ -85,7 +85,7 @@ class DemoShopperMemoryAdmin(DemoShopperAdmin):
 
     def memory_view(self, request: HttpRequest, pk: int) -> HttpResponse:
         shopper = self._shopper(request, pk, write=False)
-        return admin_views.shopper_memory_view(
+        return staff.shopper_memory_view(
             request, shopper=shopper, context=self._context(request, shopper)
         )
 
@@ -96,7 +96,7 @@ class DemoShopperMemoryAdmin(DemoShopperAdmin):
         if request.method not in ("GET", "POST"):
             return HttpResponseNotAllowed(["GET", "POST"])
         shopper = self._shopper(request, pk, write=True)
-        return admin_views.shopper_memory_block_delete_view(
+        return staff.shopper_memory_block_delete_view(
             request, shopper=shopper, block_id=block_id, context=self._context(request, shopper)
         )
 
@@ -104,7 +104,7 @@ class DemoShopperMemoryAdmin(DemoShopperAdmin):
         """Ask first; on POST forget the shopper exactly as `forget_shopper` does."""
         shopper = self._shopper(request, pk, write=True)
         username = shopper.user.username
-        memory_url = admin_views.shopper_memory_url(shopper)
+        memory_url = staff.shopper_memory_url(shopper)
         if request.method != "POST":
             context = {
                 **self._context(request, shopper),

@@ -8,7 +8,7 @@ policy's own business. A chat turn's pipeline uses less still: the handle's name
 
 from __future__ import annotations
 
-from memoryapp import admin_views
+from memoryapp import staff
 from memoryapp.cleaning import session_id_clean, text_clean
 from memoryapp.conf import RETENTION
 from memoryapp.render import notes_message
@@ -25,7 +25,7 @@ from memoryapp.turn import (
 
 # The turn's handle and the values it takes and hands back (`memoryapp.turn`); the rules
 # the chat frames share with memory's writes and the notes' framing; memory's news for the
-# panels (`memory_changed`) and staff's pages, reads and erase (`admin_views`); and, for a
+# panels (`memory_changed`) and staff's pages, reads and erase (`staff`); and, for a
 # benchmark that owns its event loop, `memory_clients_close` (the assistant has
 # `TurnMemory.clients_close`).
 __all__ = [
@@ -36,10 +36,10 @@ __all__ = [
     "Recall",
     "SessionInfo",
     "TurnMemory",
-    "admin_views",
     "memory_changed",
     "memory_clients_close",
     "notes_message",
     "session_id_clean",
+    "staff",
     "text_clean",
 ]

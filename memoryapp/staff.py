@@ -1,14 +1,12 @@
-"""The "Shopper memory" admin page: a shopper's Agent Memory user, read through the SDK.
+"""Staff's way into a shopper's memory: the "Shopper memory" admin page, and the reads and
+the erase the shop's other staff tools need.
 
-Staff see every session and block stored for the shopper, with when each block expires,
-and can delete one block after confirming it; erasing everything of a shopper (memory and
-chat records) is the assistant's `shopper_forget`, whose admin view sits beside this page.
-The page talks to memory only through the SDK, like the chat path; with the server down it
-says so instead of failing.
-
-This module is also what the shop's staff tools reach memory through: besides these views,
-the chat records' admin reads a session's block texts here (`session_texts_read`), and
-forgetting a shopper erases their memory user here (`shopper_memory_erase`).
+The page shows every session and block stored for the shopper, with when each block
+expires, and deletes one block after staff confirm it; with the server down it says so
+instead of failing. Beside the page, the chat records' admin reads a session's block texts
+(`session_texts_read`) and forgetting a shopper erases their memory user
+(`shopper_memory_erase`, which `assistant.shoppers.shopper_forget` starts with). All of it
+talks to memory through the SDK only, like the chat path.
 """
 
 from __future__ import annotations
@@ -21,17 +19,26 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.text import Truncator
 
-from memoryapp.erasure import record_delete, shopper_memory_erase  # noqa: F401  (staff's)
+from memoryapp.erasure import record_delete, shopper_memory_erase
 from memoryapp.markup import markdown_strip
 from memoryapp.records import MemoryRecord, RecordNotFound
 from memoryapp.selectors import (
     BLOCKS_PER_PAGE,
     MAX_LIST_OFFSET,
     record_read,
-    session_texts_read,  # noqa: F401  (the chat records' admin's)
+    session_texts_read,
     shopper_memory_read,
 )
 from memoryapp.types import MemoryRefused, MemoryUnavailable
+
+__all__ = [
+    "record_described",
+    "session_texts_read",
+    "shopper_memory_block_delete_view",
+    "shopper_memory_erase",
+    "shopper_memory_url",
+    "shopper_memory_view",
+]
 
 # What staff call each kind of record in a sentence.
 KIND_NAMES = {"fact": "fact", "turn": "exchange", "episode": "visit summary"}
