@@ -23,6 +23,8 @@ from benchmarks.recall.store import (
     shoppers_ask,
 )
 from benchmarks.recall.words import KINDS, Question, content_stems, question_kind, shares_words
+from llm.fact_schema import slot_from_sentence
+from memoryapp.blocks import FACT, TURN
 from tests.support.agentmemory_server import start_agentmemory_server
 
 
@@ -118,7 +120,7 @@ def test_stored_through_the_sdk_every_answer_is_a_block_of_its_shopper(tmp_path,
     base_url, stop = start_agentmemory_server(tmp_path)
     try:
         with AgentMemoryClient(base_url=base_url, max_retries=0, timeout=30) as client:
-            ids = {}
+            ids, restated = {}, 0
             for shopper in chosen:
                 ids.update(shopper_store(client, shopper))
             for shopper in chosen:
@@ -127,16 +129,29 @@ def test_stored_through_the_sdk_every_answer_is_a_block_of_its_shopper(tmp_path,
                     b.block_id: b
                     for b in today.search_memory(filters={"session_ids": "all"}).memory_blocks
                 }
-                assert len(stored) == len(shopper.blocks())
+                mine = {ids[key] for key in shopper.blocks()}
+                assert set(stored) == mine
                 for question in shopper.questions:
                     for key in question.answers:
                         block = stored[ids[key]]
-                        kind = "fact" if "/fact" in key else "turn"
-                        assert block.annotations == {"type": kind}
-                        assert block.session_id == key.split("/")[1]
+                        if "/fact" in key:  # the policy's fact, annotated with its slot
+                            slot = slot_from_sentence(block.fact)
+                            assert block.annotations["type"] == FACT["type"]
+                            assert slot is None or block.annotations["slot"] == slot.slot
+                        else:
+                            assert block.annotations == TURN
+                            assert block.session_id == key.split("/")[1]
+                # A fact said again is the block it restates, stored once, as the policy does.
+                facts = [(k, t) for k, t in shopper.blocks().items() if "/fact" in k]
+                for n, (key, text) in enumerate(facts):
+                    earlier = [k for k, t in facts[:n] if t == text]
+                    if earlier:
+                        assert ids[key] == ids[earlier[0]]
+                        restated += 1
             answered = shoppers_ask(client, chosen, ids)
     finally:
         stop()
+    assert restated  # the shoppers chosen do restate a fact
     assert len(answered) == sum(len(s.questions) for s in chosen)
     # Searches stay inside the asking shopper's memory.
     for result in answered:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from benchmarks.recall.store import Answered, History, history_blocks
+from benchmarks.recall.conversations import Conversation
+from benchmarks.recall.policy import keys_canonical, shoppers_held
+from benchmarks.recall.store import Answered, History, answers_canonical, conversation_blocks
 from benchmarks.recall.words import RELEVANT_K
 
 # --- ranking in process ----------------------------------------------------------------------
@@ -19,7 +21,8 @@ def ask_in_process(
     """Rank every question in process over the same blocks the server would hold.
 
     The server's own embedder, extractive extractor, terms, index and fusion code, without
-    HTTP or SQLite: the recall figures are the server's (tests/test_benchmark_memory_recall.py
+    HTTP or SQLite (but for the shoppers' blocks, which the memory policy writes to a scratch
+    server first and which are read back from it): the recall figures are the server's (tests/test_benchmark_memory_recall.py
     checks that against a live server), in seconds instead of minutes, so a change to the
     ranking can be tried on the whole set. Each history's blocks are embedded once and
     every mode ranks the same index.
@@ -41,8 +44,15 @@ def ask_in_process(
     extractor = ExtractiveExtractor()
     answered: dict[str, list[Answered]] = {mode: [] for mode in modes}
     stored = datetime.now(UTC)
+    # A shopper's blocks are what the memory policy wrote: stored once and read back.
+    shoppers = [h for h in histories if not isinstance(h, Conversation)]
+    held, ids = shoppers_held(shoppers) if shoppers else ({}, {})
+    canonical = keys_canonical(ids)
     for history in histories:
-        blocks = history_blocks(history)
+        if isinstance(history, Conversation):
+            blocks = conversation_blocks(history)
+        else:
+            blocks = held[history.user_id]
         embedded = blocks_embedded(embedder, [block.text for block in blocks])
         index = UserIndex(dimensions=embedded[0][0].shape[0])
         for pk, block in enumerate(blocks):
@@ -69,5 +79,5 @@ def ask_in_process(
                     relevant_k=RELEVANT_K,
                 )
                 ranked = [hit.block_id for hit in index.search(query)]
-                answered[mode].append(Answered(question, ranked))
+                answered[mode].append(Answered(answers_canonical(question, canonical), ranked))
     return answered

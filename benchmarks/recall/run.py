@@ -4,16 +4,17 @@
         [--seed 7] [--embedders hashing,minilm] [--modes dense,lexical,hybrid] [--in-process]
         [--quick]
 
-Two generated sets, one table each.
+Three generated sets, one table each (the dialogues are described in
+`benchmarks/recall/dialogues.py`).
 
 Shoppers. A deterministic set of shopper histories from the shop's catalog fixture: each
 shopper visits 5-15 times and states sizes per garment type, brands, colours liked and
 disliked, a budget, dated occasions and the people they buy for; they look at products (one
 jacket on their last visit) and chat about delivery, returns and other products in between.
-Every visit is one Agent Memory session; every exchange is stored through the SDK exactly as
-the memory policy stores it (a turn block per exchange, `type: turn`, context required,
-dated; the facts a judge would keep in their own request, `type: fact`, TTL 0, no
-extraction). The histories are then asked the questions a later turn would ask ("what's my
+Every visit is one Agent Memory session, and every exchange is stored by the memory policy's
+own recording code (`benchmarks/recall/policy.py`: `memoryapp.recording`'s `turn_record` and
+`facts_record`, a turn block per exchange and the facts a judge would keep, consolidated:
+a fact said again is stored once, a changed one retires the older value into history). The histories are then asked the questions a later turn would ask ("what's my
 shoe size?", "is the jacket from last time still there?"), each labelled with the blocks that
 answer it, from a fresh session searching all of the shopper's sessions like the app's
 recall.

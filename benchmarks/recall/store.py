@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, timedelta
 
 from agentmemory import AgentMemoryClient
@@ -11,8 +11,10 @@ from agentmemory.models import MemoryBlockStatus
 
 from benchmarks.recall.bm25 import bm25_rank
 from benchmarks.recall.conversations import Conversation
+from benchmarks.recall.policy import keys_canonical, shoppers_record
 from benchmarks.recall.shoppers import Shopper
 from benchmarks.recall.words import RELEVANT_K, SESSION_TTL_SECONDS, Question
+from memoryapp.blocks import TURN
 
 # --- storing and asking through the SDK -----------------------------------------------------
 
@@ -37,64 +39,25 @@ class StoredBlock:
     extracted: bool  # stored with context_required, so its summary and contexts are searched
 
 
-def history_blocks(history: History) -> list[StoredBlock]:
-    """The blocks `history_store` writes, in the order it writes them."""
+def conversation_blocks(conversation: Conversation) -> list[StoredBlock]:
+    """The blocks `conversation_store` writes, in the order it writes them. (A shopper's
+    blocks are what the memory policy wrote, read back: `policy.shoppers_held`.)"""
     blocks = []
-    if isinstance(history, Conversation):
-        for chat in history.chats:
-            for position, turn in enumerate(chat.turns):
-                when = datetime.fromisoformat(created_at(chat.day, position))
-                blocks.append(
-                    StoredBlock(
-                        turn.key, turn.block, chat.session_id, when, history.context_required
-                    )
+    for chat in conversation.chats:
+        for position, turn in enumerate(chat.turns):
+            when = datetime.fromisoformat(created_at(chat.day, position))
+            blocks.append(
+                StoredBlock(
+                    turn.key, turn.block, chat.session_id, when, conversation.context_required
                 )
-        return blocks
-    for visit in history.visits:
-        for position, exchange in enumerate(visit.exchanges):
-            when = datetime.fromisoformat(created_at(visit.day, position))
-            text = f"{exchange.user}\n{exchange.assistant}"
-            blocks.append(StoredBlock(exchange.key, text, visit.session_id, when, True))
-            for key, fact in zip(exchange.fact_keys, exchange.facts, strict=True):
-                blocks.append(StoredBlock(key, fact, visit.session_id, when, False))
+            )
     return blocks
 
 
 def shopper_store(client: AgentMemoryClient, shopper: Shopper) -> dict[str, str]:
-    """Store the history as the memory policy would; return block key -> block id."""
-    user = client.create_user(shopper.user_id, name=shopper.name)
-    ids: dict[str, str] = {}
-    for visit in shopper.visits:
-        session = user.create_session(
-            visit.session_id,
-            metadata={"retention": "default", "session_date": visit.day.isoformat()},
-            memory_blocks_ttl=SESSION_TTL_SECONDS,
-        )
-        for position, exchange in enumerate(visit.exchanges):
-            when = created_at(visit.day, position)
-            added = session.add_memory(
-                messages=[{"user_content": exchange.user, "assistant_content": exchange.assistant}],
-                annotations={"type": "turn"},
-                context_required=True,
-                created_at=when,
-            )
-            ids[exchange.key] = added.block_ids[0]
-            if exchange.facts:
-                added = session.add_memory(
-                    facts=list(exchange.facts),
-                    annotations={"type": "fact"},
-                    memory_block_ttl=0,
-                    context_required=False,
-                    created_at=when,
-                )
-                ids.update(zip(exchange.fact_keys, added.block_ids, strict=True))
-        session.end()
-    user.create_session(
-        shopper.today_session_id,
-        metadata={"retention": "default"},
-        memory_blocks_ttl=SESSION_TTL_SECONDS,
-    )
-    return ids
+    """Store the history through the memory policy's recording code (`policy`); return
+    block key -> block id."""
+    return shoppers_record(client.base_url, [shopper])
 
 
 def conversation_store(client: AgentMemoryClient, conversation: Conversation) -> dict[str, str]:
@@ -114,7 +77,7 @@ def conversation_store(client: AgentMemoryClient, conversation: Conversation) ->
             )
             added = session.add_memory(
                 messages=[{side: turn.block}],
-                annotations={"type": "turn"},
+                annotations=TURN,
                 context_required=conversation.context_required,
                 created_at=created_at(chat.day, position),
             )
@@ -156,7 +119,8 @@ class Answered:
 def shoppers_ask(
     client: AgentMemoryClient, shoppers: list[History], ids: dict[str, str]
 ) -> list[Answered]:
-    keys = {block_id: key for key, block_id in ids.items()}
+    canonical = keys_canonical(ids)
+    keys = {ids[key]: key for key in set(canonical.values())}
     answered = []
     for shopper in shoppers:
         session = client.get_user(shopper.user_id).get_session(shopper.today_session_id)
@@ -169,8 +133,14 @@ def shoppers_ask(
             )
             ms = (time.perf_counter() - started) * 1000
             ranked = [keys.get(b.block_id, f"foreign:{b.block_id}") for b in found.memory_blocks]
-            answered.append(Answered(question, ranked, ms))
+            answered.append(Answered(answers_canonical(question, canonical), ranked, ms))
     return answered
+
+
+def answers_canonical(question: Question, canonical: dict[str, str]) -> Question:
+    """The question with each answer named by its block's first key (see `keys_canonical`)."""
+    answers = tuple(dict.fromkeys(canonical.get(key, key) for key in question.answers))
+    return replace(question, answers=answers)
 
 
 def shoppers_ask_bm25(shoppers: list[History]) -> list[Answered]:
