@@ -285,6 +285,16 @@ class LexicalIndex:
         out[positions[hit]] = by_doc[hit]
         return out, total_idf
 
+    def lengths(self, size: int) -> np.ndarray:
+        """Each slot position's length in terms (0: no live text)."""
+        out = np.zeros(size, dtype=np.float32)
+        positions = np.frombuffer(self._doc_position, dtype=np.int64)
+        if positions.size:
+            lengths = np.frombuffer(self._doc_length, dtype=np.float32)
+            live = (positions >= 0) & (positions < size)
+            out[positions[live]] = lengths[live]
+        return out
+
     def _postings_of(self, term: str) -> tuple[np.ndarray, np.ndarray]:
         """A term's documents and counts (views, not copies)."""
         postings = self._postings[term]

@@ -506,7 +506,7 @@ class UserIndex:
         if q.vector is not None:
             # A block's cosine is its best sentence's, its whole-block vector one of them.
             own = self.sentences.best(self.vectors[:n] @ q.vector, q.vector)
-            cosine = context.dense_with_context(own, previous)
+            cosine = context.dense_with_context(own, previous, self.lexical.lengths(n))
         dated = q.times.matches(self._dates()) & lenders if q.times else None
         if q.terms is None:
             assert cosine is not None

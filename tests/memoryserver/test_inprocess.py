@@ -15,7 +15,7 @@ from memoryserver.clock import clock
 from memoryserver.db import db_alias
 from memoryserver.embedders import HashingEmbedder
 from memoryserver.extractors import ExtractionError, ExtractiveExtractor, ModelExtractor
-from memoryserver.index.context import CONTEXT_DENSE_WEIGHT
+from memoryserver.index.context import CONTEXT_DENSE_RANGE, CONTEXT_DENSE_WEIGHT
 from memoryserver.index.registry import get_registry
 from memoryserver.index.slot import IndexRow, Query, UserIndex
 from memoryserver.models import MemoryBlock
@@ -49,7 +49,8 @@ def test_index_ranks_by_cosine_and_survives_growth_and_compaction():
     # compaction has moved them all): the context survives the compaction too.
     own = vectors @ vectors[500]
     context = np.array([own[n - 2] if n >= 402 else own[n] for n in range(600)])
-    blended = (own + CONTEXT_DENSE_WEIGHT * context) / (1 + CONTEXT_DENSE_WEIGHT)
+    weight = CONTEXT_DENSE_WEIGHT * CONTEXT_DENSE_RANGE[1]  # blocks without text: the most
+    blended = (own + weight * context) / (1 + weight)
     expected = np.argsort(-blended[400:])[:5] + 400
     assert [h.block_id for h in hits] == [f"b{n}" for n in expected]
     scoped = index.search(

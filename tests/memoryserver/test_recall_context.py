@@ -73,6 +73,21 @@ def test_a_reply_is_found_by_the_words_of_the_question_it_answers(talker, settin
 
 
 @pytest.mark.django_db(databases=DB)
+def test_a_short_reply_leans_on_its_question_more_than_a_long_statement_does(talker, settings):
+    start = datetime(2026, 3, 2, 18, tzinfo=UTC)
+    # The same question twice; a two-word reply to one, a long unrelated statement after
+    # the other, written later (so a tie would go to the statement).
+    _, reply = _chat(talker, "s1", [QUESTION, "Teal, finally!"], start)
+    statement = (
+        "Honestly the whole week was chaos at work, three deadlines, a broken printer, "
+        "a fire drill on Tuesday and my manager away at a conference in Porto."
+    )
+    _, long_one = _chat(talker, "s2", [QUESTION, statement], start + timedelta(days=1))
+    found = _found(talker, "Which colour did they pick for the sofa?", settings, "dense")
+    assert found.index(reply) < found.index(long_one)
+
+
+@pytest.mark.django_db(databases=DB)
 @pytest.mark.parametrize("mode", MODES)
 def test_a_question_naming_a_month_prefers_the_blocks_of_that_month(talker, settings, mode):
     now = clock.now()
