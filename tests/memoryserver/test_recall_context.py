@@ -108,6 +108,23 @@ def test_a_question_naming_a_month_prefers_the_blocks_of_that_month(talker, sett
     assert _found(talker, "That hike two months ago?", settings, mode)[0] == late[0]
 
 
+@pytest.mark.django_db(databases=DB)
+@pytest.mark.parametrize("mode", ["lexical", "hybrid"])
+def test_the_month_asked_outweighs_a_closer_wording_from_another_month(talker, settings, mode):
+    now = clock.now()
+    asked, later = now - timedelta(days=240), now - timedelta(days=60)
+    [told] = _chat(talker, "s1", ["We went hiking by the lake."], asked)
+    # Another month's block that also names the brother and the dog the question asks about.
+    [other] = _chat(
+        talker, "s2", ["We went hiking by the lake with my brother and his dog."], later
+    )
+    month = MONTHS[asked.month - 1].capitalize()
+    found = _found(
+        talker, f"Where did I go hiking with my brother and his dog in {month}?", settings, mode
+    )
+    assert found[:2] == [told, other]
+
+
 def test_the_times_a_query_names():
     now = datetime(2026, 11, 20, 12, tzinfo=UTC)
 
