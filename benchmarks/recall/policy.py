@@ -159,10 +159,21 @@ def held_blocks(client: AgentMemoryClient, shopper: Shopper, ids: dict[str, str]
     return blocks
 
 
+# What `shoppers_held` read back, by the shoppers' ids: one store serves every embedder.
+_held: dict[tuple[str, ...], tuple[dict[str, list], dict[str, str]]] = {}
+
+
 def shoppers_held(shoppers: list[Shopper]) -> tuple[dict[str, list], dict[str, str]]:
     """Store the shoppers through the policy in a scratch server (hashing embedder: the
     in-process ranking embeds again with its own) and read back what it holds: user id ->
-    blocks in writing order, and block key -> block id."""
+    blocks in writing order, and block key -> block id. Once per run for the same shoppers."""
+    key = tuple(s.user_id for s in shoppers)
+    if key not in _held:
+        _held[key] = _shoppers_held(shoppers)
+    return _held[key]
+
+
+def _shoppers_held(shoppers: list[Shopper]) -> tuple[dict[str, list], dict[str, str]]:
     from tests.support.agentmemory_server import start_agentmemory_server
 
     with tempfile.TemporaryDirectory(prefix="recall-policy-") as tmp:
