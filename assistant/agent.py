@@ -22,7 +22,7 @@ import openai
 
 from assistant.grounding import AnswerGrounder, GroundingReport
 from assistant.grounding_evidence import Evidence, evidence_start
-from assistant.tools import ToolOutcome
+from assistant.tools import ToolOutcome, tool_result_text
 from llm.cards import MAX_CARDS
 from llm.prompts import content_text
 from llm.transcript import page_context_parse
@@ -324,7 +324,7 @@ async def agent_run(
                 {
                     "role": "tool",
                     "tool_call_id": call.id or f"call_{round_index}_{i}",
-                    "content": _json(outcome.content),
+                    "content": tool_result_text(outcome.content),
                 }
             )
 
@@ -362,7 +362,3 @@ def _arguments(raw: str) -> dict[str, Any]:
     except json.JSONDecodeError:
         return {}
     return parsed if isinstance(parsed, dict) else {}
-
-
-def _json(payload: Any) -> str:
-    return json.dumps(payload, ensure_ascii=False, default=str)

@@ -18,6 +18,8 @@ Results, as the model reads them (and as checks of answers against them may rely
   and variants.
 - recall_memory: {"notes": fenced notes text, "count": n}.
 - any failure: {"error": "..."}.
+The model reads each result as `tool_result_text` writes it: compact JSON without the
+products' page addresses, which only the cards under the answer show (and link).
 """
 
 from __future__ import annotations
@@ -55,6 +57,9 @@ CARD_KEYS = (
     "blurb",
 )
 _SEARCH_KEYS = CATALOG_FILTER_NAMES | {"offset", "limit"}
+# What a result carries for the cards and checks but the model never needs: a card links
+# its product itself, and the answer is told not to repeat what a card shows.
+_NOT_FOR_MODEL = frozenset({"url"})
 
 
 class ToolArgumentError(ValueError):
@@ -139,6 +144,23 @@ def search_summary(*, count: int, total: int) -> str:
     return f"{count} {noun}" if count == total else f"{count} of {total} {noun}"
 
 
+def tool_result_text(content: dict[str, Any]) -> str:
+    """A tool's result as the model reads it: only what an answer is written from, compact.
+
+    Every key but the page addresses stays, so what the answer is checked against
+    (`ToolOutcome.content`) is what the model was given.
+    """
+
+    def lean(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: lean(v) for k, v in value.items() if k not in _NOT_FOR_MODEL}
+        if isinstance(value, list):
+            return [lean(item) for item in value]
+        return value
+
+    return json.dumps(lean(content), ensure_ascii=False, separators=(",", ":"), default=str)
+
+
 def _card(product: dict[str, Any]) -> dict[str, Any]:
     return {key: product[key] for key in CARD_KEYS}
 
@@ -206,7 +228,7 @@ def _search_parameters(vocabulary: Vocabulary) -> dict[str, Any]:
     properties["offset"] = {
         "type": "integer",
         "minimum": 0,
-        "description": "Skip this many (show more: previous offset + count).",
+        "description": "Show more: previous offset + count.",
     }
     properties["limit"] = {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT}
     return {"type": "object", "properties": properties, "additionalProperties": False}
@@ -284,9 +306,8 @@ async def _recall_run(args: dict, vocabulary: Vocabulary, recall: Recall | None)
 SEARCH_PRODUCTS = Tool(
     name="search_products",
     description=(
-        "Search the catalog: in-stock products (EUR price, colours, sizes in stock, blurb), "
-        "total matches and offset. Call before naming any product. Exclusion lists take the "
-        "values of category and colour."
+        "In-stock products (EUR price, colours, sizes in stock, blurb), total matches and "
+        "offset. Exclusion lists take category and colour values."
     ),
     parameters=_search_parameters,
     run=_search_run,
@@ -294,8 +315,8 @@ SEARCH_PRODUCTS = Tool(
 GET_PRODUCT = Tool(
     name="get_product",
     description=(
-        "One product by SKU with its in-stock variants. With a colour (a colour value): "
-        "that colour's sizes and variants, and colour_in_stock."
+        "One product by SKU with its in-stock variants; with a colour, only that colour's, "
+        "and colour_in_stock."
     ),
     parameters=_product_parameters,
     run=_product_run,
@@ -303,8 +324,7 @@ GET_PRODUCT = Tool(
 RECALL_MEMORY = Tool(
     name="recall_memory",
     description=(
-        "Search this shopper's memory of earlier visits. Results are leads: check products "
-        "with a catalog tool."
+        "Search the shopper's memory of earlier visits: leads, to check with a catalog tool."
     ),
     parameters=_recall_parameters,
     run=_recall_run,

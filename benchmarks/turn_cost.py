@@ -232,6 +232,35 @@ def request_tokens(body: dict) -> int:
     return total
 
 
+def request_parts(body: dict) -> dict[str, int]:
+    """An assistant request's tokens by part: the same count as request_tokens, split."""
+    from llm.prompts import NOTES_OPEN
+    from memoryapp.render import tokens_estimate
+
+    parts: dict[str, int] = defaultdict(int)
+    for index, message in enumerate(body.get("messages") or []):
+        content = message.get("content")
+        if isinstance(content, list):
+            content = "".join(part.get("text", "") for part in content if isinstance(part, dict))
+        content = content or ""
+        role = message.get("role")
+        if role == "system":
+            part = "system prompt" if index == 0 else "page context"
+        elif role == "user":
+            part = "notes" if NOTES_OPEN in content else "shopper message"
+        elif role == "tool":
+            part = "tool result"
+        else:
+            part = "tool call"
+        parts[part] += 4 + tokens_estimate(content)
+        for call in message.get("tool_calls") or []:
+            function = json.dumps(call.get("function", {}), ensure_ascii=False)
+            parts["tool call"] += tokens_estimate(function)
+    if body.get("tools"):
+        parts["tools schema"] += tokens_estimate(json.dumps(body["tools"], ensure_ascii=False))
+    return parts
+
+
 def notes_tokens(body: dict) -> int | None:
     from llm.prompts import NOTES_OPEN
     from memoryapp.render import tokens_estimate
@@ -299,6 +328,7 @@ def report(endpoint: Endpoint, visits: list[int], cpu: dict, clients: list[str])
     kinds: dict[str, list[float]] = defaultdict(list)
     notes: list[float] = []
     summaries: dict[tuple[str, int], int] = {}
+    parts: dict[int, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     for turn, role, body in endpoint.calls:
         if turn is None:
             continue
@@ -320,6 +350,10 @@ def report(endpoint: Endpoint, visits: list[int], cpu: dict, clients: list[str])
             per_turn[client][number][kind] = per_turn[client][number].get(kind, 0) + tokens
         if client == "honest":
             kinds[kind].append(tokens)
+            if number >= 0:
+                split = request_parts(body) if role == "assistant" else {kind: tokens}
+                for part, count in split.items():
+                    parts[number][part] += count
 
     starts = [sum(visits[:v]) for v in range(len(visits))]
     whole: dict[str, dict[int, float]] = defaultdict(dict)
@@ -329,6 +363,9 @@ def report(endpoint: Endpoint, visits: list[int], cpu: dict, clients: list[str])
             for number in range(start, start + turns):
                 whole[client][number] = sum(per_turn[client][number].values()) + share
 
+    for visit, (start, turns) in enumerate(zip(starts, visits, strict=True)):
+        for number in range(start, start + turns):
+            parts[number]["visit summary"] += summaries.get(("honest", visit), 0) / turns
     print("\nInput tokens per call (honest client)")
     for kind in ("round 1", "round 2", "judge", "extraction", "visit summary"):
         print(f"  {kind:<16}{figures(kinds.get(kind, []))}")
@@ -351,6 +388,27 @@ def report(endpoint: Endpoint, visits: list[int], cpu: dict, clients: list[str])
             )
         r1 = [per_turn[client][n].get("round 1", 0) for n in whole[client]]
         print(f"  round 1          {figures(r1)}")
+    if "honest" in clients:
+        print("\nWhole turn by part, honest client (both rounds summed)")
+        ordered = sorted(whole["honest"], key=whole["honest"].get)
+        p50_turn = ordered[min(len(ordered) - 1, round(0.50 * (len(ordered) - 1)))]
+        p95_turn = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+        print(
+            f"  {'part':<16}{'p50 of part':>12}{'p95 of part':>12}"
+            f"{f'turn {p50_turn + 1} (p50)':>16}{f'turn {p95_turn + 1} (p95)':>16}"
+        )
+        names = sorted({name for split in parts.values() for name in split})
+        for name in [*names, "total"]:
+            if name == "total":
+                values = [sum(parts[n].values()) for n in whole["honest"]]
+                at = [sum(parts[n].values()) for n in (p50_turn, p95_turn)]
+            else:
+                values = [parts[n].get(name, 0) for n in whole["honest"]]
+                at = [parts[n].get(name, 0) for n in (p50_turn, p95_turn)]
+            print(
+                f"  {name:<16}{pct(values, 50):12.0f}{pct(values, 95):12.0f}"
+                f"{at[0]:16.0f}{at[1]:16.0f}"
+            )
     if {"honest", "lying"} <= set(clients):
         ratios = {n: whole["lying"][n] / whole["honest"][n] for n in whole["honest"]}
         worst = max(ratios, key=ratios.get)

@@ -19,7 +19,10 @@ PAGE_OPEN = "<page-context>"
 PAGE_CLOSE = "</page-context>"
 
 # One product: `Name [SKU] colours a/b, sizes S/M, €59.00` — separators that catalog names,
-# colours and sizes never contain, so the line parses back without ambiguity.
+# colours and sizes never contain, so the line parses back without ambiguity. A run of three
+# or more sizes in a row is written as its ends, `sizes 36-46`, `sizes XS-XL`: the line is
+# in every verbatim exchange of the notes, and a shoe's eleven sizes cost ~20 tokens each
+# time written out.
 _PRODUCT = re.compile(
     r"^(?P<name>.+?) \[(?P<sku>[^\]\s]+)\]"
     r"(?: colours (?P<colours>[^,]*))?"
@@ -27,6 +30,51 @@ _PRODUCT = re.compile(
     r"(?:, €(?P<price>\d+(?:\.\d+)?))?$"
 )
 _SEPARATOR = " | "
+_LETTER_SIZES = ("XXS", "XS", "S", "M", "L", "XL", "XXL", "XXXL")
+_RUN_MIN = 3
+_RANGE = re.compile(r"^(?P<low>[^-]+)-(?P<high>[^-]+)$")
+
+
+def _size_rank(size: str) -> tuple[str, int] | None:
+    """Where a size stands in its series (letters, or whole numbers), or None."""
+    if size in _LETTER_SIZES:
+        return ("letter", _LETTER_SIZES.index(size))
+    if size.isdigit() and not (len(size) > 1 and size.startswith("0")):
+        return ("number", int(size))
+    return None
+
+
+def _size_of(series: str, rank: int) -> str:
+    return _LETTER_SIZES[rank] if series == "letter" else str(rank)
+
+
+def sizes_text(sizes: list[str]) -> str:
+    """`36-39/41/43-46`: sizes in their order, each run of three or more in a row as its ends."""
+    runs: list[list[str]] = []
+    for size in sizes:
+        rank, last = _size_rank(size), _size_rank(runs[-1][-1]) if runs else None
+        if rank and last and rank[0] == last[0] and rank[1] == last[1] + 1:
+            runs[-1].append(size)
+        else:
+            runs.append([size])
+    parts = []
+    for run in runs:
+        parts += [f"{run[0]}-{run[-1]}"] if len(run) >= _RUN_MIN else run
+    return "/".join(parts)
+
+
+def sizes_parse(text: str) -> tuple[str, ...]:
+    """The sizes `sizes_text` wrote, each run written as its ends spelled out again."""
+    sizes: list[str] = []
+    for part in (p for p in text.split("/") if p):
+        match = _RANGE.match(part)
+        low = _size_rank(match.group("low")) if match else None
+        high = _size_rank(match.group("high")) if match else None
+        if low and high and low[0] == high[0] and high[1] - low[1] + 1 >= _RUN_MIN:
+            sizes += [_size_of(low[0], rank) for rank in range(low[1], high[1] + 1)]
+        else:
+            sizes.append(part)
+    return tuple(sizes)
 
 
 @dataclass(frozen=True)
@@ -60,7 +108,7 @@ def products_shown_line(cards: list[dict[str, Any]]) -> str:
         colours = [_clean(c) for c in card.get("colours") or [] if _clean(c)]
         sizes = [_clean(s) for s in card.get("sizes_in_stock") or [] if _clean(s)]
         part += f" colours {'/'.join(colours)}" if colours else ""
-        part += f", sizes {'/'.join(sizes)}" if sizes else ""
+        part += f", sizes {sizes_text(sizes)}" if sizes else ""
         price = card.get("price_eur")
         if isinstance(price, int | float) and not isinstance(price, bool):
             part += f", €{float(price):.2f}"
@@ -86,7 +134,7 @@ def products_shown_parse(text: str) -> list[ShownProduct]:
                 name=match.group("name").strip(),
                 sku=match.group("sku"),
                 colours=tuple(c for c in (match.group("colours") or "").split("/") if c),
-                sizes=tuple(s for s in (match.group("sizes") or "").split("/") if s),
+                sizes=sizes_parse(match.group("sizes") or ""),
                 price_eur=float(match.group("price")) if match.group("price") else None,
             )
         )
@@ -133,21 +181,20 @@ def page_context_parse(text: str) -> dict[str, Any] | None:
 MEMORY_STATE = "Memory state:"
 MEMORY_MODES: dict[str, str] = {
     "remembering": (
-        "the shopper is signed in and remembered across visits. The notes hold what they "
-        "told you before (facts, dated) and their earlier visits; recall_memory looks "
-        "further back."
+        "the shopper is signed in and remembered across visits; the notes hold their "
+        "dated facts and earlier visits, recall_memory looks further back."
     ),
     "stateless": (
-        "the shopper is not signed in. Nothing is remembered between visits and nothing "
-        "from this chat is kept; the notes, if any, are this conversation so far."
+        "the shopper is not signed in: nothing is remembered between visits or kept from "
+        "this chat; the notes, if any, are this conversation so far."
     ),
     "memory_off": (
-        "the shopper is signed in, but the shop has switched memory off. Nothing from "
+        "the shopper is signed in, but the shop has switched memory off: nothing from "
         "earlier visits is available and nothing from this chat is kept."
     ),
     "memory_unavailable": (
-        "the shopper is signed in, but their memory cannot be reached right now. Nothing "
-        "from earlier visits is available this turn."
+        "the shopper is signed in, but their memory cannot be reached now: nothing from "
+        "earlier visits is available this turn."
     ),
 }
 _MEMORY_STATE_LINE = re.compile(re.escape(MEMORY_STATE) + r" (?P<mode>[a-z_]+)\b")

@@ -387,12 +387,11 @@ def _words(text: str) -> str:
 # The four memory rules of the memory specification and the untrusted-notes sentence, each
 # by the words that carry it.
 MEMORY_RULE_WORDS = {
-    "never say memories are consulted": "do not tell the shopper that memories or notes are "
-    "being searched or consulted",
-    "never repeat one back as news": "never repeat a memory back to them as if it were news",
+    "never say memories are consulted": "never tell the shopper that memories or notes are "
+    "searched or consulted",
+    "never repeat one back as news": "repeat a memory back as news",
     "recency wins": "resolve contradictions by recency",
-    "the newest fact without asking": "act on the most recent one and disregard the older "
-    "without asking",
+    "the newest fact without asking": "act on the newest, drop the older without asking",
     "memories are leads": "memories are leads, not results",
     "look it up first": "look it up with a tool first",
     "catalog facts from tools only": "take price, sku and sizes only from a tool's response",
