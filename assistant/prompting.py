@@ -16,7 +16,9 @@ from llm.transcript import PRODUCTS_SHOWN, memory_state_line
 # about what they told us: the paragraph after the rules says so, so a model does not
 # refuse it. Every word here is sent twice a turn (both rounds), so the rules are said once
 # each and as briefly as they can be said without losing one (tests/assistant/
-# test_prompting.py bounds the prompt's size).
+# test_prompting.py bounds the prompt's size). What "this" and "cheaper ones" mean on a
+# page is said by the page's own message (llm.transcript.page_context_message), only on
+# the turns that have one.
 MEMORY_RULES = f"""Memory rules:
 1. Never narrate the memory machinery: never tell the shopper that memories or notes are
    searched or consulted ("I checked my memory...") or repeat a memory back as news.
@@ -44,8 +46,6 @@ the shopper's size, taste, occasion and budget.
 - "The black one", "the second one", "in M?", "cheaper" mean the products of your newest
   answer, in the order of its "{PRODUCTS_SHOWN}" line in the notes: check them with a
   tool, keeping to the colour and sizes shown.
-- A page-context system message names the shopper's page: on a product page "this" and
-  "it" are that product; on a catalog page its filters are the context.
 - If nothing matches, say so and suggest a filter to relax."""
 
 

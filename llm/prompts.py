@@ -43,7 +43,7 @@ JSON_OBJECT = {"type": "json_object"}
 EPISODE_MAX_TOKENS = 2000
 EPISODE_CHARS_PER_TOKEN = 3
 EPISODE_QUERY_MAX_CHARS = 300
-EPISODE_ANSWER_MAX_CHARS = 400
+EPISODE_ANSWER_MAX_CHARS = 240
 EPISODE_SHOWN_MAX = 4
 EPISODE_FACTS_MAX = 12
 
@@ -204,7 +204,8 @@ def role_of(messages: list[dict]) -> str:
 
 
 def _as_json(payload: object) -> str:
-    return json.dumps(payload, ensure_ascii=False, indent=1)
+    # On one line: an indented payload pays a token a line for the layout alone.
+    return json.dumps(payload, ensure_ascii=False)
 
 
 def content_text(content: object) -> str:

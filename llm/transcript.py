@@ -159,7 +159,10 @@ def page_context_message(page: dict[str, Any]) -> str:
             "up this turn). When they say this, it or this one, they mean this product."
         )
     else:
-        lead = "The shopper is browsing the shop's catalog with these filters."
+        lead = (
+            "The shopper is browsing the shop's catalog with these filters; they are the "
+            'context of "cheaper ones" or "any in M?".'
+        )
     body = json.dumps(page, ensure_ascii=False, default=str).replace("<", " ").replace(">", " ")
     return f"{lead}\n{PAGE_OPEN}{body}{PAGE_CLOSE}"
 
@@ -181,8 +184,8 @@ def page_context_parse(text: str) -> dict[str, Any] | None:
 MEMORY_STATE = "Memory state:"
 MEMORY_MODES: dict[str, str] = {
     "remembering": (
-        "the shopper is signed in and remembered across visits; the notes hold their "
-        "dated facts and earlier visits, recall_memory looks further back."
+        "the shopper is signed in and remembered across visits; recall_memory looks "
+        "further back than the notes."
     ),
     "stateless": (
         "the shopper is not signed in: nothing is remembered between visits or kept from "

@@ -193,7 +193,8 @@ MEMORY_CROSS_SESSION_EPISODE_K = env_int("MEMORY_CROSS_SESSION_EPISODE_K", 5, mi
 MEMORY_MAX_FACTS_PER_TURN = env_int("MEMORY_MAX_FACTS_PER_TURN", 5, minimum=1)
 MEMORY_NOTE_MAX_CHARS = env_int("MEMORY_NOTE_MAX_CHARS", 500, minimum=50)
 # The notes message as a whole, in estimated tokens (memoryapp.render.tokens_estimate).
-MEMORY_NOTES_MAX_TOKENS = env_int("MEMORY_NOTES_MAX_TOKENS", 1500, minimum=100)
+# Sent in both rounds of a turn; docs/benchmarks.md (what a turn costs) has the figures.
+MEMORY_NOTES_MAX_TOKENS = env_int("MEMORY_NOTES_MAX_TOKENS", 800, minimum=100)
 
 # --- Models -----------------------------------------------------------------------------
 OPENAI_API_KEY = env_str("OPENAI_API_KEY", "") or None

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from assistant.prompting import MEMORY_RULES, ROLE, system_prompt, turn_messages
-from llm.transcript import memory_state_line, memory_state_parse
-from memoryapp.render import NOTES_OPEN, notes_message
+from llm.transcript import MEMORY_MODES, memory_state_line, memory_state_parse
+from memoryapp.render import NOTES_OPEN, notes_message, tokens_estimate
 
 NOTES = notes_message(["[fact · stated 2026-05-01] The shopper wears size M."])
 PAGE = "The shopper is on the product page of TS-0001."
@@ -53,3 +53,10 @@ def test_the_system_prompt_is_the_role_the_memory_state_and_the_rules_as_paragra
     assert paragraphs == [ROLE, memory_state_line("stateless"), MEMORY_RULES]
     for rule in ("1. Never narrate", "2. Resolve contradictions", "3. Memories are leads"):
         assert rule in MEMORY_RULES
+
+
+@pytest.mark.parametrize("mode", sorted(MEMORY_MODES))
+def test_the_system_prompt_stays_small(mode):
+    """Both rounds of every turn send it: a size measured, not guessed (~750 tokens with
+    each rule said at length, ~560 said once each in fewer words)."""
+    assert tokens_estimate(system_prompt(mode=mode)) <= 600

@@ -18,6 +18,7 @@ from llm.prompts import (
     role_of,
 )
 from llm.transcript import exchange_with_products
+from memoryapp.render import tokens_estimate
 
 
 async def _json(role: str, messages: list[dict]) -> dict:
@@ -156,6 +157,13 @@ def test_role_markers_lead_each_system_prompt() -> None:
         (EPISODE_MARKER, episode_messages([])),
     ]:
         assert messages[0]["content"].splitlines()[0] == marker
+
+
+def test_the_judge_prompt_stays_small() -> None:
+    """Sent on every turn past the local screen: a size measured, not guessed (~850 tokens
+    with each rule said at length, ~670 said once each in fewer words)."""
+    (system, _payload) = judge_messages("I wear M", "Which size?")
+    assert tokens_estimate(system["content"]) <= 700
 
 
 async def test_judge_payload_cannot_be_escaped_by_the_shopper() -> None:

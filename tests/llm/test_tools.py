@@ -8,12 +8,19 @@ import pytest
 
 from assistant.tools import (
     search_summary,
+    tool_result_text,
     tool_run,
     tool_schemas,
     vocabulary_load,
 )
 from llm.offline.notes import notes_parse
-from memoryapp.render import NOTES_CLOSE, NOTES_OPEN, NOTES_WARNING, recalled_line_defuse
+from memoryapp.render import (
+    NOTES_CLOSE,
+    NOTES_OPEN,
+    NOTES_WARNING,
+    recalled_line_defuse,
+    tokens_estimate,
+)
 from memoryapp.types import RecalledItem
 from tests.support.shopping import TOOLS, VOCABULARY
 
@@ -52,6 +59,27 @@ async def test_the_next_page_continues_where_the_first_ended() -> None:
     assert (
         past_the_end.content["products"] == [] and past_the_end.summary == f"0 of {total} products"
     )
+
+
+async def test_the_model_reads_a_result_compact_and_without_page_addresses() -> None:
+    """Round 2 of every turn carries the search result: all an answer is written from (and
+    checked against), without the links only the cards show; a size measured, not guessed
+    (~510 tokens for four shoes as indented JSON with addresses, ~350 now)."""
+    outcome = await _run("search_products", {"category": "boots"})
+    text = tool_result_text(outcome.content)
+    read = json.loads(text)
+    assert "url" not in text and all(card["url"] for card in outcome.products)
+    assert read["products"] == [
+        {key: value for key, value in product.items() if key != "url"}
+        for product in outcome.content["products"]
+    ]
+    assert {k: v for k, v in read.items() if k != "products"} == {
+        "count": 4, "total": outcome.content["total"], "offset": 0,
+    }  # fmt: skip
+    assert tokens_estimate(text) <= 420
+    looked_up = await _run("get_product", {"sku": outcome.products[0]["sku"]})
+    assert "url" not in tool_result_text(looked_up.content)
+    assert json.loads(tool_result_text(looked_up.content))["variants"]
 
 
 def test_the_summary_says_all_when_all_are_shown() -> None:
@@ -137,12 +165,12 @@ def test_a_line_keeps_its_own_label() -> None:
 def test_the_schema_names_each_vocabulary_once_and_stays_small() -> None:
     """Every request carries the schema: each list once, and a size measured, not guessed
     (2,831 characters with the colour list three times and the categories twice; 2,453
-    with each once and the materials added)."""
+    with each once and the materials added; 2,327 with the descriptions shortened)."""
     text = json.dumps(TOOLS)
     assert text.count(json.dumps(VOCABULARY["colours"])) == 1
     assert text.count(json.dumps(VOCABULARY["categories"])) == 1
     assert text.count(json.dumps(VOCABULARY["materials"])) == 1
-    assert len(text) <= 2500
+    assert len(text) <= 2350
     assert json.dumps(tool_schemas(vocabulary=VOCABULARY, with_memory=True)) == text
 
 

@@ -45,3 +45,24 @@ def test_page_context_cannot_close_its_fence():
     assert message.count("</page-context>") == 1
     assert page_context_parse(message)["product"]["sku"] == "X-1"
     assert page_context_parse("no page here") is None
+
+
+def test_a_run_of_sizes_is_written_as_its_ends_and_read_back_whole():
+    shoe = [str(size) for size in range(36, 47)]
+    cards = [
+        {"sku": "SN-1", "name": "Trainers", "colours": ["white"], "sizes_in_stock": shoe},
+        {"sku": "TS-2", "name": "Tee", "sizes_in_stock": ["XS", "S", "M", "L", "XL", "XXL"]},
+        # A gap splits the run; two in a row stay as they are, as do sizes of no series.
+        {"sku": "SN-3", "name": "Boots", "sizes_in_stock": ["36", "37", "39", "40", "41"]},
+        {"sku": "JN-4", "name": "Jeans", "sizes_in_stock": ["S", "M", "W32-L34", "UK 8"]},
+    ]
+    line = products_shown_line(cards)
+    assert "sizes 36-46 |" in line
+    assert "sizes XS-XXL |" in line and "sizes 36/37/39-41 |" in line
+    assert line.endswith("sizes S/M/W32-L34/UK 8")
+    assert [product.sizes for product in products_shown_parse(line)] == [
+        tuple(shoe),
+        ("XS", "S", "M", "L", "XL", "XXL"),
+        ("36", "37", "39", "40", "41"),
+        ("S", "M", "W32-L34", "UK 8"),
+    ]
