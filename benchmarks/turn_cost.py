@@ -12,15 +12,17 @@ the turn pipeline (`assistant.pipeline.turn_run`) with the bundled catalog. An h
 client sends the session's turn count; a lying one always sends 0 (as a REST caller that
 leaves it out does).
 
-Tokens are memoryapp.render.tokens_estimate, the estimate the notes budget uses (three
-bytes of UTF-8 a token; no tokenizer of the hosted models works offline): each message's
+Tokens are memoryapp.render.tokens_estimate, the estimate the notes budget uses (cl100k's
+pre-tokenizer split, each piece counted; no tokenizer of the hosted models works offline): each message's
 text, its tool calls' arguments, the tools schema as JSON, and 4 tokens per message for
 the chat format. A turn's tokens are its two rounds, its judge call, its exchange's
 extraction and its share of the visit summary (the summary over the visit's turns).
 
 Printed: tokens per call kind (p50/p95/max), the notes message, whole turns by turn
-number in the long visit and by past visits, the lying client's turns against the honest
-one's at each turn number, and CPU per turn: the app (this process, less the scripted
+number in the long visit and by past visits, the honest client's turn by part (system
+prompt, tools schema, notes, tool result, ... of both rounds, judge, extraction, summary
+share) at the p50 and p95 turns, the lying client's turns against the honest one's at each
+turn number, and CPU per turn: the app (this process, less the scripted
 endpoint's threads) and the memory server (its process). Everything runs against
 127.0.0.1 with temporary databases.
 """
