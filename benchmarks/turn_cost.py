@@ -474,7 +474,7 @@ def main() -> None:
     cpu: dict[str, list[tuple[float, float]]] = defaultdict(list)
 
     async def everything() -> None:
-        from memoryapp.public import memory_clients_close
+        from memoryapp.public import TurnMemory
 
         for client in args.clients:
             await shopper_run(
@@ -484,7 +484,7 @@ def main() -> None:
                 visits=visits,
                 cpu=cpu,
             )
-        await memory_clients_close()
+        await TurnMemory.clients_close()
 
     started = time.monotonic()
     asyncio.run(everything())

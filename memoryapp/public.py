@@ -20,14 +20,11 @@ from memoryapp.turn import (
     Recall,
     SessionInfo,
     TurnMemory,
-    memory_clients_close,
 )
 
 # The turn's handle and the values it takes and hands back (`memoryapp.turn`); the rules
 # the chat frames share with memory's writes and the notes' framing; memory's news for the
-# panels (`memory_changed`) and staff's pages, reads and erase (`staff`); and, for a
-# benchmark that owns its event loop, `memory_clients_close` (the assistant has
-# `TurnMemory.clients_close`).
+# panels (`memory_changed`) and staff's pages, reads and erase (`staff`).
 __all__ = [
     "RETENTION",
     "CloseOutcome",
@@ -37,7 +34,6 @@ __all__ = [
     "SessionInfo",
     "TurnMemory",
     "memory_changed",
-    "memory_clients_close",
     "notes_message",
     "session_id_clean",
     "staff",

@@ -53,14 +53,14 @@ def shoppers_record(base_url: str, shoppers: list[Shopper]) -> dict[str, str]:
 
 
 async def _shoppers_record(shoppers: list[Shopper]) -> dict[str, str]:
-    from memoryapp.turn import memory_clients_close
+    from memoryapp.turn import TurnMemory
 
     ids: dict[str, str] = {}
     try:
         for shopper in shoppers:
             ids.update(await _shopper_record(shopper))
     finally:
-        await memory_clients_close()
+        await TurnMemory.clients_close()
     return ids
 
 

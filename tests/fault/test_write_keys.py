@@ -12,7 +12,7 @@ from assistant.models import ChatTurn
 from memoryapp.clients import memory_client_async
 from tests.support.chat import Chat, session_cookie_for
 
-pytestmark = [pytest.mark.fault, pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
+pytestmark = [pytest.mark.fault, pytest.mark.django_db(transaction=True)]
 
 
 @pytest.fixture
