@@ -151,6 +151,7 @@ async def test_a_slow_server(memory, new_shopper, figures):
     assert slow.answer and slow.session["mode"] == "remembering"
     assert slow.first("memory.searched")["failed"] == [] and slow.written
 
+    await memory.proxy.settled()  # the last turn's writes answered, or they'd extend the bound
     memory.proxy.response_delay = 3.0  # past the 1 s read bound: memory is skipped
     hung = await shopper.turn("and in black?")
     figures.turn("slow server: 3 s per request", hung)

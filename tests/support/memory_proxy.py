@@ -10,6 +10,7 @@
                                     # those answered 503 by the proxy, named in proxy.failed
     proxy.upstream_port = 8082      # a restarted server on another port
     proxy.cut()                     # drop the open connections a client would reuse
+    await proxy.settled()           # until no request has been in flight for a while
     proxy.stop()
 
 It relays bytes, so the client keeps its pooled connections and sees what a real server
@@ -26,6 +27,7 @@ import asyncio
 import contextlib
 import json
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -57,6 +59,9 @@ class MemoryProxy:
         self._server: asyncio.AbstractServer | None = None
         self._connections: set[asyncio.StreamWriter] = set()
         self._serving: set[asyncio.Task] = set()
+        # Requests relayed and not yet answered, and when a request or answer last passed.
+        self._in_flight = 0
+        self._last_passed = time.monotonic()
 
     @classmethod
     def in_front_of(cls, base_url: str) -> MemoryProxy:
@@ -82,6 +87,22 @@ class MemoryProxy:
     def cut(self) -> None:
         """Drop every open connection (the pooled ones a client would reuse)."""
         asyncio.run_coroutine_threadsafe(self._cut(), self._loop).result(timeout=10)
+
+    async def settled(self, *, quiet: float = 1.0, timeout: float = 30.0) -> None:
+        """Wait (on the caller's loop) until nothing has been in flight for `quiet` seconds.
+
+        A turn's writes go on after its answer; a test that changes the delays for the next
+        turn waits here first, or the last turn's late answers would count as the server
+        answering while the next turn's calls wait (memory's guard then waits longer).
+        """
+        deadline = time.monotonic() + timeout
+        while self._in_flight or time.monotonic() - self._last_passed < quiet:
+            assert time.monotonic() < deadline, f"{self._in_flight} requests still in flight"
+            await asyncio.sleep(0.05)
+
+    def _passed(self, change: int) -> None:
+        self._in_flight = max(0, self._in_flight + change)
+        self._last_passed = time.monotonic()
 
     async def _listen(self) -> None:
         self._server = await asyncio.start_server(
@@ -138,6 +159,7 @@ class MemoryProxy:
                     if delay:
                         await asyncio.sleep(delay)
                     answer_due["delay"] = True
+                    self._passed(+1)
                     upstream_writer.write(raw)
                     await upstream_writer.drain()
             except (ConnectionError, OSError, asyncio.IncompleteReadError):
@@ -150,9 +172,10 @@ class MemoryProxy:
             try:
                 while chunk := await upstream_reader.read(65536):
                     if answer_due["delay"]:
-                        answer_due["delay"] = False
                         if self.response_delay:
                             await asyncio.sleep(self.response_delay)
+                        answer_due["delay"] = False
+                        self._passed(-1)
                     client_writer.write(chunk)
                     await client_writer.drain()
             except (ConnectionError, OSError):
@@ -164,6 +187,8 @@ class MemoryProxy:
         try:
             await asyncio.gather(requests(), answers())
         finally:
+            if answer_due["delay"]:  # cut before its answer: no longer in flight
+                self._passed(-1)
             # One side hung up: so does the other.
             for writer in (client_writer, upstream_writer):
                 with contextlib.suppress(Exception):
