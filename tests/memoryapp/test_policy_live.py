@@ -20,6 +20,7 @@ from memoryapp.render import notes_message
 from memoryapp.sessions import session_open
 from memoryapp.types import MemoryUnavailable
 from tests.support.memory_proxy import MemoryProxy
+from tests.support.session_search import in_session_search_watch
 
 pytestmark = pytest.mark.asyncio
 
@@ -347,14 +348,7 @@ async def test_a_failed_in_session_search_keeps_the_verbatim_window(
 ):
     memory = await resumed_session(shopper_name)
     await exchanges(memory, [(f"question {i}", f"answer {i}") for i in range(12)])
-    real_search = memory.resource.search_memory
-
-    async def in_session_search_fails(query=None, filters=None):
-        if "session_ids" not in (filters or {}):
-            raise OSError("connection reset")
-        return await real_search(query=query, filters=filters)
-
-    monkeypatch.setattr(memory.resource, "search_memory", in_session_search_fails)
+    in_session_search_watch(monkeypatch, memory, fail=True)
     recall = await memories_recall(memory=memory, message="the black one in M?", turn_count=12)
     assert recall.failed == ["session_search"]
     session_lines = [i.line for i in recall.items if i.scope == "session"]
@@ -447,15 +441,7 @@ async def test_the_session_is_searched_from_the_threshold_turn_on_and_listed_bef
     memory = await resumed_session(shopper_name)
     # An honest client's count: as many exchanges as it says.
     await exchanges(memory, [(f"question {i}", f"answer {i}") for i in range(turn_count)])
-    in_session_searches: list[str | None] = []
-    real_search = memory.resource.search_memory
-
-    async def searching(query=None, filters=None):
-        if "session_ids" not in (filters or {}):
-            in_session_searches.append(query)
-        return await real_search(query=query, filters=filters)
-
-    monkeypatch.setattr(memory.resource, "search_memory", searching)
+    in_session_searches = in_session_search_watch(monkeypatch, memory)
     recall = await memories_recall(memory=memory, message="question 3", turn_count=turn_count)
     session_lines = [i.line for i in recall.items if i.scope == "session"]
     newest = range(turn_count - 3, turn_count)

@@ -9,6 +9,7 @@ from memoryapp.recall import memories_recall
 from memoryapp.recording import facts_record, turn_record
 from memoryapp.render import notes_message, tokens_estimate
 from tests.memoryapp.test_policy_live import exchanges, resumed_session
+from tests.support.session_search import in_session_search_watch
 
 pytestmark = pytest.mark.asyncio
 
@@ -48,14 +49,7 @@ async def test_the_newest_exchanges_arrive_whole_while_every_turn_changes_a_pref
     assert len(history) >= 4 * turns  # more history and facts than the window's first page
 
     # The window must stand on its own: the in-session search finds nothing this time.
-    real_search = memory.resource.search_memory
-
-    async def searching(query=None, filters=None):
-        if "session_ids" not in (filters or {}):
-            raise OSError("connection reset")
-        return await real_search(query=query, filters=filters)
-
-    monkeypatch.setattr(memory.resource, "search_memory", searching)
+    in_session_search_watch(monkeypatch, memory, fail=True)
     recall = await memories_recall(memory=memory, message="question", turn_count=turns)
     notes = notes_message(recall.lines) or ""
     window = [line for line in notes.splitlines() if line.startswith("[this visit] ")]
@@ -71,15 +65,7 @@ async def test_a_client_that_miscounts_gets_the_window_and_search_not_the_sessio
     await exchanges(memory, [(f"question {i}", f"answer {i}") for i in range(turns)])
     honest = await memories_recall(memory=memory, message="question 3", turn_count=turns)
 
-    in_session_searches: list[str | None] = []
-    real_search = memory.resource.search_memory
-
-    async def searching(query=None, filters=None):
-        if "session_ids" not in (filters or {}):
-            in_session_searches.append(query)
-        return await real_search(query=query, filters=filters)
-
-    monkeypatch.setattr(memory.resource, "search_memory", searching)
+    in_session_searches = in_session_search_watch(monkeypatch, memory)
     lying = await memories_recall(memory=memory, message="question 3", turn_count=told)
     assert in_session_searches == ["question 3"]
     lines = [i.line for i in lying.items if i.scope == "session"]
@@ -94,14 +80,7 @@ async def test_a_failed_search_for_a_miscounting_client_keeps_its_window(
 ):
     memory = await resumed_session(shopper_name)
     await exchanges(memory, [(f"question {i}", f"answer {i}") for i in range(12)])
-    real_search = memory.resource.search_memory
-
-    async def searching(query=None, filters=None):
-        if "session_ids" not in (filters or {}):
-            raise OSError("connection reset")
-        return await real_search(query=query, filters=filters)
-
-    monkeypatch.setattr(memory.resource, "search_memory", searching)
+    in_session_search_watch(monkeypatch, memory, fail=True)
     recall = await memories_recall(memory=memory, message="question 3", turn_count=0)
     lines = [i.line for i in recall.items if i.scope == "session"]
     assert lines[-3:] == [verbatim(i) for i in (9, 10, 11)]
