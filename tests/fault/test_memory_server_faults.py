@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from memoryapp.conf import memory_conf
+from memoryapp.sessions import SESSION_OPEN_CAP
 from tests.support.chat import Outcome, Shopper
 from tests.support.fault_figures import Figures
 from tests.support.memory_rig import MemoryRig
@@ -152,9 +154,11 @@ async def test_a_slow_server(memory, new_shopper, figures):
     assert slow.first("memory.searched")["failed"] == [] and slow.written
 
     await memory.proxy.settled()  # the last turn's writes answered, or they'd extend the bound
-    memory.proxy.response_delay = 3.0  # past the 1 s read bound: memory is skipped
+    # Past the 1 s read bound memory is skipped. A bound stretched while the server still
+    # answers others ends at the open's cap at the latest, so the delay is past that too.
+    memory.proxy.response_delay = memory_conf().timeout_seconds * SESSION_OPEN_CAP + 2.0
     hung = await shopper.turn("and in black?")
-    figures.turn("slow server: 3 s per request", hung)
+    figures.turn("slow server: 5 s per request", hung)
     assert hung.answer and hung.session["mode"] == "memory_unavailable"
 
     memory.proxy.response_delay = 0.0
