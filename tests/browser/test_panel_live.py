@@ -90,7 +90,12 @@ def test_a_return_visit_greets_answers_memory_questions_and_shows_expiry(ui) -> 
     assert ui.page.locator('[data-testid="record"][data-kind="episode"]').count() == 1
     ui.page.clock.set_fixed_time(datetime.now() + timedelta(seconds=61))
     counting.first.wait_for(state="detached")
-    assert counting.count() == 0 and kept.count() == 1
+    records = ui.page.locator('[data-testid="record"]')
+    listed = [
+        (r.get_attribute("data-kind"), r.inner_text().replace("\n", " ")[:80])
+        for r in records.all()
+    ]
+    assert counting.count() == 0 and kept.count() == 1, listed
     assert ui.page.locator('[data-testid="record"][data-kind="episode"]').count() == 0
     assert set(facts.get_by_test_id("record-expiry").all_inner_texts()) == {"kept"}
 
