@@ -48,12 +48,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+# The memory server's folder; the shop's own is catalog_timing.shop_ready's.
 TMP = Path(tempfile.mkdtemp(prefix="aisle-bench-cost-"))
 atexit.register(shutil.rmtree, TMP, ignore_errors=True)
-os.environ["AISLE_VAR_DIR"] = str(TMP)
-os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings.base"
 os.environ["DJANGO_DEBUG"] = "false"
-os.environ.pop("DATABASE_URL", None)
 # Tokens, not latency: a read that times out on a busy machine would shrink the notes.
 os.environ.setdefault("AGENT_MEMORY_TIMEOUT_SECONDS", "10")
 
@@ -460,15 +458,10 @@ def main() -> None:
     atexit.register(server.stop)
     os.environ["AGENT_MEMORY_URL"] = server.base_url
 
-    import django
+    from benchmarks.catalog_timing import catalog_ready, shop_ready
 
-    django.setup()
-    from django.core.management import call_command
-
-    from shop.services import catalog_seed
-
-    call_command("migrate", verbosity=0)
-    catalog_seed()
+    shop_ready(prefix="aisle-bench-cost-shop-")
+    catalog_ready()
 
     visits = [args.long] + [args.visit_turns] * args.visits
     cpu: dict[str, list[tuple[float, float]]] = defaultdict(list)
