@@ -91,9 +91,10 @@ class MemoryProxy:
     async def settled(self, *, quiet: float = 1.0, timeout: float = 30.0) -> None:
         """Wait (on the caller's loop) until nothing has been in flight for `quiet` seconds.
 
-        A turn's writes go on after its answer; a test that changes the delays for the next
-        turn waits here first, or the last turn's late answers would count as the server
-        answering while the next turn's calls wait (memory's guard then waits longer).
+        A turn's writes go on after its answer, and the next message waits for them; a test
+        that slows the server for the next turn waits here first, or those writes would be
+        slowed too (holding the next turn back) and their late answers would count as the
+        server answering while the next turn's calls wait (memory's guard then waits longer).
         """
         deadline = time.monotonic() + timeout
         while self._in_flight or time.monotonic() - self._last_passed < quiet:
