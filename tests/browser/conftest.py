@@ -18,8 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.agentmemory_server import free_port, start_agentmemory_server
+from tests.support.agentmemory_server import start_agentmemory_server
 from tests.support.browser import CHROMIUM, DESKTOP, PHONE, Browser, daphne_serving
+from tests.support.services import free_port
 
 CHROMIUM_ARGS = [
     "--headless",

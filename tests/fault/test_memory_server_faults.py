@@ -157,7 +157,10 @@ async def test_a_slow_server(memory, new_shopper, figures):
     # Past the 1 s read bound memory is skipped. A bound stretched while the server still
     # answers others ends at the open's cap at the latest, so the delay is past that too.
     memory.proxy.response_delay = memory_conf().timeout_seconds * SESSION_OPEN_CAP + 2.0
-    hung = await shopper.turn("and in black?")
+    try:
+        hung = await shopper.turn("and in black?")
+    except AssertionError as exc:  # a turn that hung: what memory was asked, and when
+        raise AssertionError(f"{exc}\nthe memory proxy saw:\n{memory.proxy.recent()}") from None
     figures.turn("slow server: 5 s per request", hung)
     assert hung.answer and hung.session["mode"] == "memory_unavailable"
 

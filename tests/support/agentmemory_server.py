@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -23,6 +22,8 @@ from pathlib import Path
 from typing import IO
 
 import httpx
+
+from tests.support.services import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_ENV = {
@@ -35,12 +36,6 @@ DEFAULT_ENV = {
     # the server refuses to start without one unless told so.
     "AGENT_MEMORY_SERVER_ALLOW_NO_TOKEN": "true",
 }
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @dataclass

@@ -15,6 +15,9 @@ from django.test import Client
 
 from config.asgi import application
 
+# How long a turn may go without sending an event (a hung one fails the test, saying where).
+EVENT_TIMEOUT = 30.0
+
 
 def session_cookie_for(username: str) -> bytes:
     user = get_user_model().objects.get(username=username)
@@ -155,7 +158,16 @@ class Shopper:
         events: list[dict] = []
         remembering = False
         while True:
-            event = json.loads(await communicator.receive_from(timeout=30))
+            try:
+                event = json.loads(await communicator.receive_from(timeout=EVENT_TIMEOUT))
+            except TimeoutError:
+                seen = ", ".join(
+                    e["type"] + (f"={e['mode']}" if "mode" in e else "") for e in events
+                )
+                raise AssertionError(
+                    f"no event for {EVENT_TIMEOUT:g} s, {time.perf_counter() - started:.1f} s "
+                    f"into the turn, after: {seen or 'none'}"
+                ) from None
             events.append(event)
             if on_event is not None:
                 on_event(event)
@@ -179,4 +191,6 @@ class Shopper:
             started = await self.send(communicator, text)
             return await self.events(communicator, started=started, on_event=on_event)
         finally:
-            await communicator.disconnect()
+            # A turn that timed out had its application cancelled: no socket to close.
+            if not communicator.future.done():
+                await communicator.disconnect()

@@ -11,7 +11,6 @@ DEBUG off, on a free loopback port; `env` adds or overrides variables.
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -80,14 +79,14 @@ def daphne_start(
             stderr=subprocess.STDOUT,
         )
     served = DaphneProcess(port=port, process=process, log=log)
+    # Its own word that it listens, not a connect: something else may answer on the port.
+    listening = f"Listening on TCP address 127.0.0.1:{port}"
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise RuntimeError(f"daphne exited with {process.returncode}:\n{served.log_tail()}")
-        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-            sock.settimeout(0.2)
-            if sock.connect_ex(("127.0.0.1", port)) == 0:
-                return served
+        if listening in log.read_text(errors="replace"):
+            return served
         time.sleep(0.1)
     served.stop()
     raise RuntimeError(f"daphne did not listen within {timeout:.0f}s:\n{served.log_tail()}")

@@ -11,6 +11,7 @@
     proxy.upstream_port = 8082      # a restarted server on another port
     proxy.cut()                     # drop the open connections a client would reuse
     await proxy.settled()           # until no request has been in flight for a while
+    proxy.recent()                  # the last requests relayed and answered, for a failure
     proxy.stop()
 
 It relays bytes, so the client keeps its pooled connections and sees what a real server
@@ -24,6 +25,7 @@ its first bytes. The proxy runs its own event loop in a thread, independent of t
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import json
 import threading
@@ -62,6 +64,8 @@ class MemoryProxy:
         # Requests relayed and not yet answered, and when a request or answer last passed.
         self._in_flight = 0
         self._last_passed = time.monotonic()
+        # (when, what happened, "METHOD /path"): what a failing test shows of the traffic.
+        self._traffic: collections.deque[tuple[float, str, str]] = collections.deque(maxlen=40)
 
     @classmethod
     def in_front_of(cls, base_url: str) -> MemoryProxy:
@@ -100,6 +104,17 @@ class MemoryProxy:
         while self._in_flight or time.monotonic() - self._last_passed < quiet:
             assert time.monotonic() < deadline, f"{self._in_flight} requests still in flight"
             await asyncio.sleep(0.05)
+
+    def recent(self) -> str:
+        """The last requests: sent on, answered or refused, seconds before now."""
+        now = time.monotonic()
+        lines = [
+            f"{when - now:7.2f} s  {what:8} {request}" for when, what, request in self._traffic
+        ]
+        return "\n".join(lines) or "no requests"
+
+    def _noted(self, what: str, request: str) -> None:
+        self._traffic.append((time.monotonic(), what, request))
 
     def _passed(self, change: int) -> None:
         self._in_flight = max(0, self._in_flight + change)
@@ -142,7 +157,7 @@ class MemoryProxy:
             return
         self._connections.add(upstream_writer)
         # Set when a request went to the server: the first bytes of its answer are delayed.
-        answer_due = {"delay": False}
+        answer_due: dict[str, Any] = {"delay": False, "request": ""}
 
         async def requests() -> None:
             try:
@@ -150,6 +165,7 @@ class MemoryProxy:
                     method, path, body = _request_parse(raw)
                     if await self._decide(self.failing, method, path, body):
                         self.failed.append(f"{method} {path}")
+                        self._noted("refused", f"{method} {path}")
                         client_writer.write(_unavailable())
                         await client_writer.drain()
                         continue
@@ -159,8 +175,9 @@ class MemoryProxy:
                         delay = self.request_delay
                     if delay:
                         await asyncio.sleep(delay)
-                    answer_due["delay"] = True
+                    answer_due["delay"], answer_due["request"] = True, f"{method} {path}"
                     self._passed(+1)
+                    self._noted("sent", answer_due["request"])
                     upstream_writer.write(raw)
                     await upstream_writer.drain()
             except (ConnectionError, OSError, asyncio.IncompleteReadError):
@@ -177,6 +194,7 @@ class MemoryProxy:
                             await asyncio.sleep(self.response_delay)
                         answer_due["delay"] = False
                         self._passed(-1)
+                        self._noted("answered", answer_due["request"])
                     client_writer.write(chunk)
                     await client_writer.drain()
             except (ConnectionError, OSError):
