@@ -129,12 +129,50 @@ async def attempted[T](
     For calls whose outcome may not count (an early recall thrown away when the session
     turns out to be another): the caller notes it with `outcome_noted` once it does.
     """
+    if grace > 0:
+        bounded = while_answering(call, timeout=timeout, grace=grace)
+    else:
+        bounded = asyncio.wait_for(call, timeout=timeout)
     try:
-        if grace > 0:
-            return await while_answering(call, timeout=timeout, grace=grace), None
-        return await asyncio.wait_for(call, timeout=timeout), None
+        return await awaited_apart(bounded, within=timeout * (1 + BACKSTOP) + grace), None
     except (*MEMORY_ERRORS, MemoryUnavailable) as exc:
         return None, exc
+
+
+# A memory call's bound is kept by cancelling it. It runs as a task of its own, and its
+# caller waits one timeout past the bound at the most before it goes on without it: under
+# load a chat turn once waited on for good, its calls sent and the cancellation that should
+# have ended them lost on the way (no event for 30 s). A call cancelled by anything but its
+# bound or its caller counts as timed out too, so the turn is never lost with it.
+BACKSTOP = 1.0
+
+
+async def awaited_apart[T](call: Awaitable[T], *, within: float) -> T:
+    """Await call in a task of its own for at most `within` seconds.
+
+    Raises TimeoutError past that (the task cancelled and left to end on its own) or when
+    the task was cancelled by anything but this caller; a caller cancelled meanwhile
+    cancels the task too.
+    """
+    task = asyncio.ensure_future(call)
+    task.add_done_callback(_outcome_retrieved)
+    try:
+        await asyncio.wait({task}, timeout=within)
+    except BaseException:
+        task.cancel()
+        raise
+    if not task.done():
+        task.cancel()
+        raise TimeoutError(f"a memory call outlived its bound of {within:.2f} s")
+    if task.cancelled():
+        raise TimeoutError("a memory call was cancelled by something else")
+    return task.result()
+
+
+def _outcome_retrieved(task: asyncio.Future) -> None:
+    # A call given up on still ends, in an error or a cancellation that nobody awaits.
+    if not task.cancelled():
+        task.exception()
 
 
 def outcome_noted(*, path: str, lost: str, error: BaseException | None) -> bool:

@@ -29,7 +29,7 @@ from memoryapp.clients import (
     memory_user_async,
 )
 from memoryapp.conf import MemoryConf, memory_conf, retention_preset_for
-from memoryapp.guard import outage_translated
+from memoryapp.guard import BACKSTOP, awaited_apart, outage_translated
 from memoryapp.types import SessionInfo
 
 # succeeded, so a minter needs at most as many attempts as there are minters racing it
@@ -45,7 +45,9 @@ MINT_ATTEMPTS = 32
 # server has answered other requests in the last half timeout: with the cores saturated by
 # other shoppers' turns the server is up and answers late (the open's own answer may even
 # be waiting for the event loop), while a hung server answers no one and still costs
-# 1.5 timeouts, at most 2 when it hangs just after an answer.
+# 1.5 timeouts, at most 2 when it hangs just after an answer. The cap is kept by cancelling
+# the open; should the cancellation be lost, the turn goes on a timeout later
+# (`guard.awaited_apart`).
 SESSION_TRIP_SLACK = 0.5
 SESSION_OPEN_CAP = 3.0
 
@@ -311,19 +313,27 @@ async def session_open(
     MemoryUnavailable.
     """
     conf = memory_conf()
+    per_trip = timeout or conf.timeout_seconds
     with outage_translated(path="session", lost="this turn's memory"):
-        async with asyncio.timeout(None) as scope:
-            budget = _TripBudget(scope, timeout=timeout or conf.timeout_seconds)
-            try:
-                return await _session_open(
-                    username=username,
-                    display_name=display_name,
-                    session_id=session_id_clean(session_id),
-                    session_date=session_date,
-                    retention=retention,
-                    metadata=metadata or {},
-                    conf=conf,
-                    budget=budget,
-                )
-            finally:
-                budget.close()
+        return await awaited_apart(
+            _session_open_bounded(
+                username=username,
+                display_name=display_name,
+                session_id=session_id_clean(session_id),
+                session_date=session_date,
+                retention=retention,
+                metadata=metadata or {},
+                conf=conf,
+                per_trip=per_trip,
+            ),
+            within=per_trip * (SESSION_OPEN_CAP + BACKSTOP),
+        )
+
+
+async def _session_open_bounded(*, per_trip: float, **open_args: Any) -> OpenSession:
+    async with asyncio.timeout(None) as scope:
+        budget = _TripBudget(scope, timeout=per_trip)
+        try:
+            return await _session_open(**open_args, budget=budget)
+        finally:
+            budget.close()

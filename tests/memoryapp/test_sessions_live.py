@@ -311,6 +311,41 @@ async def test_a_hung_session_open_costs_about_one_timeout(
         await asyncio.wait_for(open_session(shopper_name), timeout=5)
 
 
+async def test_an_open_that_loses_its_cancellation_still_ends_past_its_cap(
+    live_memory, shopper_name, settings, monkeypatch
+):
+    """The bound is kept by cancelling the open; a stack that swallows the cancellation
+    (and answers much later) must not hold the turn: memory is given up, the turn goes on."""
+    settings.AGENT_MEMORY_TIMEOUT_SECONDS = 0.1
+    first = await open_session(shopper_name)
+    real = AsyncUserResource.get_session
+
+    async def deaf(self, session_id):
+        for _ in range(40):  # 4 s, cancelled or not
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.sleep(0.1)
+        return await real(self, session_id)
+
+    monkeypatch.setattr(AsyncUserResource, "get_session", deaf)
+    with pytest.raises(MemoryUnavailable):
+        await open_session(shopper_name, session_id=first.session_id)
+    assert asyncio.current_task().cancelling() == 0
+
+
+async def test_an_open_cancelled_by_something_else_gives_up_memory_not_the_turn(
+    live_memory, shopper_name, settings, monkeypatch
+):
+    first = await open_session(shopper_name)
+
+    async def cancelled(self, session_id):
+        raise asyncio.CancelledError
+
+    monkeypatch.setattr(AsyncUserResource, "get_session", cancelled)
+    with pytest.raises(MemoryUnavailable):
+        await open_session(shopper_name, session_id=first.session_id)
+    assert asyncio.current_task().cancelling() == 0
+
+
 def _resume_answered_late(monkeypatch, *, seconds: float) -> None:
     real = AsyncUserResource.get_session
 
