@@ -22,6 +22,7 @@ from memoryserver.clock import clock
 from memoryserver.db import db_alias
 from memoryserver.embedders import get_embedder
 from memoryserver.errors import NotFound
+from memoryserver.index import context
 from memoryserver.index.apart import LoadApartFailed, loaded_apart
 from memoryserver.index.lexical import search_text
 from memoryserver.index.registry import get_registry
@@ -198,6 +199,7 @@ def index_row(
         prompt_vid=block.prompt_vid,
         text=searchable_text(block),
         sentences=sentences,
+        asks=context.asks(block.text),
     )
 
 
@@ -312,15 +314,13 @@ def user_index_read(user_id: str, *, now: datetime, width: int) -> UserIndex:
             time.sleep(0)  # hand the GIL to other requests between chunks
     pks, block_ids, sessions, _, ingested, created, expires, statuses, annotations = columns[:9]
     facts, asked, answered, summaries, contexts, sentences = columns[11:]
+    own = [
+        fact if fact is not None else "\n".join(p for p in (user, assistant) if p)
+        for fact, user, assistant in zip(facts, asked, answered, strict=True)
+    ]
     texts = [
-        search_text(
-            fact if fact is not None else "\n".join(p for p in (user, assistant) if p),
-            summary,
-            found,
-        )
-        for fact, user, assistant, summary, found in zip(
-            facts, asked, answered, summaries, _json_values(contexts), strict=True
-        )
+        search_text(text, summary, found)
+        for text, summary, found in zip(own, summaries, _json_values(contexts), strict=True)
     ]
     index = UserIndex.from_columns(
         vectors=vectors if len(vectors) else np.zeros((64, width), dtype=np.float32),
@@ -336,6 +336,7 @@ def user_index_read(user_id: str, *, now: datetime, width: int) -> UserIndex:
         prompt_vids=columns[10],
         texts=texts,
         sentences=sentences,
+        asks=[context.asks(text) for text in own],
     )
     index.foreign_blocks = foreign
     return index

@@ -30,6 +30,7 @@ def ask_in_process(
     from memoryserver.conf import ServerSettings
     from memoryserver.embedders import build_embedder
     from memoryserver.extractors import ExtractiveExtractor
+    from memoryserver.index.context import asks
     from memoryserver.index.lexical import search_text
     from memoryserver.index.sentences import blocks_embedded
     from memoryserver.index.slot import IndexRow, Query, UserIndex
@@ -62,7 +63,7 @@ def ask_in_process(
                 text = search_text(text, extraction.summary, extraction.contexts)
             row = IndexRow(
                 pk, block.key, block.session_id, embedded[pk][0], stored, block.created_at,
-                None, "ready", None, None, None, text, embedded[pk][1],
+                None, "ready", None, None, None, text, embedded[pk][1], asks(block.text),
             )  # fmt: skip
             index.upsert(row)
         questions = list(history.questions)

@@ -45,6 +45,7 @@ _COLUMNS = (
     "status",
     "prompts",
     "prompt_vids",
+    "asks",
 )
 
 
@@ -65,6 +66,9 @@ class IndexRow:
     prompt_vid: int | None
     text: str = ""  # what lexical search matches: the block's content, summary and contexts
     sentences: np.ndarray | None = None  # its sentences' vectors, for two sentences or more
+    # Whether the block's own text (not its summary or contexts) asks: `context.asks`; None
+    # reads it from `text`.
+    asks: bool | None = None
 
 
 @dataclass
@@ -139,6 +143,7 @@ class UserIndex:
         prompt_vids: list[int | None],
         texts: list[str],
         sentences: list[bytes | None] | None = None,
+        asks: list[bool] | None = None,
     ) -> UserIndex:
         """An index holding these blocks, as the same upserts one by one would build it.
 
@@ -163,6 +168,7 @@ class UserIndex:
         index.prompts[:n] = [index._code(index.prompt_codes, p) if p else -1 for p in prompt_ids]
         index.prompt_vids[:n] = [v if v is not None else -1 for v in prompt_vids]
         index.annotations[:n] = [a or None for a in annotations]
+        index.asks[:n] = asks if asks is not None else [context.asks(text) for text in texts]
         # A second of Python at 100k blocks: hand the GIL to waiting requests every
         # millisecond or so instead of every switch interval (5 ms).
         index.lexical = LexicalIndex.from_texts(texts, pause_every=100)
@@ -251,6 +257,7 @@ class UserIndex:
         self.status = np.zeros(capacity, dtype=np.int8)
         self.prompts = np.full(capacity, -1, dtype=np.int32)
         self.prompt_vids = np.full(capacity, -1, dtype=np.int64)
+        self.asks = np.zeros(capacity, dtype=bool)  # the block's own text asks (context.asks)
         self.ids: list[str | None] = [None] * capacity
         self.annotations: list[dict[str, str] | None] = [None] * capacity
         self.payloads: list[dict[str, Any] | None] = [None] * capacity
@@ -300,6 +307,7 @@ class UserIndex:
         self.annotations[pos] = row.annotations or None
         self.payloads[pos] = None
         self.lexical.set(pos, row.text)
+        self.asks[pos] = row.asks if row.asks is not None else context.asks(row.text)
         self.sentences.set(pos, row.sentences)
         for (key, value), mask in self._annotation_masks.items():
             mask[pos] = bool(row.annotations) and row.annotations.get(key) == value
@@ -375,6 +383,7 @@ class UserIndex:
                 self.status,
                 self.prompts,
                 self.prompt_vids,
+                self.asks,
             )
         ]
         n = len(keep)
@@ -402,6 +411,7 @@ class UserIndex:
                 self.status,
                 self.prompts,
                 self.prompt_vids,
+                self.asks,
             ),
             columns,
             strict=True,
@@ -524,6 +534,7 @@ class UserIndex:
         scores = np.asarray(scores, dtype=np.float64)
         if dated is not None:
             scores = context.date_boosted(scores, dated)
+        scores = context.replies_credited(scores, previous, self.asks[:n])
         if q.neighbour_credit > 0:
             scores = context.neighbour_credited(
                 scores, previous, following, lenders, q.neighbour_credit

@@ -229,6 +229,129 @@ def test_the_context_follows_every_kind_of_write(talker, settings):
     assert by_sofa() == set()
 
 
+# A chat over a new sofa in one session, beside other sessions' blocks that share some of
+# the question's words: "Which colour is the new sofa?"
+SOFA_CHAT = [
+    "How was your weekend?",
+    "Did the new sofa arrive?",
+    "It did, teal velvet.",  # the answer, sharing no word with the question
+    "We gave the old sofa to my sister.",  # after a block that does not ask
+    "Lovely, she needed one.",
+]
+SOFA_ELSEWHERE = [
+    "That colour of sofa in the shop window!",
+    "Sofa beds are never comfortable.",
+    "The colour of the new rug is lovely.",
+    "Quiet, mostly laundry.",
+    "What a colour!",
+]
+SOFA_QUERY = "Which colour is the new sofa?"
+
+
+def _sofa_index():
+    from memoryserver.embedders import HashingEmbedder
+    from memoryserver.index.slot import IndexRow, UserIndex
+
+    lines = [("s", text) for text in SOFA_CHAT]
+    lines += [(f"other{n}", text) for n, text in enumerate(SOFA_ELSEWHERE)]
+    vectors = HashingEmbedder().embed([text for _, text in lines])
+    index = UserIndex(dimensions=vectors.shape[1])
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+    for n, ((session, text), vector) in enumerate(zip(lines, vectors, strict=True)):
+        at = start + timedelta(minutes=n)
+        index.upsert(IndexRow(n, text, session, vector, at, None, None, "ready", None, None,
+                              None, text))  # fmt: skip
+    return index
+
+
+def _sofa_found(index, query: str, mode: str) -> list[str]:
+    from memoryserver.embedders import HashingEmbedder
+    from memoryserver.index.slot import Query
+    from memoryserver.terms import query_terms
+
+    hits = index.search(
+        Query(
+            now=0.0,
+            vector=HashingEmbedder().embed([query])[0] if mode != "lexical" else None,
+            terms=query_terms(query) if mode != "dense" else None,
+        )
+    )
+    assert all(0.0 <= h.score <= 1.0 for h in hits)
+    return [h.block_id for h in hits]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_question_lifts_its_reply_above_blocks_sharing_more_of_the_words_asked(mode):
+    found = _sofa_found(_sofa_index(), SOFA_QUERY, mode)
+    # The reply holds none of the query's words, "What a colour!" one of them; the question
+    # before the reply holds two and lends the reply part of its score, never all of it.
+    assert found.index("Did the new sofa arrive?") < found.index("It did, teal velvet.")
+    assert found.index("It did, teal velvet.") < found.index("What a colour!")
+
+
+def test_only_a_block_that_asks_lends_its_score_to_the_block_after_it():
+    found = _sofa_found(_sofa_index(), SOFA_QUERY, "hybrid")
+    # The block after the reply (which asks nothing) gains nothing from it, so it stays
+    # below another session's block that holds one of the words.
+    after_reply = found.index("We gave the old sofa to my sister.")
+    assert found.index("Sofa beds are never comfortable.") < after_reply
+
+
+def test_a_reply_never_passes_the_question_it_answers():
+    index = _sofa_index()
+    from memoryserver.embedders import HashingEmbedder
+    from memoryserver.index.slot import IndexRow
+
+    question, reply = "Which colour was the armchair?", "Teal, like the armchair cushions were."
+    vectors = HashingEmbedder().embed([question, reply])
+    at = datetime(2026, 1, 2, tzinfo=UTC)
+    for n, (text, vector) in enumerate(zip((question, reply), vectors, strict=True)):
+        index.upsert(IndexRow(100 + n, text, "armchair", vector, at + timedelta(minutes=n),
+                              None, None, "ready", None, None, None, text))  # fmt: skip
+    # Dense alone, the reply is close behind its question: the share lent would take it
+    # past, the cap keeps it second.
+    assert _sofa_found(index, "teal armchair colour", "dense")[:2] == [question, reply]
+
+
+@pytest.mark.django_db(databases=DB)
+def test_what_a_question_lends_its_reply_follows_updates_and_a_reload(talker, settings):
+    start = datetime(2026, 3, 2, 18, tzinfo=UTC)
+    ids = _chat(talker, "s1", SOFA_CHAT, start)
+    for n, line in enumerate(SOFA_ELSEWHERE):
+        _chat(talker, "s2", [line], start + timedelta(days=1, minutes=n))
+    question, reply = ids[1], ids[2]
+    [distractor] = [
+        b["block_id"]
+        for b in selectors.blocks_search(
+            user_id=talker, session_id="s2", query="What a colour!", filters={"relevant_k": 1}
+        )
+    ]
+
+    def reply_above_distractor() -> bool:
+        found = _found(talker, SOFA_QUERY, settings, "hybrid", k=20)
+        return found.index(reply) < found.index(distractor)
+
+    assert reply_above_distractor()
+    # Loaded from SQLite, the index knows the same question asks.
+    get_registry().clear()
+    assert reply_above_distractor()
+
+    # Updated to a statement, it no longer asks: it lends the reply its words, not its score.
+    block_update(
+        user_id=talker,
+        session_id="s1",
+        block_id=question,
+        content=NewBlock(fact="The new sofa arrived."),
+        annotations=None,
+        block_ttl=None,
+        async_processing=True,
+        context_required=None,
+        prompt_id=None,
+        prompt_vid=None,
+    )
+    assert not reply_above_distractor()
+
+
 def test_neighbour_credit_lifts_the_blocks_beside_a_hit_only_when_set():
     from memoryserver.embedders import HashingEmbedder
     from memoryserver.index.slot import IndexRow, Query, UserIndex
