@@ -3,11 +3,12 @@
 Pseudo-relevance feedback, training-free and worked out at search time: the terms of the
 first ranking's top `DEPTH` hits (after the filters, so it only learns from blocks the
 search may return) that are not in the query, the `TERMS` rarest (by idf, summed over the
-hits holding them), join the lexical side at `WEIGHT` of a query term's weight, and the
-search ranks again. They do not count in the query's total idf, so a block's coverage still
-says how much of what was asked it matches, and `rel_score` stays in [0, 1]. A block
-matches them by its own words only: no block gains through the feedback terms of the block
-before it, and the lexical ranking alone still returns only blocks the query's words match.
+hits holding them), join the lexical side at up to `WEIGHT` of a query term's weight (the
+rarest at `WEIGHT`, the others in proportion), and the search ranks again. They do not
+count in the query's total idf, so a block's coverage still says how much of what was
+asked it matches, and `rel_score` stays in [0, 1]. A block matches them by its own words
+only: no block gains through the feedback terms of the block before it, and the lexical
+ranking alone still returns only blocks the query's words match.
 
 What it does in practice: the rarest words of the top hits are mostly each held by one of
 them, so among blocks the question's words match about as well, the one whose own words
