@@ -254,13 +254,15 @@ class LexicalIndex:
         self._doc_length = array("f", (self._doc_length[d] for d in live))
         self._doc_of = {int(p): doc for doc, p in enumerate(self._doc_position)}
 
-    def scores(self, terms: list[str], size: int) -> tuple[np.ndarray, float]:
+    def scores(
+        self, terms: list[str], size: int, extra: dict[str, float] | None = None
+    ) -> tuple[np.ndarray, float]:
         """BM25 of every slot position for the query terms, and the query's total idf.
 
         A position with no query term scores 0. The total idf (the sum over the query's
         terms, including those no block holds) is what a block holding every term once, at
         average length, would score: dividing by it says how much of the query a block
-        matches.
+        matches. `extra` terms (query feedback's) count at their weight, in the scores only.
         """
         out = np.zeros(size, dtype=np.float32)
         if not self._live:
@@ -270,12 +272,16 @@ class LexicalIndex:
         by_doc = np.zeros(len(self._doc_position), dtype=np.float32)
         lengths = np.frombuffer(self._doc_length, dtype=np.float32)
         total_idf = 0.0
-        for term in terms:
+        weighted = [(term, 1.0, True) for term in terms]
+        weighted += [(term, weight, False) for term, weight in (extra or {}).items()]
+        for term, weight, asked in weighted:
             df = self._df.get(term, 0)
             idf = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
-            total_idf += idf
+            if asked:
+                total_idf += idf
             if not df:
                 continue
+            idf *= weight
             docs, counts = self._postings_of(term)
             norm = K1 * (1.0 - B + B * lengths[docs] / average)
             # A term's postings name each document once, so plain indexing adds correctly.
@@ -284,6 +290,16 @@ class LexicalIndex:
         hit = (positions >= 0) & (by_doc > 0)
         out[positions[hit]] = by_doc[hit]
         return out, total_idf
+
+    def idf(self, term: str) -> float:
+        """The term's BM25 idf among the live documents."""
+        df = self._df.get(term, 0)
+        return math.log(1.0 + (self._live - df + 0.5) / (df + 0.5))
+
+    def terms_at(self, position: int) -> tuple[str, ...]:
+        """The distinct terms of the block at `position` (none if it has no text)."""
+        doc = self._doc_of.get(position)
+        return self._terms_of(doc) if doc is not None else ()
 
     def lengths(self, size: int) -> np.ndarray:
         """Each slot position's length in terms (0: no live text)."""

@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
 import numpy as np
 
-from memoryserver.index import context, fusion
+from memoryserver.index import context, feedback, fusion
 from memoryserver.index.lexical import LexicalIndex
 from memoryserver.index.sentences import SentenceVectors
 from memoryserver.index.when import TimeWindows
@@ -80,6 +80,8 @@ class Query:
     # with neither, the search lists the matching blocks newest first.
     vector: np.ndarray | None = None
     terms: list[str] | None = None
+    # Terms query feedback adds to the lexical side, with their weights (a term's is 1).
+    extra_terms: dict[str, float] | None = None
     # The times the query names ("in May", "last week"): blocks dated then rank higher.
     times: TimeWindows | None = None
     # The share of each hit's score its session neighbours gain (0 = none).
@@ -490,6 +492,13 @@ class UserIndex:
         return mask
 
     def search(self, q: Query) -> list[Hit]:
+        cosines: dict[int, np.ndarray] = {}  # by query vector: feedback's pass may reuse it
+        hits = self._ranked(q, cosines)
+        top = [self.positions[h.block_id] for h in hits]
+        extra = feedback.terms_expanded(self.lexical, q.terms, top) if q.terms else None
+        return self._ranked(replace(q, extra_terms=extra), cosines) if extra else hits
+
+    def _ranked(self, q: Query, cosines: dict[int, np.ndarray]) -> list[Hit]:
         mask = self._base_mask(q)
         if q.vector is None and q.terms is None:
             if q.annotations:
@@ -515,7 +524,10 @@ class UserIndex:
         cosine = None
         if q.vector is not None:
             # A block's cosine is its best sentence's, its whole-block vector one of them.
-            own = self.sentences.best(self.vectors[:n] @ q.vector, q.vector)
+            own = cosines.get(id(q.vector))
+            if own is None:
+                own = self.sentences.best(self.vectors[:n] @ q.vector, q.vector)
+                cosines[id(q.vector)] = own
             cosine = context.dense_with_context(own, previous, self.lexical.lengths(n))
         dated = q.times.matches(self._dates()) & lenders if q.times else None
         if q.terms is None:
@@ -524,6 +536,9 @@ class UserIndex:
         else:
             bm25, total_idf = self.lexical.scores(q.terms, n)
             bm25 = context.lexical_with_context(bm25, previous)
+            bm25 = feedback.lexical_with_feedback(
+                self.lexical, bm25, q.extra_terms, n, alone=q.vector is None
+            )
             if dated is not None:  # the block's date as a word it holds
                 weight = context.date_term(dated, lenders)
                 bm25, total_idf = bm25 + weight * dated, total_idf + weight

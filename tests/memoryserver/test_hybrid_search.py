@@ -13,6 +13,7 @@ from memoryserver import selectors
 from memoryserver.clock import clock
 from memoryserver.embedders import HashingEmbedder
 from memoryserver.extractors import Extraction
+from memoryserver.index import feedback
 from memoryserver.index.registry import get_registry
 from memoryserver.index.slot import IndexRow, Query, UserIndex
 from memoryserver.services import extraction
@@ -281,6 +282,56 @@ def test_rewritten_blocks_rank_as_if_written_once():
     for query in (["teal"], ["boot", "44"], ["note", "29"], ["28"]):
         assert np.allclose(churned.scores(query, 50)[0], fresh.scores(query, 50)[0])
         assert churned.scores(query, 50)[1] == pytest.approx(fresh.scores(query, 50)[1])
+
+
+# --- query feedback ----------------------------------------------------------------------
+
+# Three turns that match "head nurse" alike (one mention each, the same length): the one
+# that gave the fact shares a word with each of the others (hospital, Friday), each of the
+# others one word with it.
+PROMOTION = [
+    "Gina: I got promoted to head nurse at the hospital on Friday!",
+    "Gina: The hospital must love their new head nurse.",
+    "Gina: Head nurse since Friday, and tired already.",
+]
+PROMOTION_QUESTION = "When did Gina become head nurse?"
+
+
+def _promotion_index() -> tuple[UserIndex, HashingEmbedder, str]:
+    texts = [*MEMORY, *PROMOTION, "Gina: We should meet up soon."]
+    embedder = HashingEmbedder()
+    return _index(texts, embedder.embed(texts)), embedder, f"b{len(MEMORY)}"
+
+
+def test_feedback_ranks_first_the_turn_sharing_words_with_the_other_top_hits(monkeypatch):
+    index, embedder, statement = _promotion_index()
+    lexical = _top(index, embedder, "lexical", PROMOTION_QUESTION, 3)
+    hybrid = _top(index, embedder, "hybrid", PROMOTION_QUESTION, 3)
+    assert lexical[0] == statement
+    monkeypatch.setattr(feedback, "DEPTH", 0)
+    # Without it the three tie on the question's words and the newest comes first.
+    without = _top(index, embedder, "lexical", PROMOTION_QUESTION, 3)
+    assert without[0] != statement
+    # Feedback reorders; alone, the lexical ranking still finds only the question's matches.
+    assert sorted(lexical) == sorted(without)
+    # Fused with the dense ranking, it still moves up.
+    hybrid_without = _top(index, embedder, "hybrid", PROMOTION_QUESTION, 3)
+    assert hybrid.index(statement) < hybrid_without.index(statement)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_feedback_learns_only_from_blocks_the_filters_let_through(mode):
+    index, embedder, statement = _promotion_index()
+    others = {f"b{len(MEMORY) + 1}", f"b{len(MEMORY) + 2}"}
+    vector = embedder.embed([PROMOTION_QUESTION])[0] if mode != "lexical" else None
+    terms = query_terms(PROMOTION_QUESTION) if mode != "dense" else None
+    sessions = [f"s{b[1:]}" for b in sorted(others)]  # each block is in a session of its own
+    hits = index.search(
+        Query(now=0.0, vector=vector, terms=terms, session_ids=sessions, relevant_k=10)
+    )
+    found = {h.block_id for h in hits}
+    assert found == others and statement not in found  # though they share its words
+    assert all(0.0 <= h.score <= 1.0 for h in hits)
 
 
 # --- the fusion itself, on rankings built to order -------------------------------------------

@@ -9,6 +9,7 @@ import pytest
 
 from memoryserver import selectors
 from memoryserver.clock import clock
+from memoryserver.index import feedback
 from memoryserver.index.registry import get_registry
 from memoryserver.index.when import MONTHS, query_times
 from memoryserver.services.blocks import NewBlock, block_update, blocks_delete
@@ -70,6 +71,33 @@ def test_a_reply_is_found_by_the_words_of_the_question_it_answers(talker, settin
     assert found[:2] == [question, reply]
     # Only the block *before* lends its words: the small talk after the reply gains nothing.
     assert ids[4] not in found
+
+
+@pytest.mark.django_db(databases=DB)
+def test_the_block_after_a_reply_gains_nothing_from_the_replys_feedback_words(
+    talker, settings, monkeypatch
+):
+    start = datetime(2026, 3, 2, 18, tzinfo=UTC)
+    ids = _chat(talker, "s1", [*SMALL_TALK[:2], QUESTION, REPLY, *SMALL_TALK[2:]], start)
+    reply, after = ids[3], ids[4]
+
+    def scores() -> dict[str, float]:
+        settings.AGENT_MEMORY_SEARCH_MODE = "hybrid"
+        hits = selectors.blocks_search(
+            user_id=talker,
+            session_id="s1",
+            query="What colour is the new sofa?",
+            filters={"session_ids": "all", "relevant_k": 50},
+        )
+        return {b["block_id"]: b["rel_score"] for b in hits}
+
+    with_feedback = scores()
+    monkeypatch.setattr(feedback, "DEPTH", 0)
+    without = scores()
+    # The reply, a top hit, matches its own rare words ("teal", "velvet"), which feedback
+    # adds to the query; the small talk after it does not hold them and borrows none.
+    assert with_feedback[reply] > without[reply]
+    assert with_feedback[after] == pytest.approx(without[after])
 
 
 @pytest.mark.django_db(databases=DB)
