@@ -17,13 +17,13 @@ from memoryserver.index import feedback
 from memoryserver.index.registry import get_registry
 from memoryserver.index.slot import IndexRow, Query, UserIndex
 from memoryserver.services import extraction
-from memoryserver.services.blocks import NewBlock, block_update, blocks_delete
+from memoryserver.services.blocks import blocks_delete
 from memoryserver.services.extraction import extraction_attempt
 from memoryserver.services.sessions import session_delete
 from memoryserver.services.ttl import blocks_expired_sweep
 from memoryserver.services.users import user_delete
 from memoryserver.terms import query_terms, text_terms
-from tests.support.memoryserver_stock import blocks_stocked, user_stocked
+from tests.support.memoryserver_stock import block_text_set, blocks_stocked, user_stocked
 
 DB = ["default", "agentmemory"]
 MODES = ("dense", "lexical", "hybrid")
@@ -208,18 +208,7 @@ def test_lexical_index_follows_update_delete_expiry_and_extraction(shopper, sett
 
     [kept] = blocks_stocked(shopper, "s1", ["zanzibar trip"])
     assert found("zanzibar") == {kept}
-    block_update(
-        user_id=shopper,
-        session_id="s1",
-        block_id=kept,
-        content=NewBlock(fact="mombasa trip"),
-        annotations=None,
-        block_ttl=None,
-        async_processing=True,
-        context_required=None,
-        prompt_id=None,
-        prompt_vid=None,
-    )
+    block_text_set(user_id=shopper, session_id="s1", block_id=kept, text="mombasa trip")
     assert found("zanzibar") == set() and found("mombasa") == {kept}
 
     [doomed] = blocks_stocked(shopper, "s1", ["lisbon weekend"])

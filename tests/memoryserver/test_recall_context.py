@@ -12,10 +12,10 @@ from memoryserver.clock import clock
 from memoryserver.index import feedback
 from memoryserver.index.registry import get_registry
 from memoryserver.index.when import MONTHS, query_times
-from memoryserver.services.blocks import NewBlock, block_update, blocks_delete
+from memoryserver.services.blocks import blocks_delete
 from memoryserver.services.sessions import session_delete, session_end
 from memoryserver.services.ttl import blocks_expired_sweep
-from tests.support.memoryserver_stock import blocks_stocked, user_stocked
+from tests.support.memoryserver_stock import block_text_set, blocks_stocked, user_stocked
 
 DB = ["default", "agentmemory"]
 MODES = ("dense", "lexical", "hybrid")
@@ -203,17 +203,11 @@ def test_the_context_follows_every_kind_of_write(talker, settings):
     assert by_sofa() == {question, reply}
 
     # Update: the question's new words, not its old ones, are the reply's context.
-    block_update(
+    block_text_set(
         user_id=talker,
         session_id="s1",
         block_id=question,
-        content=NewBlock(fact="Which colour did you pick for the armchair?"),
-        annotations=None,
-        block_ttl=None,
-        async_processing=True,
-        context_required=None,
-        prompt_id=None,
-        prompt_vid=None,
+        text="Which colour did you pick for the armchair?",
     )
     assert by_sofa() == set()
     assert set(_found(talker, "armchair", settings, "lexical")) == {question, reply}
@@ -365,18 +359,7 @@ def test_what_a_question_lends_its_reply_follows_updates_and_a_reload(talker, se
     assert reply_above_distractor()
 
     # Updated to a statement, it no longer asks: it lends the reply its words, not its score.
-    block_update(
-        user_id=talker,
-        session_id="s1",
-        block_id=question,
-        content=NewBlock(fact="The new sofa arrived."),
-        annotations=None,
-        block_ttl=None,
-        async_processing=True,
-        context_required=None,
-        prompt_id=None,
-        prompt_vid=None,
-    )
+    block_text_set(user_id=talker, session_id="s1", block_id=question, text="The new sofa arrived.")
     assert not reply_above_distractor()
 
 
@@ -448,19 +431,11 @@ def test_a_long_block_is_found_by_one_of_its_sentences(talker, settings):
     get_registry().clear()
     assert ranked(asked)[0] == long
     # New content brings new sentences; the old ones are gone with the old text.
-    block_update(
+    block_text_set(
         user_id=talker,
         session_id="s1",
         block_id=long,
-        content=NewBlock(
-            fact="The Storm Shell comes in medium. The fleece is sold out now. More comes soon."
-        ),
-        annotations=None,
-        block_ttl=None,
-        async_processing=True,
-        context_required=None,
-        prompt_id=None,
-        prompt_vid=None,
+        text="The Storm Shell comes in medium. The fleece is sold out now. More comes soon.",
     )
     assert ranked(asked)[0] != long and ranked("Is the fleece sold out?")[0] == long
     blocks_delete(user_id=talker, session_id="s1", block_ids=[long])

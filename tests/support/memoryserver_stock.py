@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from memoryserver.services.blocks import NewBlock, blocks_add
+from memoryserver.services.blocks import NewBlock, block_update, blocks_add
 from memoryserver.services.sessions import session_create
 from memoryserver.services.users import user_create
 
@@ -52,3 +52,19 @@ def blocks_stocked(
         **{**PLAIN_ADD, **options},
     )
     return result.block_ids
+
+
+def block_text_set(*, user_id: str, session_id: str, block_id: str, text: str) -> None:
+    """Replace a block's text, as a PUT with new content does; nothing else changes."""
+    block_update(
+        user_id=user_id,
+        session_id=session_id,
+        block_id=block_id,
+        content=NewBlock(fact=text),
+        annotations=None,
+        block_ttl=None,
+        async_processing=True,
+        context_required=None,
+        prompt_id=None,
+        prompt_vid=None,
+    )
