@@ -492,13 +492,15 @@ class UserIndex:
         return mask
 
     def search(self, q: Query) -> list[Hit]:
-        cosines: dict[int, np.ndarray] = {}  # by query vector: feedback's pass may reuse it
-        hits = self._ranked(q, cosines)
+        # What the query alone decides (both sides' scores with their context), worked out
+        # once: feedback's second pass adds its terms to them.
+        sides: dict[str, Any] = {}
+        hits = self._ranked(q, sides)
         top = [self.positions[h.block_id] for h in hits]
         extra = feedback.terms_expanded(self.lexical, q.terms, top) if q.terms else None
-        return self._ranked(replace(q, extra_terms=extra), cosines) if extra else hits
+        return self._ranked(replace(q, extra_terms=extra), sides) if extra else hits
 
-    def _ranked(self, q: Query, cosines: dict[int, np.ndarray]) -> list[Hit]:
+    def _ranked(self, q: Query, sides: dict[str, Any]) -> list[Hit]:
         mask = self._base_mask(q)
         if q.vector is None and q.terms is None:
             if q.annotations:
@@ -521,21 +523,21 @@ class UserIndex:
             previous, following = self._links_over(lenders)
         # One matmul over the contiguous matrix, masked afterwards: gathering the candidate
         # rows first would copy the whole matrix on every query (150 MB at 100k blocks).
-        cosine = None
-        if q.vector is not None:
+        cosine = sides.get("dense")
+        if cosine is None and q.vector is not None:
             # A block's cosine is its best sentence's, its whole-block vector one of them.
-            own = cosines.get(id(q.vector))
-            if own is None:
-                own = self.sentences.best(self.vectors[:n] @ q.vector, q.vector)
-                cosines[id(q.vector)] = own
+            own = self.sentences.best(self.vectors[:n] @ q.vector, q.vector)
             cosine = context.dense_with_context(own, previous, self.lexical.lengths(n))
+            sides["dense"] = cosine
         dated = q.times.matches(self._dates()) & lenders if q.times else None
         if q.terms is None:
             assert cosine is not None
             scores = cosine
         else:
-            bm25, total_idf = self.lexical.scores(q.terms, n)
-            bm25 = context.lexical_with_context(bm25, previous)
+            if "lexical" not in sides:
+                own_bm25, total_idf = self.lexical.scores(q.terms, n)
+                sides["lexical"] = context.lexical_with_context(own_bm25, previous), total_idf
+            bm25, total_idf = sides["lexical"]
             bm25 = feedback.lexical_with_feedback(
                 self.lexical, bm25, q.extra_terms, n, alone=q.vector is None
             )
