@@ -10,8 +10,9 @@ neighbours gain a share of its score.
 All of it is worked out at search time from the slot's own columns (sessions, dates,
 which blocks are live, and whether a block's own text asks, set with its text), so no write
 has anything extra to keep in step: an update changes what a block lends, a delete or an
-expiry takes its words away, a load pairs the same blocks. The constants were chosen on the recall benchmark's dialogues, conversations and
-shoppers with both embedders (docs/benchmarks.md, "Retrieval").
+expiry takes its words away, a load pairs the same blocks. The constants were chosen on the
+recall benchmark's dialogues, conversations and shoppers with both embedders
+(docs/benchmarks.md, "Retrieval").
 """
 
 from __future__ import annotations
