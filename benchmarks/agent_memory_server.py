@@ -221,7 +221,8 @@ def index_in_process(blocks: int, searches: int) -> None:
     from benchmarks.recall.dialogues import dialogues_generate
     from memoryserver.blas import single_threaded_blas
     from memoryserver.embedders import get_embedder
-    from memoryserver.index.slot import IndexRow, Query, UserIndex
+    from memoryserver.index.rows import IndexRow, Query
+    from memoryserver.index.slot import UserIndex
     from memoryserver.terms import query_terms
 
     single_threaded_blas()
@@ -527,7 +528,7 @@ def measure_index_memory(user_id: str, *, setup: bool = True) -> None:
         django.setup()
     from memoryserver.clock import clock
     from memoryserver.embedders import get_embedder
-    from memoryserver.index.slot import Query
+    from memoryserver.index.rows import Query
     from memoryserver.selectors import user_index_read
     from memoryserver.terms import query_terms
 

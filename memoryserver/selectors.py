@@ -26,7 +26,8 @@ from memoryserver.index import context
 from memoryserver.index.apart import LoadApartFailed, loaded_apart
 from memoryserver.index.lexical import search_text
 from memoryserver.index.registry import get_registry
-from memoryserver.index.slot import Hit, IndexRow, Query, UserIndex, capacity_for
+from memoryserver.index.rows import Hit, IndexRow, Query
+from memoryserver.index.slot import UserIndex, capacity_for
 from memoryserver.index.when import query_times
 from memoryserver.models import MemoryBlock, MemorySession, MemoryUser, Prompt, PromptVersion
 from memoryserver.payloads import BLOCK_PAYLOAD_COLUMNS, block_payload, block_payload_from_row

@@ -32,8 +32,9 @@ def ask_in_process(
     from memoryserver.extractors import ExtractiveExtractor
     from memoryserver.index.context import asks
     from memoryserver.index.lexical import search_text
+    from memoryserver.index.rows import IndexRow, Query
     from memoryserver.index.sentences import blocks_embedded
-    from memoryserver.index.slot import IndexRow, Query, UserIndex
+    from memoryserver.index.slot import UserIndex
     from memoryserver.index.when import query_times
     from memoryserver.terms import query_terms
 

@@ -15,7 +15,8 @@ from memoryserver.embedders import HashingEmbedder
 from memoryserver.extractors import Extraction
 from memoryserver.index import feedback
 from memoryserver.index.registry import get_registry
-from memoryserver.index.slot import IndexRow, Query, UserIndex
+from memoryserver.index.rows import IndexRow, Query
+from memoryserver.index.slot import UserIndex
 from memoryserver.services import extraction
 from memoryserver.services.blocks import blocks_delete
 from memoryserver.services.extraction import extraction_attempt

@@ -17,7 +17,8 @@ import pytest
 
 from memoryserver import selectors
 from memoryserver.index.registry import IndexRegistry, SlotLock
-from memoryserver.index.slot import IndexRow, Query, UserIndex
+from memoryserver.index.rows import IndexRow, Query
+from memoryserver.index.slot import UserIndex
 from tests.support.memoryserver_stock import blocks_stocked, user_stocked
 
 HANG_GUARD = 30.0  # seconds; only ever reached when the code under test is broken

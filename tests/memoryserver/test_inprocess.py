@@ -17,7 +17,8 @@ from memoryserver.embedders import HashingEmbedder
 from memoryserver.extractors import ExtractionError, ExtractiveExtractor, ModelExtractor
 from memoryserver.index.context import CONTEXT_DENSE_RANGE, CONTEXT_DENSE_WEIGHT
 from memoryserver.index.registry import get_registry
-from memoryserver.index.slot import IndexRow, Query, UserIndex
+from memoryserver.index.rows import IndexRow, Query
+from memoryserver.index.slot import UserIndex
 from memoryserver.models import MemoryBlock
 from memoryserver.payloads import BLOCK_PAYLOAD_COLUMNS, block_payload, block_payload_from_row
 from memoryserver.services.blocks import NewBlock, block_update, blocks_add, blocks_delete

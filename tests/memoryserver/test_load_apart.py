@@ -15,7 +15,7 @@ from memoryserver.embedders import get_embedder
 from memoryserver.index import apart
 from memoryserver.index.lexical import LexicalIndex
 from memoryserver.index.registry import get_registry
-from memoryserver.index.slot import Query
+from memoryserver.index.rows import Query
 from memoryserver.services.blocks import NewBlock
 from tests.support.memoryserver_stock import blocks_stocked, user_stocked
 

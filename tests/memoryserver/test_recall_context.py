@@ -272,7 +272,8 @@ SOFA_QUERY = "Which colour is the new sofa?"
 
 def _sofa_index():
     from memoryserver.embedders import HashingEmbedder
-    from memoryserver.index.slot import IndexRow, UserIndex
+    from memoryserver.index.rows import IndexRow
+    from memoryserver.index.slot import UserIndex
 
     lines = [("s", text) for text in SOFA_CHAT]
     lines += [(f"other{n}", text) for n, text in enumerate(SOFA_ELSEWHERE)]
@@ -288,7 +289,7 @@ def _sofa_index():
 
 def _sofa_found(index, query: str, mode: str) -> list[str]:
     from memoryserver.embedders import HashingEmbedder
-    from memoryserver.index.slot import Query
+    from memoryserver.index.rows import Query
     from memoryserver.terms import query_terms
 
     hits = index.search(
@@ -322,7 +323,7 @@ def test_only_a_block_that_asks_lends_its_score_to_the_block_after_it():
 def test_a_reply_never_passes_the_question_it_answers():
     index = _sofa_index()
     from memoryserver.embedders import HashingEmbedder
-    from memoryserver.index.slot import IndexRow
+    from memoryserver.index.rows import IndexRow
 
     question, reply = "Which colour was the armchair?", "Teal, like the armchair cushions were."
     vectors = HashingEmbedder().embed([question, reply])
@@ -365,7 +366,8 @@ def test_what_a_question_lends_its_reply_follows_updates_and_a_reload(talker, se
 
 def test_neighbour_credit_lifts_the_blocks_beside_a_hit_only_when_set():
     from memoryserver.embedders import HashingEmbedder
-    from memoryserver.index.slot import IndexRow, Query, UserIndex
+    from memoryserver.index.rows import IndexRow, Query
+    from memoryserver.index.slot import UserIndex
     from memoryserver.terms import query_terms
 
     texts = ["Look at this one.", "The Kestrel parka in olive.", "Fits a size M.", *SMALL_TALK]
