@@ -323,7 +323,7 @@ GET_PRODUCT = Tool(
 )
 RECALL_MEMORY = Tool(
     name="recall_memory",
-    description=("Search the shopper's earlier visits: leads, to check with a catalog tool."),
+    description="Search the shopper's earlier visits: leads, to check with a catalog tool.",
     parameters=_recall_parameters,
     run=_recall_run,
 )

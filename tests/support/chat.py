@@ -191,6 +191,7 @@ class Shopper:
             started = await self.send(communicator, text)
             return await self.events(communicator, started=started, on_event=on_event)
         finally:
-            # A turn that timed out had its application cancelled: no socket to close.
-            if not communicator.future.done():
+            # A turn that timed out had its application cancelled: no socket to close. An
+            # application that failed still raises its error here.
+            if not communicator.future.cancelled():
                 await communicator.disconnect()
