@@ -4,8 +4,13 @@ id and counts its exchanges as the panel does."""
 
 from __future__ import annotations
 
+import asyncio
+import io
 import json
+import sys
+import threading
 import time
+import traceback
 from dataclasses import dataclass, field
 
 from asgiref.sync import sync_to_async
@@ -17,6 +22,21 @@ from config.asgi import application
 
 # How long a turn may go without sending an event (a hung one fails the test, saying where).
 EVENT_TIMEOUT = 30.0
+STACKS_BEFORE = 2.0
+
+
+def _stacks_now() -> str:
+    """Every task of the running loop and every thread, where each is waiting."""
+    out = io.StringIO()
+    out.write(f"tasks {STACKS_BEFORE:g} s before the turn was given up:\n")
+    for task in asyncio.all_tasks():
+        task.print_stack(limit=12, file=out)
+    out.write("threads:\n")
+    names = {t.ident: t.name for t in threading.enumerate()}
+    for ident, frame in sys._current_frames().items():
+        out.write(f"--- thread {names.get(ident, ident)}\n")
+        out.write("".join(traceback.format_stack(frame, limit=10)))
+    return out.getvalue()
 
 
 def session_cookie_for(username: str) -> bytes:
@@ -158,6 +178,11 @@ class Shopper:
         events: list[dict] = []
         remembering = False
         while True:
+            # Just before a hung turn is cancelled, where every task and thread stands.
+            stacks: list[str] = []
+            watch = asyncio.get_running_loop().call_later(
+                EVENT_TIMEOUT - STACKS_BEFORE, lambda into=stacks: into.append(_stacks_now())
+            )
             try:
                 event = json.loads(await communicator.receive_from(timeout=EVENT_TIMEOUT))
             except TimeoutError:
@@ -166,8 +191,10 @@ class Shopper:
                 )
                 raise AssertionError(
                     f"no event for {EVENT_TIMEOUT:g} s, {time.perf_counter() - started:.1f} s "
-                    f"into the turn, after: {seen or 'none'}"
+                    f"into the turn, after: {seen or 'none'}\n{''.join(stacks)}"
                 ) from None
+            finally:
+                watch.cancel()
             events.append(event)
             if on_event is not None:
                 on_event(event)
