@@ -140,10 +140,11 @@ async def attempted[T](
 
 
 # A memory call's bound is kept by cancelling it. It runs as a task of its own, and its
-# caller waits one timeout past the bound at the most before it goes on without it: under
-# load a chat turn once waited on for good, its calls sent and the cancellation that should
-# have ended them lost on the way (no event for 30 s). A call cancelled by anything but its
-# bound or its caller counts as timed out too, so the turn is never lost with it.
+# caller waits one timeout past the bound at the most before it goes on without it: a call
+# that swallows its cancellation somewhere in the HTTP stack below (a library's shielded
+# clean-up, say) then costs the turn one timeout more, never its answer. A call cancelled by
+# anything but its bound or its caller counts as timed out too, so the turn is never lost
+# with it.
 BACKSTOP = 1.0
 
 

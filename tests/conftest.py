@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 import os
+import warnings
 
 import pytest
 from asgiref.sync import SyncToAsync
@@ -131,3 +132,28 @@ def pytest_runtest_logreport(report):
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
     fault_figures.summary_write(terminalreporter)
+
+
+def _settings_now() -> dict[str, object]:
+    from django.conf import settings
+
+    with warnings.catch_warnings():  # reading a deprecated setting warns; only compared here
+        warnings.simplefilter("ignore")
+        return {name: getattr(settings, name) for name in dir(settings) if name.isupper()}
+
+
+@pytest.fixture(autouse=True)
+def _settings_restored():
+    """Each test leaves Django's settings as it found them.
+
+    A setting changed in place, or an override left enabled, changes every later test in
+    the process: a memory timeout of 120 s left behind by a benchmark's helper made the
+    slow-server fault test, run later by the same worker, wait past its own bounds.
+    """
+    before = _settings_now()
+    yield
+    after = _settings_now()
+    changed = sorted(
+        name for name in before.keys() | after.keys() if before.get(name) != after.get(name)
+    )
+    assert not changed, f"this test left Django's settings changed: {', '.join(changed)}"

@@ -31,25 +31,29 @@ if TYPE_CHECKING:
 WRITE_TIMEOUT_SECONDS = 120.0
 
 
-def policy_ready(base_url: str) -> None:
-    """Point the memory policy at the server at `base_url` (Django settings, set up once)."""
+def _django_ready() -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.base")
     import django
-    from django.conf import settings
 
     django.setup()
-    settings.AGENT_MEMORY_URL = base_url.rstrip("/")
-    settings.AGENT_MEMORY_TIMEOUT_SECONDS = WRITE_TIMEOUT_SECONDS
-    settings.AGENT_MEMORY_WRITE_TIMEOUT_SECONDS = WRITE_TIMEOUT_SECONDS
 
 
 def shoppers_record(base_url: str, shoppers: list[Shopper]) -> dict[str, str]:
     """Store every shopper's visits as the policy does; block key -> block id.
 
     A fact the policy did not store (a restatement) maps to the stored fact it restates.
+    The policy is pointed at the server at `base_url` for this call only: the suite runs
+    this in a process whose later tests need the shop's own memory settings.
     """
-    policy_ready(base_url)
-    return asyncio.run(_shoppers_record(shoppers))
+    _django_ready()
+    from django.test import override_settings
+
+    with override_settings(
+        AGENT_MEMORY_URL=base_url.rstrip("/"),
+        AGENT_MEMORY_TIMEOUT_SECONDS=WRITE_TIMEOUT_SECONDS,
+        AGENT_MEMORY_WRITE_TIMEOUT_SECONDS=WRITE_TIMEOUT_SECONDS,
+    ):
+        return asyncio.run(_shoppers_record(shoppers))
 
 
 async def _shoppers_record(shoppers: list[Shopper]) -> dict[str, str]:

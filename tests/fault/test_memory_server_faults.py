@@ -160,7 +160,10 @@ async def test_a_slow_server(memory, new_shopper, figures):
     try:
         hung = await shopper.turn("and in black?")
     except AssertionError as exc:  # a turn that hung: what memory was asked, and when
-        raise AssertionError(f"{exc}\nthe memory proxy saw:\n{memory.proxy.recent()}") from None
+        raise AssertionError(
+            f"{exc}\nmemory timeout {memory_conf().timeout_seconds:g} s, answers delayed "
+            f"{memory.proxy.response_delay:g} s; the memory proxy saw:\n{memory.proxy.recent()}"
+        ) from None
     figures.turn("slow server: 5 s per request", hung)
     assert hung.answer and hung.session["mode"] == "memory_unavailable"
 
