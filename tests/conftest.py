@@ -134,14 +134,6 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     fault_figures.summary_write(terminalreporter)
 
 
-def _settings_now() -> dict[str, object]:
-    from django.conf import settings
-
-    with warnings.catch_warnings():  # reading a deprecated setting warns; only compared here
-        warnings.simplefilter("ignore")
-        return {name: getattr(settings, name) for name in dir(settings) if name.isupper()}
-
-
 @pytest.fixture(autouse=True)
 def _settings_restored():
     """Each test leaves Django's settings as it found them.
@@ -150,9 +142,16 @@ def _settings_restored():
     the process: a memory timeout of 120 s left behind by a benchmark's helper made the
     slow-server fault test, run later by the same worker, wait past its own bounds.
     """
-    before = _settings_now()
+    from django.conf import settings
+
+    def now() -> dict[str, object]:
+        with warnings.catch_warnings():  # reading a deprecated setting warns; only compared
+            warnings.simplefilter("ignore")
+            return {name: getattr(settings, name) for name in dir(settings) if name.isupper()}
+
+    before = now()
     yield
-    after = _settings_now()
+    after = now()
     changed = sorted(
         name for name in before.keys() | after.keys() if before.get(name) != after.get(name)
     )
