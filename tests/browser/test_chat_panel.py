@@ -519,6 +519,34 @@ def test_memory_changed_elsewhere_forgets_the_session_and_refreshes_records(ui) 
     assert last["session_id"] is None and last["turn_count"] == 0
 
 
+def test_a_panel_left_open_for_days_still_drops_a_record_whose_time_came(ui) -> None:
+    now = datetime(2026, 5, 1, 12, 0, 0, tzinfo=UTC)
+    ui.page.clock.install(time=now)
+    records = [
+        record(
+            "t1",
+            "Shopper: jeans?\nAssistant: Try the **Wide Jeans**.",
+            kind="turn",
+            expires_at=(now + timedelta(days=2)).isoformat(),
+        ),
+        record("f4", "The shopper dislikes yellow.", category="colour"),
+    ]
+    records_route(ui.page, records)
+    ui.sign_in("Ann")
+    ui.open_panel()
+    ui.by("inspector-toggle").click()
+    turn = ui.page.locator('[data-testid="record"][data-block-id="t1"]')
+    turn.wait_for()
+    assert turn.get_by_test_id("record-expiry").inner_text() == "kept until 2026-05-03"
+
+    # Nothing reloads the list; the laptop sleeps a day and a half, then two days.
+    ui.page.clock.fast_forward("36:00:00")
+    turn.get_by_test_id("record-expiry").filter(has_text="expires in 12 h").wait_for()
+    ui.page.clock.fast_forward("13:00:00")
+    turn.wait_for(state="detached")
+    assert ui.by("record").count() == 1
+
+
 def test_records_show_expiry_history_and_markdown_and_keep_focus_on_delete(ui) -> None:
     now = datetime(2026, 5, 1, 12, 0, 0, tzinfo=UTC)
     ui.page.clock.set_fixed_time(now)

@@ -8,6 +8,9 @@ import { el, renderInline, renderMarkdown } from "./render.js";
 
 const PAGE_SIZE = 20;
 const TICK_MS = 1000;
+// With nothing due within a day the list still looks once a minute: a panel left open
+// overnight (or a laptop that slept) would otherwise go on showing records that have gone.
+const SLOW_TICK_MS = 60_000;
 const SCOPE_LABELS = {
   session: "this visit",
   fact: "fact",
@@ -176,6 +179,7 @@ export function createInspector(root, { api, store, signedIn, onRecordDeleted })
   let noteAfterLoad = null; // what the next load says before its own status
   let shown = []; // { record, node, expiry } of the records on screen
   let ticker = null;
+  let tickEvery = null; // the ticker's period: TICK_MS, SLOW_TICK_MS or null (stopped)
 
   function showTurn() {
     const turns = store.turns;
@@ -268,11 +272,12 @@ export function createInspector(root, { api, store, signedIn, onRecordDeleted })
       showRange();
       if (!shown.length) recordsStatus.textContent = "Nothing remembered yet.";
     }
-    const soon = shown.some((entry) => remainingMs(entry.record.expires_at, now) < DAY);
-    if (soon && !ticker) ticker = setInterval(tick, TICK_MS);
-    else if (!soon && ticker) {
+    const left = shown.map((entry) => remainingMs(entry.record.expires_at, now));
+    const every = left.some((ms) => ms < DAY) ? TICK_MS : left.some(Number.isFinite) ? SLOW_TICK_MS : null;
+    if (every !== tickEvery) {
       clearInterval(ticker);
-      ticker = null;
+      ticker = every === null ? null : setInterval(tick, every);
+      tickEvery = every;
     }
   }
 
