@@ -44,8 +44,9 @@ the shopper's size, taste, occasion and budget.
   sets it apart (its blurb); at most 4, and how many of how many ("Here are 4 of 12 ...").
   "Show more": the same search at the next offset.
 - "The black one", "the second one", "in M?", "cheaper" mean the products of your newest
-  answer, in the order of its "{PRODUCTS_SHOWN}" line in the notes: check them with a
-  tool, keeping to the colour and sizes shown.
+  answer, in the order of its "{PRODUCTS_SHOWN}" line in the notes (an entry with only a
+  [SKU] is the next product the answer bolds): check them with a tool, keeping to the
+  colour and sizes shown.
 - If nothing matches, say so and suggest a filter to relax."""
 
 

@@ -24,12 +24,14 @@ PAGE_CLOSE = "</page-context>"
 # in every verbatim exchange of the notes, and a shoe's eleven sizes cost ~20 tokens each
 # time written out.
 _PRODUCT = re.compile(
-    r"^(?P<name>.+?) \[(?P<sku>[^\]\s]+)\]"
+    r"^(?:(?P<name>.+?) )?\[(?P<sku>[^\]\s]+)\]"
     r"(?: colours (?P<colours>[^,]*))?"
     r"(?:, sizes (?P<sizes>[^,]*))?"
     r"(?:, €(?P<price>\d+(?:\.\d+)?))?$"
 )
 _SEPARATOR = " | "
+# A product's name in an answer's own text, in bold as the assistant writes it.
+BOLD_NAME = re.compile(r"\*\*([^*]{2,120})\*\*")
 _LETTER_SIZES = ("XXS", "XS", "S", "M", "L", "XL", "XXL", "XXXL")
 _RUN_MIN = 3
 _RANGE = re.compile(r"^(?P<low>[^-]+)-(?P<high>[^-]+)$")
@@ -93,18 +95,20 @@ def _clean(value: Any) -> str:
     return re.sub(r"[\x00-\x1f\x7f<>\[\]|/,]", " ", str(value)).strip()
 
 
-def products_shown_line(cards: list[dict[str, Any]]) -> str:
+def products_shown_line(cards: list[dict[str, Any]], *, named: frozenset[str] = frozenset()) -> str:
     """`Products shown: A [SKU1] colours black/navy, sizes M/L, €59.00 | B [SKU2] ...`.
 
     `cards` are the product cards of a `done` event (sku, name, colours, sizes_in_stock,
-    price_eur). Empty when there are none.
+    price_eur). A card whose name is in `named` is written without it (`[SKU1] colours ...`):
+    its answer's text names it already (see `exchange_with_products`). Empty when there are
+    no cards.
     """
     parts = []
     for card in cards:
         sku, name = _clean(card.get("sku", "")), _clean(card.get("name", ""))
         if not sku or not name:
             continue
-        part = f"{name} [{sku}]"
+        part = f"[{sku}]" if name in named else f"{name} [{sku}]"
         colours = [_clean(c) for c in card.get("colours") or [] if _clean(c)]
         sizes = [_clean(s) for s in card.get("sizes_in_stock") or [] if _clean(s)]
         part += f" colours {'/'.join(colours)}" if colours else ""
@@ -116,22 +120,36 @@ def products_shown_line(cards: list[dict[str, Any]]) -> str:
     return f"{PRODUCTS_SHOWN} {_SEPARATOR.join(parts)}" if parts else ""
 
 
+def bold_names(text: str) -> list[str]:
+    """The bold spans of text, each once, in the order they first appear."""
+    return list(dict.fromkeys(name.strip() for name in BOLD_NAME.findall(text)))
+
+
 def products_shown_parse(text: str) -> list[ShownProduct]:
-    """The products of the last `Products shown:` line in text; [] when there is none."""
+    """The products of the last `Products shown:` line in text; [] when there is none.
+
+    A product written without its name takes the next bold name of the text before the
+    line that no other product of the line is written with: the answer named them in the
+    order it showed them (`exchange_with_products` writes the line so only when this reads
+    it back right).
+    """
     start = text.rfind(PRODUCTS_SHOWN)
     if start < 0:
         return []
     listing = text[start + len(PRODUCTS_SHOWN) :]
     # Note cleaning turns the newline that ends the line into " / ".
     listing = re.split(r" / |\n", listing, maxsplit=1)[0].strip()
+    matches = [m for part in listing.split(_SEPARATOR) if (m := _PRODUCT.match(part.strip()))]
+    written = {m.group("name").strip() for m in matches if m.group("name")}
+    unnamed = iter([name for name in bold_names(text[:start]) if name not in written])
     products = []
-    for part in listing.split(_SEPARATOR):
-        match = _PRODUCT.match(part.strip())
-        if not match:
-            continue
+    for match in matches:
+        name = (match.group("name") or "").strip() or next(unnamed, None)
+        if name is None:
+            continue  # its name is not in the text (cut short): nothing to call it
         products.append(
             ShownProduct(
-                name=match.group("name").strip(),
+                name=name,
                 sku=match.group("sku"),
                 colours=tuple(c for c in (match.group("colours") or "").split("/") if c),
                 sizes=sizes_parse(match.group("sizes") or ""),
@@ -142,9 +160,21 @@ def products_shown_parse(text: str) -> list[ShownProduct]:
 
 
 def exchange_with_products(answer: str, cards: list[dict[str, Any]]) -> str:
-    """An answer as the transcript keeps it: the text, then the products it showed."""
-    line = products_shown_line(cards)
-    return f"{answer}\n{line}" if line else answer
+    """An answer as the transcript keeps it: the text, then the products it showed.
+
+    A product the text names in bold, in the order the cards show them, is not named again
+    in the line: it is in every verbatim exchange the model is sent, and a name is written
+    once. The line is written so only when it reads back to the same products; otherwise
+    (names bolded out of order, another bold phrase among them) every product keeps its name.
+    """
+    full = products_shown_line(cards)
+    if not full:
+        return answer
+    in_text = frozenset(bold_names(answer)) & {_clean(c.get("name", "")) for c in cards}
+    lean = products_shown_line(cards, named=in_text)
+    if lean != full and products_shown_parse(f"{answer}\n{lean}") == products_shown_parse(full):
+        return f"{answer}\n{lean}"
+    return f"{answer}\n{full}"
 
 
 def page_context_message(page: dict[str, Any]) -> str:

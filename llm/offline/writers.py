@@ -11,14 +11,13 @@ from llm.offline.payload import last_user_text, payload_read
 from llm.offline.replies import Reply, text_reply
 from llm.offline.shopper import occasions_find, request_parse
 from llm.offline.vocabulary import default_vocabulary
-from llm.transcript import PRODUCTS_SHOWN, products_shown_parse
+from llm.transcript import PRODUCTS_SHOWN, bold_names, products_shown_parse
 
 MAX_CONTEXTS = 5
 _SEASONS = frozenset({"summer", "winter", "spring", "autumn"})
 _ROLE_LINE = re.compile(
     r"^\s*(?P<role>user|shopper|human|customer|assistant|ai|bot)\s*:\s*", re.I | re.M
 )
-_BOLD_NAME = re.compile(r"\*\*([^*]{2,120})\*\*")
 _NOTHING_FOUND = re.compile(
     r"\b(couldn't find|could not find|no matching|nothing (?:matches|fits))\b", re.I
 )
@@ -227,8 +226,7 @@ def _product_names(answer: str) -> list[str]:
     shown = [product.name for product in products_shown_parse(answer)]
     if shown:
         return shown
-    text = answer.split(PRODUCTS_SHOWN, 1)[0]
-    return list(dict.fromkeys(name.strip() for name in _BOLD_NAME.findall(text)))
+    return bold_names(answer.split(PRODUCTS_SHOWN, 1)[0])
 
 
 def _outcome(answer: str, names: list[str]) -> str:

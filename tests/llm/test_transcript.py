@@ -66,3 +66,41 @@ def test_a_run_of_sizes_is_written_as_its_ends_and_read_back_whole():
         ("36", "37", "39", "40", "41"),
         ("S", "M", "W32-L34", "UK 8"),
     ]
+
+
+THREE = [
+    {"sku": "JN-1", "name": "Slim Jeans", "colours": ["black"], "price_eur": 59},
+    {"sku": "JN-2", "name": "Wide Jeans", "colours": ["blue"], "price_eur": 69},
+    {"sku": "JN-3", "name": "Cargo Jeans", "colours": ["khaki"], "price_eur": 79},
+]
+THREE_SHOWN = [
+    ShownProduct("Slim Jeans", "JN-1", ("black",), (), 59.0),
+    ShownProduct("Wide Jeans", "JN-2", ("blue",), (), 69.0),
+    ShownProduct("Cargo Jeans", "JN-3", ("khaki",), (), 79.0),
+]
+
+
+def test_a_product_the_answer_names_is_not_named_again_in_its_line():
+    answer = "Try the **Slim Jeans** (€59) or the **Cargo Jeans** (€79); the Wide Jeans too."
+    text = exchange_with_products(answer, THREE)
+    line = text.split("\n")[-1]
+    # Named in bold in the order shown: written once, in the text. Not in bold: in the line.
+    assert line == (
+        "Products shown: [JN-1] colours black, €59.00 | Wide Jeans [JN-2] colours blue, "
+        "€69.00 | [JN-3] colours khaki, €79.00"
+    )
+    assert products_shown_parse(text) == THREE_SHOWN
+    assert products_shown_parse(text.replace("\n", " / ") + " / Shopper: the second") == (
+        THREE_SHOWN
+    )
+
+
+def test_names_bolded_out_of_order_or_beside_other_bold_words_stay_in_the_line():
+    full = products_shown_line(THREE)
+    for answer in (
+        "The **Wide Jeans**, the **Slim Jeans** and the **Cargo Jeans**.",
+        "**Tip:** the **Slim Jeans**, **Wide Jeans** and **Cargo Jeans** run small.",
+    ):
+        text = exchange_with_products(answer, THREE)
+        assert text == f"{answer}\n{full}"
+        assert products_shown_parse(text) == THREE_SHOWN
