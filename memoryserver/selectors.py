@@ -186,6 +186,7 @@ def index_row(
         if block.sentence_embeddings:
             stored = np.frombuffer(bytes(block.sentence_embeddings), dtype=np.float32)
             sentences = stored.reshape(-1, vector.shape[0])
+    searched = searchable_text(block)
     return IndexRow(
         pk=block.pk,
         block_id=block.block_id,
@@ -198,9 +199,10 @@ def index_row(
         annotations=block.annotations,
         prompt_id=block.prompt_id,
         prompt_vid=block.prompt_vid,
-        text=searchable_text(block),
+        text=searched,
         sentences=sentences,
         asks=context.asks(block.text),
+        own_terms=context.own_terms(block.text, searched),
     )
 
 
@@ -338,6 +340,7 @@ def user_index_read(user_id: str, *, now: datetime, width: int) -> UserIndex:
         texts=texts,
         sentences=sentences,
         asks=[context.asks(text) for text in own],
+        own_terms=[context.own_terms(o, t) for o, t in zip(own, texts, strict=True)],
     )
     index.foreign_blocks = foreign
     return index

@@ -30,7 +30,7 @@ def ask_in_process(
     from memoryserver.conf import ServerSettings
     from memoryserver.embedders import build_embedder
     from memoryserver.extractors import ExtractiveExtractor
-    from memoryserver.index.context import asks
+    from memoryserver.index.context import asks, own_terms
     from memoryserver.index.lexical import search_text
     from memoryserver.index.rows import IndexRow, Query
     from memoryserver.index.sentences import blocks_embedded
@@ -65,6 +65,7 @@ def ask_in_process(
             row = IndexRow(
                 pk, block.key, block.session_id, embedded[pk][0], stored, block.created_at,
                 None, "ready", None, None, None, text, embedded[pk][1], asks(block.text),
+                own_terms(block.text, text),
             )  # fmt: skip
             index.upsert(row)
         questions = list(history.questions)

@@ -21,6 +21,8 @@ import math
 
 import numpy as np
 
+from memoryserver.terms import text_terms
+
 # The previous block's BM25 counts half beside the block's own.
 CONTEXT_LEXICAL_WEIGHT = 0.5
 # Its cosine a fifth for a block of a typical turn's length, (own + 0.2 * previous) / 1.2,
@@ -68,9 +70,20 @@ def asks(text: str) -> bool:
     return text.rstrip().endswith("?")
 
 
+def own_terms(own: str, searched: str) -> int | None:
+    """How many terms a block's own text holds, where what search matches (`searched`)
+    holds more: its summary and contexts. None where the two are the same text."""
+    return None if searched == own else len(text_terms(own))
+
+
 def dense_with_context(own: np.ndarray, previous: np.ndarray, terms: np.ndarray) -> np.ndarray:
     """Each cosine beside that of the block before it (a first block: its own alone), the
-    share by the block's length in terms (`terms`, 0 for a block with none)."""
+    share by the length in terms of the block's own text (`terms`, 0 for a block with none).
+
+    Its own text, not its summary and contexts: an extraction restating a two-word reply
+    ("Teal, finally!") at three times its length does not make it stand on its own. With
+    the length of all it is searched by, the server's extraction cost a third of the
+    replies on the dialogues their question's context (docs/benchmarks.md, "Retrieval")."""
     context = np.where(previous >= 0, own[np.maximum(previous, 0)], own)
     low, high = CONTEXT_DENSE_RANGE
     scale = np.clip(CONTEXT_TYPICAL_TERMS / np.maximum(terms, 1.0), low, high)

@@ -301,6 +301,11 @@ class LexicalIndex:
         doc = self._doc_of.get(position)
         return self._terms_of(doc) if doc is not None else ()
 
+    def length_at(self, position: int) -> int:
+        """The length in terms of the block at `position` (0 if it has no text)."""
+        doc = self._doc_of.get(position)
+        return int(self._doc_length[doc]) if doc is not None else 0
+
     def lengths(self, size: int) -> np.ndarray:
         """Each slot position's length in terms (0: no live text)."""
         out = np.zeros(size, dtype=np.float32)

@@ -33,6 +33,9 @@ class IndexRow:
     # Whether the block's own text (not its summary or contexts) asks: `context.asks`; None
     # reads it from `text`.
     asks: bool | None = None
+    # How many terms the block's own text holds (`context.own_terms`); None: all of `text`
+    # is its own.
+    own_terms: int | None = None
 
 
 @dataclass

@@ -27,6 +27,7 @@ from memoryserver.index.sentences import SentenceVectors
 
 STATUS_CODES = {"processing": 0, "ready": 1, "extraction_failed": 2}
 _INF = math.inf
+_MAX_TERMS = np.iinfo(np.uint16).max
 
 
 def epoch(value: datetime | None, default: float = math.nan) -> float:
@@ -46,6 +47,19 @@ _COLUMNS = (
     "prompts",
     "prompt_vids",
     "asks",
+    "own_terms",
+)
+# The columns of a block's own, kept in step when the index is compacted.
+_ROW_COLUMNS = (
+    "sessions",
+    "ingested",
+    "created",
+    "expires",
+    "status",
+    "prompts",
+    "prompt_vids",
+    "asks",
+    "own_terms",
 )
 
 
@@ -90,6 +104,7 @@ class UserIndex:
         texts: list[str],
         sentences: list[bytes | None] | None = None,
         asks: list[bool] | None = None,
+        own_terms: list[int | None] | None = None,
     ) -> UserIndex:
         """An index holding these blocks, as the same upserts one by one would build it.
 
@@ -118,6 +133,11 @@ class UserIndex:
         # A second of Python at 100k blocks: hand the GIL to waiting requests every
         # millisecond or so instead of every switch interval (5 ms).
         index.lexical = LexicalIndex.from_texts(texts, pause_every=100)
+        lengths = index.lexical.lengths(n)
+        if own_terms is not None:
+            given = np.array([-1 if t is None else t for t in own_terms], dtype=np.int64)
+            lengths = np.where(given >= 0, given, lengths)
+        index.own_terms[:n] = np.minimum(lengths, _MAX_TERMS)
         if sentences is not None:
             index.sentences = SentenceVectors.from_blobs(index.dimensions, sentences)
         return index
@@ -204,6 +224,9 @@ class UserIndex:
         self.prompts = np.full(capacity, -1, dtype=np.int32)
         self.prompt_vids = np.full(capacity, -1, dtype=np.int64)
         self.asks = np.zeros(capacity, dtype=bool)  # the block's own text asks (context.asks)
+        # The terms of the block's own text, its summary and contexts left out: how much it
+        # means without the block before it (`context.dense_with_context`).
+        self.own_terms = np.zeros(capacity, dtype=np.uint16)
         self.ids: list[str | None] = [None] * capacity
         self.annotations: list[dict[str, str] | None] = [None] * capacity
         self.payloads: list[dict[str, Any] | None] = [None] * capacity
@@ -254,6 +277,8 @@ class UserIndex:
         self.payloads[pos] = None
         self.lexical.set(pos, row.text)
         self.asks[pos] = row.asks if row.asks is not None else context.asks(row.text)
+        own = row.own_terms if row.own_terms is not None else self.lexical.length_at(pos)
+        self.own_terms[pos] = min(own, _MAX_TERMS)
         self.sentences.set(pos, row.sentences)
         for (key, value), mask in self._annotation_masks.items():
             mask[pos] = bool(row.annotations) and row.annotations.get(key) == value
@@ -319,19 +344,7 @@ class UserIndex:
             for p in keep
         ]
         payloads = [self.payloads[p] for p in keep]
-        columns = [
-            a[keep].copy()
-            for a in (
-                self.sessions,
-                self.ingested,
-                self.created,
-                self.expires,
-                self.status,
-                self.prompts,
-                self.prompt_vids,
-                self.asks,
-            )
-        ]
+        columns = [getattr(self, name)[keep].copy() for name in _ROW_COLUMNS]
         n = len(keep)
         self._allocate(capacity_for(n))
         self._annotation_masks = {}
@@ -348,21 +361,8 @@ class UserIndex:
             self.vectors[pos] = row.vector
             self.annotations[pos] = row.annotations
             self.payloads[pos] = payloads[pos]
-        for dst, src in zip(
-            (
-                self.sessions,
-                self.ingested,
-                self.created,
-                self.expires,
-                self.status,
-                self.prompts,
-                self.prompt_vids,
-                self.asks,
-            ),
-            columns,
-            strict=True,
-        ):
-            dst[:n] = src
+        for name, src in zip(_ROW_COLUMNS, columns, strict=True):
+            getattr(self, name)[:n] = src
 
     def forget_payloads(self, block_ids: Iterable[str]) -> None:
         """Drop cached payloads of blocks changed outside upsert/set_fields/remove."""
@@ -471,7 +471,7 @@ class UserIndex:
         if cosine is None and q.vector is not None:
             # A block's cosine is its best sentence's, its whole-block vector one of them.
             own = self.sentences.best(self.vectors[:n] @ q.vector, q.vector)
-            cosine = context.dense_with_context(own, previous, self.lexical.lengths(n))
+            cosine = context.dense_with_context(own, previous, self.own_terms[:n])
             sides["dense"] = cosine
         dated = q.times.matches(self._dates()) & lenders if q.times else None
         if q.terms is None:
