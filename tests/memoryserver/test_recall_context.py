@@ -462,3 +462,30 @@ def test_sentences_get_vectors_only_in_a_block_of_three_or_more():
     ]
     many = " ".join(f"Sentence number {n} is here." for n in range(20))
     assert len(sentences_of(many)) == MAX_SENTENCES
+
+
+def test_a_short_reply_leans_on_its_question_as_much_once_its_summary_is_stored():
+    from memoryserver.embedders import HashingEmbedder
+    from memoryserver.index import context
+    from memoryserver.index.rows import IndexRow, Query
+    from memoryserver.index.slot import UserIndex
+
+    reply = "Teal, finally!"
+    summary = "The speaker says the colour they finally chose is teal, after a long wait."
+    texts = [QUESTION, reply]
+    vectors = HashingEmbedder().embed(texts)
+    at = datetime(2026, 1, 2, tzinfo=UTC)
+
+    def reply_cosine(searched: str) -> float:
+        index = UserIndex(dimensions=vectors.shape[1])
+        for n, text in enumerate(texts):
+            shown = searched if text == reply else text
+            index.upsert(IndexRow(n, text, "s", vectors[n], at + timedelta(minutes=n), None, None,
+                                  "ready", None, None, None, shown,
+                                  own_terms=context.own_terms(text, shown)))  # fmt: skip
+        query = Query(now=0.0, vector=HashingEmbedder().embed([QUESTION])[0])
+        return {h.block_id: h.score for h in index.search(query)}[reply]
+
+    # What it is searched by grows fivefold with its summary; how much the reply borrows
+    # from the question before it does not change.
+    assert reply_cosine(f"{reply}\n{summary}") == pytest.approx(reply_cosine(reply))
