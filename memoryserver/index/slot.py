@@ -34,21 +34,6 @@ def epoch(value: datetime | None, default: float = math.nan) -> float:
     return value.timestamp() if value is not None else default
 
 
-# The numpy columns of a user's index, copied over when it grows.
-_COLUMNS = (
-    "vectors",
-    "alive",
-    "pks",
-    "sessions",
-    "ingested",
-    "created",
-    "expires",
-    "status",
-    "prompts",
-    "prompt_vids",
-    "asks",
-    "own_terms",
-)
 # The columns of a block's own, kept in step when the index is compacted.
 _ROW_COLUMNS = (
     "sessions",
@@ -61,6 +46,8 @@ _ROW_COLUMNS = (
     "asks",
     "own_terms",
 )
+# The numpy columns of a user's index, copied over when it grows.
+_COLUMNS = ("vectors", "alive", "pks", *_ROW_COLUMNS)
 
 
 def capacity_for(blocks: int) -> int:
