@@ -489,3 +489,49 @@ def test_a_short_reply_leans_on_its_question_as_much_once_its_summary_is_stored(
     # What it is searched by grows fivefold with its summary; how much the reply borrows
     # from the question before it does not change.
     assert reply_cosine(f"{reply}\n{summary}") == pytest.approx(reply_cosine(reply))
+
+
+@pytest.mark.django_db(databases=DB)
+def test_a_replys_own_length_is_kept_when_its_extraction_lands_and_after_a_reload(
+    talker, monkeypatch
+):
+    from memoryserver.extractors import Extraction
+    from memoryserver.services import extraction
+    from memoryserver.services.extraction import extraction_attempt
+
+    class Restating:
+        name = "restating"
+
+        def extract(self, text: str, *, prompt: str | None = None) -> Extraction:
+            return Extraction(
+                summary="The speaker says the colour they finally chose is teal, at last.",
+                contexts=["Colour chosen: teal, after weeks of going back and forth."],
+            )
+
+    monkeypatch.setattr(extraction, "get_extractor", lambda: Restating())
+    start = datetime(2026, 3, 2, 18, tzinfo=UTC)
+    _chat(talker, "s1", [QUESTION], start)
+    [reply] = blocks_stocked(
+        talker, "s1", ["Teal, finally!"], context_required=True,
+        created_at=start + timedelta(minutes=1),
+    )  # fmt: skip
+
+    def loaded():
+        selectors.blocks_search(
+            user_id=talker, session_id="s1", query="teal", filters={"session_ids": "all"}
+        )  # a search loads the user's index if it is not in memory
+        return get_registry().loaded(talker)
+
+    def own_length() -> int:
+        index = loaded()
+        return int(index.own_terms[index.positions[reply]])
+
+    written = own_length()
+    pk = selectors.MemoryBlock.objects.get(block_id=reply).pk
+    assert extraction_attempt(pk) == "ready"
+    index = loaded()
+    # Searched by its summary and contexts now, at many times its length; its own stays.
+    assert index.lexical.length_at(index.positions[reply]) > 4 * written
+    assert own_length() == written
+    get_registry().clear()  # loaded again from SQLite, summary and all
+    assert own_length() == written
