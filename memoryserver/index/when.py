@@ -5,19 +5,24 @@ rank, as if its date were a word it held; nothing is filtered out. A block's dat
 `created_at` (the moment it happened, which a client storing an old conversation sets to
 that session's day), else its `ingested_at`.
 
-Relative phrases ("yesterday", "last month", "three weeks ago") are read against `now`,
-the server's clock (`memoryserver.clock`, which tests move). Calendar windows are in UTC,
-the server's time zone. A month or season without a year ("in May", "in the summer")
-matches that part of every year: a shopper asking "what did I buy in May?" means their
-last May, and any May of theirs is a better guess than a block from October. "May" and
-"March" are months only where they read as one ("in May", "May 2023", "8 March"), not as
-"may I" or "march on".
+Relative phrases ("yesterday", "last month", "three weeks ago", "since March", "the past
+two weeks", "last Tuesday") are read against `now`, the server's clock
+(`memoryserver.clock`, which tests move). Calendar windows are in UTC, the server's time
+zone. A month or season without a year ("in May", "in the summer") matches that part of
+every year: a shopper asking "what did I buy in May?" means their last May, and any May of
+theirs is a better guess than a block from October. "May" and "March" are months only where
+they read as one ("in May", "May 2023", "8 March"), not as "may I" or "march on"; a weekday
+only where it reads as a past day ("last Friday", "what did I order on Sunday?"), not in "my
+Sunday best" or "I have an interview on Monday".
+Spans ("between March and May 2023", "from 8 May to 12 May") are one window from the first
+to the end of the last, and dates in figures ("2023-05-08", "8/5/2023") are read both ways
+round when day and month could be either.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 
 import numpy as np
@@ -35,20 +40,38 @@ SEASONS = {
     "fall": (9, 10, 11),
     "winter": (12, 1, 2),
 }
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
             "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
             "couple": 2, "few": 3, "several": 3}  # fmt: skip
 _UNIT_DAYS = {"day": 1, "week": 7, "fortnight": 14, "month": 30.44, "year": 365.25}
 _DAY = 86400.0
 
-# Words that make "may" or "march" (or a short month name) a month: before or after it.
+# Words that make "may" or "march" (or a short month name, or "fall") a month: before or
+# after it.
 _MONTH_CUES_BEFORE = {"in", "of", "during", "since", "until", "till", "by", "last", "this",
                       "next", "early", "late", "mid", "from", "through", "before", "after",
-                      "around", "on", "every"}  # fmt: skip
+                      "around", "on", "every", "between"}  # fmt: skip
 _AMBIGUOUS = {"may", "march", "mar", "jan", "jun", "jul", "aug", "oct", "dec", "sep", "sept",
-              "nov", "feb", "apr"}  # fmt: skip
+              "nov", "feb", "apr", "fall"}  # fmt: skip
 _NOT_YEARS = {"size", "number", "no", "order", "sku", "code", "item", "ref", "model", "page"}
-_TOKEN = re.compile(r"[A-Za-z]+|\d+(?:st|nd|rd|th)?")
+_WEEKDAY_CUES = {"last", "past", "since", "that"}
+_DAY_PARTS = {"morning", "afternoon", "evening", "night", "lunchtime"}
+# "On Friday" is as often the coming Friday ("I have an interview on Friday") as the last:
+# a weekday after "on" is a past day only in a query that speaks of the past.
+_PAST_CUES = {"did", "was", "were", "said", "told", "bought", "ordered", "mentioned", "asked",
+              "showed", "saw", "tried", "returned", "went", "happened", "talked"}  # fmt: skip
+# What joins the two ends of a span: "March to May", "March-May" (a hyphen or an en or em
+# dash); "and" only after "between".
+_DASHES = "-\u2013\u2014"
+_SPAN_TO = {"to", "through", "thru", "till", "until", *_DASHES}
+_TOKEN = re.compile(rf"[A-Za-z]+|\d+(?:st|nd|rd|th)?|[{_DASHES}]")
+
+# Dates in figures, read before the words (the tokens would split them).
+_ISO_DAY = re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")
+_ISO_MONTH = re.compile(r"\b(\d{4})-(\d{1,2})\b")
+_SLASH_DAY = re.compile(r"\b(\d{1,2})[/.](\d{1,2})[/.](\d{4})\b")
+_SLASH_MONTH = re.compile(r"\b(\d{1,2})/(\d{4})\b")
 
 
 @dataclass
@@ -86,6 +109,11 @@ def _month_range(year: int, month: int) -> tuple[float, float]:
     return _span(_month_start(year, month), _month_start(year, month + 1))
 
 
+def _day_range(start: datetime) -> tuple[float, float]:
+    # A day, give or take one: "on 8 May" is often told the day after.
+    return _span(start - timedelta(days=1), start + timedelta(days=2))
+
+
 def _season_range(year: int, season: str) -> tuple[float, float]:
     """The season that starts in `year` (winter runs into the next year)."""
     first = SEASONS[season][0]
@@ -114,119 +142,307 @@ def _day_number(token: str) -> int | None:
     return None
 
 
-def _is_month(words: list[str], raw: list[str], i: int) -> int | None:
-    """The month named at position i, if it reads as a month there."""
-    month = _MONTH_OF.get(words[i])
-    if month is None:
+def _date(year: int, month: int, day: int) -> datetime | None:
+    try:
+        return datetime(year, month, day, tzinfo=UTC)
+    except ValueError:  # "30 February", "13/13/2023"
         return None
-    if words[i] not in _AMBIGUOUS:
-        return month
-    before = words[i - 1] if i else ""
-    after = words[i + 1] if i + 1 < len(words) else ""
-    if before in _MONTH_CUES_BEFORE or _day_number(before) or _year(after) or _day_number(after):
-        return month
-    # Capitalised in the middle of a sentence ("what did we do May ...") reads as a name.
-    if i and raw[i][0].isupper() and not raw[i - 1].endswith((".", "?", "!")):
-        return month
-    return None
+
+
+@dataclass(frozen=True)
+class _Point:
+    """A time named on the calendar: a year, a month, a season or a day, with or without
+    its year; `size` is how many words named it."""
+
+    months: tuple[int, ...]  # in calendar order; all twelve for a year
+    year: int | None = None
+    day: int | None = None
+    size: int = 1
+
+    def window(self) -> tuple[float, float] | None:
+        """Its epoch range, if it has a year; else it is a part of any year."""
+        if self.year is None:
+            return None
+        if self.day is not None:
+            start = _date(self.year, self.months[0], self.day)
+            if start is not None:
+                return _day_range(start)
+        first = self.months[0]
+        return _span(
+            _month_start(self.year, first), _month_start(self.year, first + len(self.months))
+        )
+
+
+def _months_from(first: int, last: int) -> set[int]:
+    """The months from `first` through `last`, round the year's end if need be."""
+    return {(first - 1 + k) % 12 + 1 for k in range((last - first) % 12 + 1)}
+
+
+class _Reading:
+    """One query read left to right, each phrase a reader that returns the words it took."""
+
+    def __init__(self, text: str, now: datetime) -> None:
+        self.now = now.astimezone(UTC)
+        self.today = datetime(self.now.year, self.now.month, self.now.day, tzinfo=UTC)
+        self.found = TimeWindows()
+        text = self._read_figures(text)
+        self.raw = _TOKEN.findall(text)
+        self.words = [w.lower() for w in self.raw]
+
+    def read(self) -> TimeWindows:
+        i = 0
+        while i < len(self.words):
+            i += max(1, self._since(i) or self._told_from_today(i) or self._calendar(i))
+        return self.found
+
+    def word(self, i: int) -> str:
+        return self.words[i] if 0 <= i < len(self.words) else ""
+
+    # Dates in figures
+    def _read_figures(self, text: str) -> str:
+        """Windows for the dates written in figures; the text without them."""
+        ranges = self.found.ranges
+
+        def iso_day(m: re.Match) -> str:
+            start = _date(int(m[1]), int(m[2]), int(m[3]))
+            if start is None:
+                return m[0]
+            ranges.append(_day_range(start))
+            return " "
+
+        def iso_month(m: re.Match) -> str:
+            if _year(m[1]) is None or not 1 <= int(m[2]) <= 12:
+                return m[0]  # "the 2023-24 season": a year and a number
+            ranges.append(_month_range(int(m[1]), int(m[2])))
+            return " "
+
+        def slash_day(m: re.Match) -> str:
+            a, b, year = int(m[1]), int(m[2]), int(m[3])
+            days = {d for d in (_date(year, b, a), _date(year, a, b)) if d is not None}
+            ranges.extend(_day_range(d) for d in sorted(days))
+            return " " if days else m[0]
+
+        def slash_month(m: re.Match) -> str:
+            if _year(m[2]) is None or not 1 <= int(m[1]) <= 12:
+                return m[0]
+            ranges.append(_month_range(int(m[2]), int(m[1])))
+            return " "
+
+        text = _ISO_DAY.sub(iso_day, text)
+        text = _ISO_MONTH.sub(iso_month, text)
+        text = _SLASH_DAY.sub(slash_day, text)
+        return _SLASH_MONTH.sub(slash_month, text)
+
+    # Calendar times: "May", "8 May 2023", "the summer of 2022", "2023", and spans of them
+    def _is_month(self, i: int, cued: bool = False) -> int | None:
+        """The month named at position i, if it reads as a month there."""
+        word = self.word(i)
+        month = _MONTH_OF.get(word)
+        if month is None:
+            return None
+        if cued or word not in _AMBIGUOUS:
+            return month
+        before, after = self.word(i - 1), self.word(i + 1)
+        if before in _MONTH_CUES_BEFORE or _day_number(before) or _day_number(after):
+            return month
+        if self._year_after(i + 1)[0]:  # "May 2023", "March of 2022"
+            return month
+        if after in _SPAN_TO and self.word(i + 2) in _MONTH_OF:  # "March-May"
+            return month
+        # Capitalised in the middle of a sentence ("what did we do May ...") reads as a name.
+        if i and self.raw[i][0].isupper():
+            return month
+        return None
+
+    def _year_after(self, i: int) -> tuple[int | None, int]:
+        """A year at i, or after "of" at i ("May of 2023"); and the words it took."""
+        if year := _year(self.word(i)):
+            return year, 1
+        if self.word(i) == "of" and (year := _year(self.word(i + 1))):
+            return year, 2
+        return None, 0
+
+    def _point(self, i: int, cued: bool = False) -> _Point | None:
+        """The calendar time named from position i."""
+        word = self.word(i)
+        if word in SEASONS and word not in _AMBIGUOUS:
+            cued = True
+        if word in SEASONS and (cued or self.word(i - 1) in _MONTH_CUES_BEFORE | {"the"}):
+            year, took = self._year_after(i + 1)
+            return _Point(SEASONS[word], year, size=1 + took)
+        day = _day_number(word)
+        if day is not None:  # "8 May", "8th of May"
+            at = i + 2 if self.word(i + 1) == "of" else i + 1
+            month = self._is_month(at, cued=True) if self.word(at) in _MONTH_OF else None
+            if month is None:
+                return None
+            year, took = self._year_after(at + 1)
+            return _Point((month,), year, day, size=at - i + 1 + took)
+        month = self._is_month(i, cued)
+        if month is not None:  # "May", "May 8th, 2023", "May of 2023"
+            day = _day_number(self.word(i + 1))
+            year, took = self._year_after(i + 2 if day else i + 1)
+            return _Point((month,), year, day, size=1 + bool(day) + took)
+        year = _year(word)
+        prev = self.word(i - 1)
+        # "size 2000" or "order 2023" is a number, not a year.
+        if year is not None and prev not in _NOT_YEARS:
+            return _Point(tuple(range(1, 13)), year)
+        return None
+
+    def _calendar(self, i: int) -> int:
+        first = self._point(i)
+        if first is None:
+            return 0
+        joint = i + first.size
+        joiner = self.word(joint)
+        last = self._point(joint + 1, cued=True) if joiner in _SPAN_TO | {"and", "or"} else None
+        if last is None:
+            self._add(first)
+            return first.size
+        taken = first.size + 1 + last.size
+        if joiner in _SPAN_TO or (joiner == "and" and self.word(i - 1) == "between"):
+            self._add_span(first, last)
+        else:  # "March and May 2023": two months, of the year named
+            if first.year is None and last.year is not None:
+                first = replace(first, year=last.year)
+            self._add(first)
+            self._add(last)
+        return taken
+
+    def _add(self, point: _Point) -> None:
+        window = point.window()
+        if window is None:
+            self.found.months.update(point.months)
+        else:
+            self.found.ranges.append(window)
+
+    def _add_span(self, first: _Point, last: _Point) -> None:
+        if first.year is None and last.year is None:
+            self.found.months.update(_months_from(first.months[0], last.months[-1]))
+            return
+        # The end without a year takes the other's, or the year beside it if the months
+        # would run backwards ("November to February 2023" began in 2022).
+        if first.year is None:
+            before = first.months[0] > last.months[0]
+            first = replace(first, year=last.year - before)
+        elif last.year is None:
+            after = last.months[0] < first.months[0]
+            last = replace(last, year=first.year + after)
+        lo, hi = first.window()[0], last.window()[1]
+        if hi > lo:
+            self.found.ranges.append((lo, hi))
+        else:  # backwards even so: each end alone
+            self._add(first)
+            self._add(last)
+
+    # Times told from today
+    def _amount(self, i: int) -> tuple[float, int] | None:
+        """ "two weeks", "3 days", "a couple of months" at i: the days, and the words taken."""
+        word = self.word(i)
+        amount = int(word) if word.isdigit() else _NUMBERS.get(word)
+        if amount is None:
+            return None
+        gap = 2 if self.word(i + 1) == "of" else 1  # "couple of weeks"
+        unit = self.word(i + gap)
+        unit = unit[:-1] if unit.endswith("s") else unit
+        if unit not in _UNIT_DAYS:
+            return None
+        return amount * _UNIT_DAYS[unit], gap + 1
+
+    def _weekday(self, weekday: int, back: bool) -> datetime:
+        """The latest such day up to today; with `back`, before today."""
+        days = (self.today.weekday() - weekday) % 7
+        return self.today - timedelta(days=days or (7 if back else 0))
+
+    def _told_from_today(self, i: int) -> int:
+        word, nxt, after = self.word(i), self.word(i + 1), self.word(i + 2)
+        ranges = self.found.ranges
+        today, now = self.today, self.now.timestamp()
+        if (amount := self._amount(i)) and self.word(i + amount[1]) == "ago":
+            days, took = amount
+            # The further back, the vaguer: half a unit either side, at least a day.
+            unit = days / (int(word) if word.isdigit() else _NUMBERS[word])
+            slack = max(1.0, unit / 2)
+            centre = now - days * _DAY
+            ranges.append((centre - slack * _DAY, centre + slack * _DAY))
+            return took + 1
+        if word == "day" and nxt == "before" and after == "yesterday":
+            ranges.append(_span(today - timedelta(days=2), today - timedelta(days=1)))
+            return 3
+        if word in ("yesterday", "today", "tonight") or (word == "last" and nxt == "night"):
+            start = today - timedelta(days=0 if word in ("today", "tonight") else 1)
+            ranges.append(_span(start, start + timedelta(days=1)))
+            return 1 if word != "last" else 2
+        if word == "this" and nxt in _DAY_PARTS:
+            ranges.append(_span(today, today + timedelta(days=1)))
+            return 2
+        if word in WEEKDAYS and (
+            self.word(i - 1) in _WEEKDAY_CUES or _PAST_CUES.intersection(self.words)
+        ):
+            day = self._weekday(WEEKDAYS.index(word), back=self.word(i - 1) in ("last", "past"))
+            ranges.append(_span(day, day + timedelta(days=1)))
+            return 1
+        if word not in ("last", "this", "past", "previous") or not nxt:
+            return 0
+        # "the last three weeks", "the past month": up to now.
+        if word != "this" and (amount := self._amount(i + 1)):
+            ranges.append((now - amount[0] * _DAY, now))
+            return 1 + amount[1]
+        if word == "past" and nxt.rstrip("s") in _UNIT_DAYS:
+            ranges.append((now - _UNIT_DAYS[nxt.rstrip("s")] * _DAY, now))
+            return 2
+        back = 0 if word == "this" else 1
+        if nxt in ("week", "weekend"):
+            monday = today - timedelta(days=today.weekday() + 7 * back)
+            start = monday + timedelta(days=5) if nxt == "weekend" else monday
+            ranges.append(_span(start, monday + timedelta(days=7)))
+        elif nxt == "month":
+            ranges.append(_month_range(self.now.year, self.now.month - back))
+        elif nxt == "year":
+            year = self.now.year - back
+            ranges.append(_span(_month_start(year, 1), _month_start(year + 1, 1)))
+        elif nxt in SEASONS:
+            if back:
+                ranges.append(_last_season(self.now, nxt))
+            else:  # this winter, in January, began last December
+                year = self.now.year - (1 if nxt == "winter" and self.now.month < 3 else 0)
+                ranges.append(_season_range(year, nxt))
+        elif nxt in _MONTH_OF:
+            # "last May" is the latest May before this month; "this May", this year's.
+            month = _MONTH_OF[nxt]
+            year = self.now.year - (1 if back and month >= self.now.month else 0)
+            ranges.append(_month_range(year, month))
+        else:
+            return 0
+        return 2
+
+    def _since(self, i: int) -> int:
+        """ "since March", "since 2024", "since last summer": from then up to now."""
+        if self.word(i) != "since":
+            return 0
+        now = self.now.timestamp()
+        point = self._point(i + 1, cued=True)
+        if point is not None:
+            window = point.window()
+            if window is None:  # the latest start of that month or season
+                first = point.months[0]
+                year = self.now.year - (first > self.now.month)
+                window = _month_range(year, first)
+            lo, took = window[0], point.size
+        else:  # "since last summer": that window's start, in place of the window
+            had = len(self.found.ranges)
+            took = self._told_from_today(i + 1)
+            told = self.found.ranges[had:]
+            del self.found.ranges[had:]
+            if not told:
+                return 0
+            lo = min(lo for lo, _ in told)
+        if lo < now:
+            self.found.ranges.append((lo, now))
+        return 1 + took
 
 
 def query_times(text: str, now: datetime) -> TimeWindows:
     """The windows of time `text` names, read against `now` (aware, any zone)."""
-    now = now.astimezone(UTC)
-    raw = _TOKEN.findall(text)
-    words = [w.lower() for w in raw]
-    found = TimeWindows()
-    used: set[int] = set()
-    today = datetime(now.year, now.month, now.day, tzinfo=UTC)
-    for i, word in enumerate(words):
-        if i in used:
-            continue
-        nxt = words[i + 1] if i + 1 < len(words) else ""
-        after = words[i + 2] if i + 2 < len(words) else ""
-        prev = words[i - 1] if i else ""
-        # "N days/weeks/months/years ago", "a couple of weeks ago"
-        unit = nxt.rstrip("s") if nxt != "ago" else ""
-        amount = _NUMBERS.get(word) if not word.isdigit() else int(word)
-        if amount is not None:
-            gap = 1
-            if unit == "of" or nxt == "of":  # "couple of weeks ago"
-                unit, gap = after.rstrip("s"), 2
-            if unit in _UNIT_DAYS and (words[i + gap + 1 : i + gap + 2] == ["ago"]):
-                days = amount * _UNIT_DAYS[unit]
-                # The further back, the vaguer: half a unit either side, at least a day.
-                slack = max(1.0, _UNIT_DAYS[unit] / 2)
-                centre = now.timestamp() - days * _DAY
-                found.ranges.append((centre - slack * _DAY, centre + slack * _DAY))
-                used.update(range(i, i + gap + 2))
-                continue
-        if word in ("yesterday", "today", "tonight"):
-            start = today - timedelta(days=1 if word == "yesterday" else 0)
-            found.ranges.append(_span(start, start + timedelta(days=1)))
-            continue
-        if word in ("last", "this", "past", "previous") and nxt:
-            back = 0 if word == "this" else 1
-            if nxt == "week" or nxt == "weekend":
-                monday = today - timedelta(days=today.weekday() + 7 * back)
-                start = monday + timedelta(days=5) if nxt == "weekend" else monday
-                end = monday + timedelta(days=7)
-                found.ranges.append(_span(start, end))
-                used.add(i + 1)
-                continue
-            if nxt == "month":
-                found.ranges.append(_month_range(now.year, now.month - back))
-                used.add(i + 1)
-                continue
-            if nxt == "year":
-                found.ranges.append(_span(_month_start(now.year - back, 1),
-                                          _month_start(now.year - back + 1, 1)))  # fmt: skip
-                used.add(i + 1)
-                continue
-            if nxt in SEASONS:
-                if back:
-                    found.ranges.append(_last_season(now, nxt))
-                else:  # this winter, in January, began last December
-                    year = now.year - (1 if nxt == "winter" and now.month < 3 else 0)
-                    found.ranges.append(_season_range(year, nxt))
-                used.add(i + 1)
-                continue
-            if nxt in _MONTH_OF:
-                # "last May" is the latest May before this month; "this May", this year's.
-                month = _MONTH_OF[nxt]
-                year = now.year - (1 if back and month >= now.month else 0)
-                found.ranges.append(_month_range(year, month))
-                used.add(i + 1)
-                continue
-        if word in SEASONS:
-            year = _year(nxt)
-            if year is not None:
-                found.ranges.append(_season_range(year, word))
-                used.add(i + 1)
-            else:
-                found.months.update(SEASONS[word])
-            continue
-        month = _is_month(words, raw, i)
-        if month is not None:
-            year = _year(nxt) or (_year(after) if _day_number(nxt) else None)
-            day = _day_number(prev) or _day_number(nxt)
-            if year is not None and day is not None:
-                try:
-                    start = datetime(year, month, day, tzinfo=UTC)
-                except ValueError:  # "30 February": the month, then
-                    start = None
-                if start is not None:
-                    # A day, give or take one: "on 8 May" is often told the day after.
-                    found.ranges.append(_span(start - timedelta(days=1), start + timedelta(days=2)))
-                else:
-                    found.ranges.append(_month_range(year, month))
-            elif year is not None:
-                found.ranges.append(_month_range(year, month))
-            else:
-                found.months.add(month)
-            used.update({i + 1} if _year(nxt) else set())
-            continue
-        year = _year(word)
-        # "size 2000" or "order 2023" is a number, not a year.
-        if year is not None and prev not in _MONTH_OF and prev not in _NOT_YEARS:
-            found.ranges.append(_span(_month_start(year, 1), _month_start(year + 1, 1)))
-    return found
+    return _Reading(text, now).read()

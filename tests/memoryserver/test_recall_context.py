@@ -11,7 +11,7 @@ from memoryserver import selectors
 from memoryserver.clock import clock
 from memoryserver.index import feedback
 from memoryserver.index.registry import get_registry
-from memoryserver.index.when import MONTHS, query_times
+from memoryserver.index.when import MONTHS
 from memoryserver.services.blocks import blocks_delete
 from memoryserver.services.sessions import session_delete, session_end
 from memoryserver.services.ttl import blocks_expired_sweep
@@ -137,6 +137,23 @@ def test_a_question_naming_a_month_prefers_the_blocks_of_that_month(talker, sett
 
 
 @pytest.mark.django_db(databases=DB)
+@pytest.mark.parametrize("mode", MODES)
+def test_a_question_naming_a_span_or_a_date_in_figures_prefers_the_blocks_then(
+    talker, settings, mode
+):
+    hike = "We went hiking by the lake with my brother."
+    days = [datetime(2022, 4, 15, tzinfo=UTC), datetime(2023, 4, 15, tzinfo=UTC),
+            datetime(2023, 7, 15, tzinfo=UTC)]  # fmt: skip
+    april_2022, april_2023, july_2023 = (_chat(talker, "s1", [hike], day)[0] for day in days)
+    assert _found(talker, "Where did we hike between March and May 2023?", settings, mode)[0] == (
+        april_2023
+    )
+    assert _found(talker, "The hike from June to August 2023", settings, mode)[0] == july_2023
+    assert _found(talker, "Which hike was on 2022-04-15?", settings, mode)[0] == april_2022
+    assert _found(talker, "Which hike was on 15/4/2023?", settings, mode)[0] == april_2023
+
+
+@pytest.mark.django_db(databases=DB)
 @pytest.mark.parametrize("mode", ["lexical", "hybrid"])
 def test_the_month_asked_outweighs_a_closer_wording_from_another_month(talker, settings, mode):
     now = clock.now()
@@ -151,36 +168,6 @@ def test_the_month_asked_outweighs_a_closer_wording_from_another_month(talker, s
         talker, f"Where did I go hiking with my brother and his dog in {month}?", settings, mode
     )
     assert found[:2] == [told, other]
-
-
-def test_the_times_a_query_names():
-    now = datetime(2026, 11, 20, 12, tzinfo=UTC)
-
-    def windows(text: str) -> tuple[list[tuple[str, str]], set[int]]:
-        found = query_times(text, now)
-        days = [
-            (datetime.fromtimestamp(lo, UTC).date().isoformat(),
-             datetime.fromtimestamp(hi, UTC).date().isoformat())
-            for lo, hi in found.ranges
-        ]  # fmt: skip
-        return days, found.months
-
-    assert windows("what did I buy in May?") == ([], {5})
-    assert windows("in the summer") == ([], {6, 7, 8})
-    assert windows("last summer") == ([("2026-06-01", "2026-09-01")], set())
-    assert windows("the jacket from 2023") == ([("2023-01-01", "2024-01-01")], set())
-    assert windows("May 2023") == ([("2023-05-01", "2023-06-01")], set())
-    assert windows("on 8 May 2023") == ([("2023-05-07", "2023-05-10")], set())
-    assert windows("yesterday") == ([("2026-11-19", "2026-11-20")], set())
-    assert windows("last week") == ([("2026-11-09", "2026-11-16")], set())
-    assert windows("last month") == ([("2026-10-01", "2026-11-01")], set())
-    assert windows("last year") == ([("2025-01-01", "2026-01-01")], set())
-    assert windows("two weeks ago") == ([("2026-11-03", "2026-11-10")], set())
-    assert windows("3 days ago") == ([("2026-11-16", "2026-11-18")], set())
-    assert windows("a couple of months ago") == ([("2026-09-05", "2026-10-05")], set())
-    # Not times: the verb "may", a size, a march.
-    assert windows("May I see the boots in size 2000?") == ([], set())
-    assert windows("the band will march on") == ([], set())
 
 
 @pytest.mark.django_db(databases=DB)
