@@ -110,13 +110,22 @@ def date_boosted(scores: np.ndarray, dated: np.ndarray) -> np.ndarray:
     return scores * np.where(dated, 1.0 + DATE_BOOST, 1.0)
 
 
-def replies_credited(scores: np.ndarray, previous: np.ndarray, asking: np.ndarray) -> np.ndarray:
+def replies_credited(scores: np.ndarray, following: np.ndarray, asking: np.ndarray) -> np.ndarray:
     """Each score raised by `REPLY_CREDIT` of the block before it's, if that block asks, to
-    at most `REPLY_CREDIT_CAP` of it (`previous` links live blocks only)."""
-    before = np.maximum(previous, 0)
-    lent = np.where((previous >= 0) & asking[before], scores[before], 0.0)
-    raised = np.minimum(scores + REPLY_CREDIT * lent, REPLY_CREDIT_CAP * lent)
-    return np.where(lent > 0, np.maximum(scores, raised), scores)
+    at most `REPLY_CREDIT_CAP` of it (`following` links live blocks only).
+
+    Worked out from the blocks that lend (those that ask and score), a few hundred at most
+    in a fused ranking, rather than over every block: the same scores, at a fraction of a
+    search's cost."""
+    lenders = np.nonzero(scores > 0)[0]
+    lenders = lenders[asking[lenders] & (following[lenders] >= 0)]
+    if lenders.size == 0:
+        return scores
+    replies, lent = following[lenders], scores[lenders]
+    raised = np.minimum(scores[replies] + REPLY_CREDIT * lent, REPLY_CREDIT_CAP * lent)
+    credited = scores.copy()
+    credited[replies] = np.maximum(scores[replies], raised)
+    return credited
 
 
 def neighbour_credited(

@@ -72,6 +72,11 @@ def lexical_rank(
     return chosen, coverage(bm25[chosen], total_idf)
 
 
+def fused_dense_top(cosine: np.ndarray, mask: np.ndarray, k: int, pks: np.ndarray) -> np.ndarray:
+    """The dense side's share of a fusion: its best positions, to the fusion's depth."""
+    return _top(cosine, mask, max(FUSION_DEPTH, k), pks)
+
+
 def hybrid_scores(
     cosine: np.ndarray,
     bm25: np.ndarray,
@@ -79,11 +84,16 @@ def hybrid_scores(
     mask: np.ndarray,
     k: int,
     pks: np.ndarray,
+    dense: np.ndarray | None = None,
 ) -> np.ndarray:
-    """The fused score of every position, over the best possible one (0 = in neither top)."""
+    """The fused score of every position, over the best possible one (0 = in neither top).
+
+    `dense` is `fused_dense_top` of the same cosine, mask and k, where a search that ranks
+    twice (query feedback changes only the lexical side) has it already."""
     depth = max(FUSION_DEPTH, k)
     fused = np.zeros(cosine.shape[0], dtype=np.float64)
-    dense = _top(cosine, mask, depth, pks)
+    if dense is None:
+        dense = fused_dense_top(cosine, mask, k, pks)
     fused[dense] += 1.0 / (RRF_K + np.arange(1, dense.size + 1))
     lexical = _top(bm25, mask & (bm25 > 0), depth, pks)
     weight = LEXICAL_WEIGHT * coverage(bm25[lexical], total_idf)

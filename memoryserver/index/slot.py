@@ -478,11 +478,14 @@ class UserIndex:
             if cosine is None:
                 scores = fusion.coverage(bm25, total_idf)
             else:
-                scores = fusion.hybrid_scores(cosine, bm25, total_idf, mask, k, pks)
+                if "dense_top" not in sides:
+                    sides["dense_top"] = fusion.fused_dense_top(cosine, mask, k, pks)
+                dense_top = sides["dense_top"]
+                scores = fusion.hybrid_scores(cosine, bm25, total_idf, mask, k, pks, dense_top)
         scores = np.asarray(scores, dtype=np.float64)
         if dated is not None:
             scores = context.date_boosted(scores, dated)
-        scores = context.replies_credited(scores, previous, self.asks[:n])
+        scores = context.replies_credited(scores, following, self.asks[:n])
         if q.neighbour_credit > 0:
             scores = context.neighbour_credited(
                 scores, previous, following, lenders, q.neighbour_credit
