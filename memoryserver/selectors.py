@@ -399,6 +399,7 @@ def search_criteria(*, session_id: str, filters: dict[str, Any]) -> Query:
     return Query(
         now=0.0,
         session_ids=None if sessions == "all" else (sessions or [session_id]),
+        session_id=session_id,
         block_ids=filters.get("block_ids"),
         annotations=filters.get("annotations") or None,
         annotation_mode=filters.get("annotation_filter_mode") or "pre",

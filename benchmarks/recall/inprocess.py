@@ -78,6 +78,7 @@ def ask_in_process(
                     vector=vector if mode != "lexical" else None,
                     terms=terms if mode != "dense" else None,
                     times=query_times(question.text, stored),
+                    session_id=history.today_session_id,
                     neighbour_credit=neighbour_credit,
                     relevant_k=RELEVANT_K,
                 )

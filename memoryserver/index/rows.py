@@ -54,6 +54,8 @@ class Query:
     # The share of each hit's score its session neighbours gain (0 = none).
     neighbour_credit: float = 0.0
     session_ids: list[str] | None = None  # None = every session of the user
+    # The session the search is made from: "last time" is the latest session before it.
+    session_id: str | None = None
     block_ids: list[str] | None = None
     annotations: dict[str, str] | None = None
     annotation_mode: str = "pre"

@@ -24,6 +24,7 @@ from memoryserver.index import context, feedback, fusion
 from memoryserver.index.lexical import LexicalIndex
 from memoryserver.index.rows import Hit, IndexRow, Query
 from memoryserver.index.sentences import SentenceVectors
+from memoryserver.index.when import TimeWindows
 
 STATUS_CODES = {"processing": 0, "ready": 1, "extraction_failed": 2}
 _INF = math.inf
@@ -460,7 +461,7 @@ class UserIndex:
             own = self.sentences.best(self.vectors[:n] @ q.vector, q.vector)
             cosine = context.dense_with_context(own, previous, self.own_terms[:n])
             sides["dense"] = cosine
-        dated = q.times.matches(self._dates()) & lenders if q.times else None
+        dated = self._dated(q.times, q.session_id, lenders) if q.times else None
         if q.terms is None:
             assert cosine is not None
             scores = cosine
@@ -501,6 +502,19 @@ class UserIndex:
             Hit(self.ids[p], float(s))  # type: ignore[arg-type]
             for p, s in zip(chosen, rel, strict=True)
         ]
+
+    def _dated(self, times: TimeWindows, session_id: str | None, live: np.ndarray) -> np.ndarray:
+        """The live blocks dated when the query says: in its windows, or of the latest
+        session before the searching one ("last time"), as of the latest block in each."""
+        n = self.size
+        dates = self._dates()
+        dated = times.matches(dates) & live
+        if times.previous_visit:
+            earlier = live & (self.sessions[:n] != self.session_codes.get(session_id, -1))
+            if earlier.any():
+                latest = self.sessions[:n][earlier][np.argmax(dates[earlier])]
+                dated |= earlier & (self.sessions[:n] == latest)
+        return dated
 
     def _dates(self) -> np.ndarray:
         """Each position's date: created_at, else ingested_at (epochs)."""

@@ -13,10 +13,10 @@ every year: a shopper asking "what did I buy in May?" means their last May, and 
 theirs is a better guess than a block from October. "May" and "March" are months only where
 they read as one ("in May", "May 2023", "8 March"), not as "may I" or "march on"; a weekday
 only where it reads as a past day ("last Friday", "what did I order on Sunday?"), not in "my
-Sunday best" or "I have an interview on Monday".
-Spans ("between March and May 2023", "from 8 May to 12 May") are one window from the first
-to the end of the last, and dates in figures ("2023-05-08", "8/5/2023") are read both ways
-round when day and month could be either.
+Sunday best" or "I have an interview on Monday". Spans ("between March and May 2023", "from
+8 May to 12 May") are one window from the first to the end of the last, and dates in
+figures ("2023-05-08", "8/5/2023") are read both ways round when day and month could be
+either. "Last time" or "my last visit" is the latest session before the one searching.
 """
 
 from __future__ import annotations
@@ -56,6 +56,8 @@ _AMBIGUOUS = {"may", "march", "mar", "jan", "jun", "jul", "aug", "oct", "dec", "
               "nov", "feb", "apr", "fall"}  # fmt: skip
 _NOT_YEARS = {"size", "number", "no", "order", "sku", "code", "item", "ref", "model", "page"}
 _WEEKDAY_CUES = {"last", "past", "since", "that"}
+# What a shopper calls a session: "last time", "my last visit", "our previous chat".
+_VISITS = {"time", "visit", "session", "conversation", "chat"}
 _DAY_PARTS = {"morning", "afternoon", "evening", "night", "lunchtime"}
 # "On Friday" is as often the coming Friday ("I have an interview on Friday") as the last:
 # a weekday after "on" is a past day only in a query that speaks of the past.
@@ -80,9 +82,12 @@ class TimeWindows:
 
     ranges: list[tuple[float, float]] = field(default_factory=list)
     months: set[int] = field(default_factory=set)
+    # "last time", "on my last visit": the latest session before the one searching, which
+    # only the index knows (`memoryserver.index.slot`).
+    previous_visit: bool = False
 
     def __bool__(self) -> bool:
-        return bool(self.ranges or self.months)
+        return bool(self.ranges or self.months or self.previous_visit)
 
     def matches(self, when: np.ndarray) -> np.ndarray:
         """Which of these epochs (NaN = undated) fall in any window."""
@@ -385,6 +390,9 @@ class _Reading:
             return 1
         if word not in ("last", "this", "past", "previous") or not nxt:
             return 0
+        if word != "this" and nxt in _VISITS:  # "last time", "my previous visit"
+            self.found.previous_visit = True
+            return 2
         # "the last three weeks", "the past month": up to now.
         if word != "this" and (amount := self._amount(i + 1)):
             ranges.append((now - amount[0] * _DAY, now))

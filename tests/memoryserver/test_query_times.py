@@ -125,6 +125,20 @@ def test_a_time_told_from_today(text, expected):
 @pytest.mark.parametrize(
     "text",
     [
+        "the jacket you showed me last time",
+        "is it the one from my last visit?",
+        "as in our previous chat",
+    ],
+)
+def test_last_time_is_the_visit_before_this_one(text):
+    found = query_times(text, NOW)
+    assert found.previous_visit and found
+    assert not query_times("show me the jacket this time", NOW).previous_visit
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
         "May I see the boots in size 2000?",
         "the band will march on",
         "a 2-for-1 offer on sizes 10/12",

@@ -154,6 +154,34 @@ def test_a_question_naming_a_span_or_a_date_in_figures_prefers_the_blocks_then(
 
 
 @pytest.mark.django_db(databases=DB)
+@pytest.mark.parametrize("mode", MODES)
+def test_last_time_prefers_the_latest_visit_before_this_one(settings, mode):
+    get_registry().clear()
+    user = user_stocked("visits-user", ("s1", "s2", "s3"), name="V")
+    now = clock.now()
+    # The older visit's words are closer to the question; the last visit's answer it.
+    [older] = _chat(
+        user, "s1", ["You showed me a rain jacket, the Alpine shell."], now - timedelta(days=60)
+    )
+    [last] = _chat(user, "s2", ["The Harbour jacket, in navy, for rain."], now - timedelta(days=7))
+    # The visit searching: its own blocks are not "last time".
+    [this] = _chat(user, "s3", ["Hello again! Rain jacket shopping today?"], now)
+    settings.AGENT_MEMORY_SEARCH_MODE = mode
+
+    def found(query: str) -> list[str]:
+        hits = selectors.blocks_search(
+            user_id=user, session_id="s3", query=query, filters={"session_ids": "all"}
+        )
+        return [b["block_id"] for b in hits]
+
+    assert found("Which rain jacket did you show me last time?")[0] == last
+    # A soft boost: without "last time" the closer words win, and nothing is filtered out.
+    assert found("Which rain jacket did you show me?")[0] == older
+    assert set(found("Which rain jacket did you show me last time?")) == {older, last, this}
+    get_registry().clear()
+
+
+@pytest.mark.django_db(databases=DB)
 @pytest.mark.parametrize("mode", ["lexical", "hybrid"])
 def test_the_month_asked_outweighs_a_closer_wording_from_another_month(talker, settings, mode):
     now = clock.now()
