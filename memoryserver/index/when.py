@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
+from itertools import pairwise
 
 import numpy as np
 
@@ -58,6 +59,13 @@ _NOT_YEARS = {"size", "number", "no", "order", "sku", "code", "item", "ref", "mo
 _WEEKDAY_CUES = {"last", "past", "since", "that"}
 # What a shopper calls a session: "last time", "my last visit", "our previous chat".
 _VISITS = {"time", "visit", "session", "conversation", "chat"}
+# "The last time Mel went camping" is the last time of an event, which can be any session;
+# "the last time I was here" or "we spoke" is the visit. A clause after "the last time"
+# names an event unless it is the shopper's (or the assistant's) meeting with the shop.
+_CLAUSE_SUBJECTS = {"i", "we", "he", "she", "they", "it", "my", "our", "his", "her",
+                    "their", "the", "a", "an", "this", "that", "these", "those"}  # fmt: skip
+_MEETING_WORDS = {"here", "in", "spoke", "talked", "chatted", "met", "visited", "came",
+                  "shopped", "popped", "stopped"}  # fmt: skip
 _DAY_PARTS = {"morning", "afternoon", "evening", "night", "lunchtime"}
 # "On Friday" is as often the coming Friday ("I have an interview on Friday") as the last:
 # a weekday after "on" is a past day only in a query that speaks of the past.
@@ -191,8 +199,11 @@ class _Reading:
         self.today = datetime(self.now.year, self.now.month, self.now.day, tzinfo=UTC)
         self.found = TimeWindows()
         text = self._read_figures(text)
-        self.raw = _TOKEN.findall(text)
+        tokens = list(_TOKEN.finditer(text))
+        self.raw = [t.group() for t in tokens]
         self.words = [w.lower() for w in self.raw]
+        # Whether a token runs straight on into the next, with no punctuation between.
+        self.runs_on = [not text[a.end() : b.start()].strip() for a, b in pairwise(tokens)]
 
     def read(self) -> TimeWindows:
         i = 0
@@ -391,7 +402,7 @@ class _Reading:
         if word not in ("last", "this", "past", "previous") or not nxt:
             return 0
         if word != "this" and nxt in _VISITS:  # "last time", "my previous visit"
-            self.found.previous_visit = True
+            self.found.previous_visit = nxt != "time" or not self._event_clause(i + 2)
             return 2
         # "the last three weeks", "the past month": up to now.
         if word != "this" and (amount := self._amount(i + 1)):
@@ -424,6 +435,19 @@ class _Reading:
         else:
             return 0
         return 2
+
+    def _event_clause(self, i: int) -> bool:
+        """Whether "the last time" before position i heads a clause naming an event ("the
+        last time Mel went camping", "the last time I bought boots") rather than a visit."""
+        if self.word(i - 3) != "the" or i >= len(self.words) or not self.runs_on[i - 1]:
+            return False
+        subject = self.word(i)
+        if subject == "you":  # what the assistant did, it did on a visit
+            return False
+        if subject not in _CLAUSE_SUBJECTS and not self.raw[i][0].isupper():
+            return False
+        meeting = subject in ("i", "we") and _MEETING_WORDS.intersection(self.words[i + 1 : i + 3])
+        return not meeting
 
     def _since(self, i: int) -> int:
         """ "since March", "since 2024", "since last summer": from then up to now."""

@@ -137,6 +137,24 @@ def test_last_time_is_the_visit_before_this_one(text):
 
 
 @pytest.mark.parametrize(
+    "text, visit",
+    [
+        # A clause after "the last time" names an event, which can be in any session.
+        ("When was the last time Melanie went camping?", False),
+        ("the last time I bought boots, what size were they?", False),
+        ("the last time my sister visited", False),
+        # Unless it is the meeting itself, or what the assistant did on one.
+        ("the jacket from the last time I was here", True),
+        ("the last time we spoke you said navy", True),
+        ("the last time you showed me a jacket", True),
+        ("the one from the last time, do you have it?", True),
+    ],
+)
+def test_the_last_time_of_an_event_is_not_the_last_visit(text, visit):
+    assert query_times(text, NOW).previous_visit is visit
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "May I see the boots in size 2000?",
