@@ -8,7 +8,7 @@ from datetime import datetime
 
 import numpy as np
 
-from memoryserver.index.when import TimeWindows
+from memoryserver.index.windows import TimeWindows
 
 _INF = math.inf
 

@@ -24,7 +24,7 @@ from memoryserver.index import context, feedback, fusion
 from memoryserver.index.lexical import LexicalIndex
 from memoryserver.index.rows import Hit, IndexRow, Query
 from memoryserver.index.sentences import SentenceVectors
-from memoryserver.index.when import TimeWindows
+from memoryserver.index.windows import TimeWindows
 
 STATUS_CODES = {"processing": 0, "ready": 1, "extraction_failed": 2}
 _INF = math.inf

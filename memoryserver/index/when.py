@@ -22,25 +22,31 @@ either. "Last time" or "my last visit" is the latest session before the one sear
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from itertools import pairwise
 
-import numpy as np
+from memoryserver.index.windows import (
+    SEASONS,
+    Point,
+    TimeWindows,
+    calendar_date,
+    day_number,
+    day_range,
+    last_season,
+    month_range,
+    month_start,
+    months_from,
+    season_range,
+    span,
+    year_of,
+)
 
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
           "september", "october", "november", "december")  # fmt: skip
 _MONTH_OF = {name: n for n, name in enumerate(MONTHS, start=1)}
 _MONTH_OF.update({name[:3]: n for name, n in list(_MONTH_OF.items())})
 _MONTH_OF["sept"] = 9
-# Northern seasons, by their months.
-SEASONS = {
-    "spring": (3, 4, 5),
-    "summer": (6, 7, 8),
-    "autumn": (9, 10, 11),
-    "fall": (9, 10, 11),
-    "winter": (12, 1, 2),
-}
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
             "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
@@ -84,113 +90,6 @@ _SLASH_DAY = re.compile(r"\b(\d{1,2})[/.](\d{1,2})[/.](\d{4})\b")
 _SLASH_MONTH = re.compile(r"\b(\d{1,2})/(\d{4})\b")
 
 
-@dataclass
-class TimeWindows:
-    """Epoch ranges [lo, hi) and months of any year (1-12) a query names."""
-
-    ranges: list[tuple[float, float]] = field(default_factory=list)
-    months: set[int] = field(default_factory=set)
-    # "last time", "on my last visit": the latest session before the one searching, which
-    # only the index knows (`memoryserver.index.slot`).
-    previous_visit: bool = False
-
-    def __bool__(self) -> bool:
-        return bool(self.ranges or self.months or self.previous_visit)
-
-    def matches(self, when: np.ndarray) -> np.ndarray:
-        """Which of these epochs (NaN = undated) fall in any window."""
-        inside = np.zeros(when.shape[0], dtype=bool)
-        for lo, hi in self.ranges:
-            inside |= (when >= lo) & (when < hi)
-        if self.months:
-            dated = ~np.isnan(when)
-            seconds = np.where(dated, when, 0.0).astype("datetime64[s]")
-            month = seconds.astype("datetime64[M]").astype(np.int64) % 12 + 1
-            inside |= dated & np.isin(month, list(self.months))
-        return inside
-
-
-def _month_start(year: int, month: int) -> datetime:
-    return datetime(year + (month - 1) // 12, (month - 1) % 12 + 1, 1, tzinfo=UTC)
-
-
-def _span(start: datetime, end: datetime) -> tuple[float, float]:
-    return start.timestamp(), end.timestamp()
-
-
-def _month_range(year: int, month: int) -> tuple[float, float]:
-    return _span(_month_start(year, month), _month_start(year, month + 1))
-
-
-def _day_range(start: datetime) -> tuple[float, float]:
-    # A day, give or take one: "on 8 May" is often told the day after.
-    return _span(start - timedelta(days=1), start + timedelta(days=2))
-
-
-def _season_range(year: int, season: str) -> tuple[float, float]:
-    """The season that starts in `year` (winter runs into the next year)."""
-    first = SEASONS[season][0]
-    return _span(_month_start(year, first), _month_start(year, first + 3))
-
-
-def _last_season(now: datetime, season: str) -> tuple[float, float]:
-    """The most recent such season that has ended (or the one under way, if none has)."""
-    for year in (now.year, now.year - 1, now.year - 2):
-        lo, hi = _season_range(year, season)
-        if hi <= now.timestamp():
-            return lo, hi
-    return _season_range(now.year - 1, season)
-
-
-def _year(token: str) -> int | None:
-    if len(token) == 4 and token.isdigit() and 1900 <= int(token) <= 2099:
-        return int(token)
-    return None
-
-
-def _day_number(token: str) -> int | None:
-    digits = token.rstrip("stndrh")
-    if digits.isdigit() and 1 <= int(digits) <= 31 and len(digits) <= 2:
-        return int(digits)
-    return None
-
-
-def _date(year: int, month: int, day: int) -> datetime | None:
-    try:
-        return datetime(year, month, day, tzinfo=UTC)
-    except ValueError:  # "30 February", "13/13/2023"
-        return None
-
-
-@dataclass(frozen=True)
-class _Point:
-    """A time named on the calendar: a year, a month, a season or a day, with or without
-    its year; `size` is how many words named it."""
-
-    months: tuple[int, ...]  # in calendar order; all twelve for a year
-    year: int | None = None
-    day: int | None = None
-    size: int = 1
-
-    def window(self) -> tuple[float, float] | None:
-        """Its epoch range, if it has a year; else it is a part of any year."""
-        if self.year is None:
-            return None
-        if self.day is not None:
-            start = _date(self.year, self.months[0], self.day)
-            if start is not None:
-                return _day_range(start)
-        first = self.months[0]
-        return _span(
-            _month_start(self.year, first), _month_start(self.year, first + len(self.months))
-        )
-
-
-def _months_from(first: int, last: int) -> set[int]:
-    """The months from `first` through `last`, round the year's end if need be."""
-    return {(first - 1 + k) % 12 + 1 for k in range((last - first) % 12 + 1)}
-
-
 class _Reading:
     """One query read left to right, each phrase a reader that returns the words it took."""
 
@@ -220,28 +119,30 @@ class _Reading:
         ranges = self.found.ranges
 
         def iso_day(m: re.Match) -> str:
-            start = _date(int(m[1]), int(m[2]), int(m[3]))
+            start = calendar_date(int(m[1]), int(m[2]), int(m[3]))
             if start is None:
                 return m[0]
-            ranges.append(_day_range(start))
+            ranges.append(day_range(start))
             return " "
 
         def iso_month(m: re.Match) -> str:
-            if _year(m[1]) is None or not 1 <= int(m[2]) <= 12:
+            if year_of(m[1]) is None or not 1 <= int(m[2]) <= 12:
                 return m[0]  # "the 2023-24 season": a year and a number
-            ranges.append(_month_range(int(m[1]), int(m[2])))
+            ranges.append(month_range(int(m[1]), int(m[2])))
             return " "
 
         def slash_day(m: re.Match) -> str:
             a, b, year = int(m[1]), int(m[2]), int(m[3])
-            days = {d for d in (_date(year, b, a), _date(year, a, b)) if d is not None}
-            ranges.extend(_day_range(d) for d in sorted(days))
+            days = {
+                d for d in (calendar_date(year, b, a), calendar_date(year, a, b)) if d is not None
+            }
+            ranges.extend(day_range(d) for d in sorted(days))
             return " " if days else m[0]
 
         def slash_month(m: re.Match) -> str:
-            if _year(m[2]) is None or not 1 <= int(m[1]) <= 12:
+            if year_of(m[2]) is None or not 1 <= int(m[1]) <= 12:
                 return m[0]
-            ranges.append(_month_range(int(m[2]), int(m[1])))
+            ranges.append(month_range(int(m[2]), int(m[1])))
             return " "
 
         text = _ISO_DAY.sub(iso_day, text)
@@ -259,7 +160,7 @@ class _Reading:
         if cued or word not in _AMBIGUOUS:
             return month
         before, after = self.word(i - 1), self.word(i + 1)
-        if before in _MONTH_CUES_BEFORE or _day_number(before) or _day_number(after):
+        if before in _MONTH_CUES_BEFORE or day_number(before) or day_number(after):
             return month
         if self._year_after(i + 1)[0]:  # "May 2023", "March of 2022"
             return month
@@ -272,38 +173,38 @@ class _Reading:
 
     def _year_after(self, i: int) -> tuple[int | None, int]:
         """A year at i, or after "of" at i ("May of 2023"); and the words it took."""
-        if year := _year(self.word(i)):
+        if year := year_of(self.word(i)):
             return year, 1
-        if self.word(i) == "of" and (year := _year(self.word(i + 1))):
+        if self.word(i) == "of" and (year := year_of(self.word(i + 1))):
             return year, 2
         return None, 0
 
-    def _point(self, i: int, cued: bool = False) -> _Point | None:
+    def _point(self, i: int, cued: bool = False) -> Point | None:
         """The calendar time named from position i."""
         word = self.word(i)
         if word in SEASONS and word not in _AMBIGUOUS:
             cued = True
         if word in SEASONS and (cued or self.word(i - 1) in _MONTH_CUES_BEFORE | {"the"}):
             year, took = self._year_after(i + 1)
-            return _Point(SEASONS[word], year, size=1 + took)
-        day = _day_number(word)
+            return Point(SEASONS[word], year, size=1 + took)
+        day = day_number(word)
         if day is not None:  # "8 May", "8th of May"
             at = i + 2 if self.word(i + 1) == "of" else i + 1
             month = self._is_month(at, cued=True) if self.word(at) in _MONTH_OF else None
             if month is None:
                 return None
             year, took = self._year_after(at + 1)
-            return _Point((month,), year, day, size=at - i + 1 + took)
+            return Point((month,), year, day, size=at - i + 1 + took)
         month = self._is_month(i, cued)
         if month is not None:  # "May", "May 8th, 2023", "May of 2023"
-            day = _day_number(self.word(i + 1))
+            day = day_number(self.word(i + 1))
             year, took = self._year_after(i + 2 if day else i + 1)
-            return _Point((month,), year, day, size=1 + bool(day) + took)
-        year = _year(word)
+            return Point((month,), year, day, size=1 + bool(day) + took)
+        year = year_of(word)
         prev = self.word(i - 1)
         # "size 2000" or "order 2023" is a number, not a year.
         if year is not None and prev not in _NOT_YEARS:
-            return _Point(tuple(range(1, 13)), year)
+            return Point(tuple(range(1, 13)), year)
         return None
 
     def _calendar(self, i: int) -> int:
@@ -326,16 +227,16 @@ class _Reading:
             self._add(last)
         return taken
 
-    def _add(self, point: _Point) -> None:
+    def _add(self, point: Point) -> None:
         window = point.window()
         if window is None:
             self.found.months.update(point.months)
         else:
             self.found.ranges.append(window)
 
-    def _add_span(self, first: _Point, last: _Point) -> None:
+    def _add_span(self, first: Point, last: Point) -> None:
         if first.year is None and last.year is None:
-            self.found.months.update(_months_from(first.months[0], last.months[-1]))
+            self.found.months.update(months_from(first.months[0], last.months[-1]))
             return
         # The end without a year takes the other's, or the year beside it if the months
         # would run backwards ("November to February 2023" began in 2022).
@@ -384,20 +285,20 @@ class _Reading:
             ranges.append((centre - slack * _DAY, centre + slack * _DAY))
             return took + 1
         if word == "day" and nxt == "before" and after == "yesterday":
-            ranges.append(_span(today - timedelta(days=2), today - timedelta(days=1)))
+            ranges.append(span(today - timedelta(days=2), today - timedelta(days=1)))
             return 3
         if word in ("yesterday", "today", "tonight") or (word == "last" and nxt == "night"):
             start = today - timedelta(days=0 if word in ("today", "tonight") else 1)
-            ranges.append(_span(start, start + timedelta(days=1)))
+            ranges.append(span(start, start + timedelta(days=1)))
             return 1 if word != "last" else 2
         if word == "this" and nxt in _DAY_PARTS:
-            ranges.append(_span(today, today + timedelta(days=1)))
+            ranges.append(span(today, today + timedelta(days=1)))
             return 2
         if word in WEEKDAYS and (
             self.word(i - 1) in _WEEKDAY_CUES or _PAST_CUES.intersection(self.words)
         ):
             day = self._weekday(WEEKDAYS.index(word), back=self.word(i - 1) in ("last", "past"))
-            ranges.append(_span(day, day + timedelta(days=1)))
+            ranges.append(span(day, day + timedelta(days=1)))
             return 1
         if word not in ("last", "this", "past", "previous") or not nxt:
             return 0
@@ -415,23 +316,23 @@ class _Reading:
         if nxt in ("week", "weekend"):
             monday = today - timedelta(days=today.weekday() + 7 * back)
             start = monday + timedelta(days=5) if nxt == "weekend" else monday
-            ranges.append(_span(start, monday + timedelta(days=7)))
+            ranges.append(span(start, monday + timedelta(days=7)))
         elif nxt == "month":
-            ranges.append(_month_range(self.now.year, self.now.month - back))
+            ranges.append(month_range(self.now.year, self.now.month - back))
         elif nxt == "year":
             year = self.now.year - back
-            ranges.append(_span(_month_start(year, 1), _month_start(year + 1, 1)))
+            ranges.append(span(month_start(year, 1), month_start(year + 1, 1)))
         elif nxt in SEASONS:
             if back:
-                ranges.append(_last_season(self.now, nxt))
+                ranges.append(last_season(self.now, nxt))
             else:  # this winter, in January, began last December
                 year = self.now.year - (1 if nxt == "winter" and self.now.month < 3 else 0)
-                ranges.append(_season_range(year, nxt))
+                ranges.append(season_range(year, nxt))
         elif nxt in _MONTH_OF:
             # "last May" is the latest May before this month; "this May", this year's.
             month = _MONTH_OF[nxt]
             year = self.now.year - (1 if back and month >= self.now.month else 0)
-            ranges.append(_month_range(year, month))
+            ranges.append(month_range(year, month))
         else:
             return 0
         return 2
@@ -460,7 +361,7 @@ class _Reading:
             if window is None:  # the latest start of that month or season
                 first = point.months[0]
                 year = self.now.year - (first > self.now.month)
-                window = _month_range(year, first)
+                window = month_range(year, first)
             lo, took = window[0], point.size
         else:  # "since last summer": that window's start, in place of the window
             had = len(self.found.ranges)
