@@ -171,6 +171,29 @@ async def test_earlier_visits_come_first_this_session_last(live_memory, shopper_
     assert recall.items[0].line.startswith("[earlier visit · 2026-04-01]")
 
 
+async def test_last_time_recalls_the_visit_before_this_one(live_memory, shopper_name, settings):
+    # Room for one earlier turn: the search's order decides which (the notes list earlier
+    # visits by date).
+    settings.MEMORY_CROSS_SESSION_TURN_K = 1
+    older = await open_session(shopper_name, session_date=date(2026, 3, 1))
+    await exchanges(
+        older, [("show me a rain jacket for hiking", "Here is the Alpine Shell, a rain jacket.")]
+    )
+    last = await open_session(shopper_name, session_date=date(2026, 5, 1))
+    await exchanges(last, [("something for city rain?", "The Harbour Coat, a navy rain jacket.")])
+    now = await open_session(shopper_name)
+
+    async def earlier_visits(message: str) -> list[str]:
+        recall = await memories_recall(memory=now, message=message, turn_count=0)
+        return [i.line for i in recall.items if i.scope == "turn"]
+
+    # The older visit's words are closer; "last time" is the visit before this one.
+    [recalled] = await earlier_visits("the rain jacket you showed me, still there?")
+    assert "Alpine Shell" in recalled
+    [recalled] = await earlier_visits("the rain jacket you showed me last time, still there?")
+    assert "Harbour Coat" in recalled
+
+
 async def test_an_ignore_your_rules_note_stays_inside_the_fence(live_memory, shopper_name):
     memory = await open_session(shopper_name)
     await exchanges(
