@@ -30,12 +30,12 @@ def ask_in_process(
     from memoryserver.conf import ServerSettings
     from memoryserver.embedders import build_embedder
     from memoryserver.extractors import ExtractiveExtractor
-    from memoryserver.index.context import asks, own_terms
+    from memoryserver.index.context import asks, own_terms, tells_time
     from memoryserver.index.lexical import search_text
     from memoryserver.index.rows import IndexRow, Query
     from memoryserver.index.sentences import blocks_embedded
     from memoryserver.index.slot import UserIndex
-    from memoryserver.index.when import query_times
+    from memoryserver.index.when import asks_when, query_times
     from memoryserver.terms import query_terms
 
     if neighbour_credit is None:  # the server's default
@@ -65,7 +65,7 @@ def ask_in_process(
             row = IndexRow(
                 pk, block.key, block.session_id, embedded[pk][0], stored, block.created_at,
                 None, "ready", None, None, None, text, embedded[pk][1], asks(block.text),
-                own_terms(block.text, text),
+                own_terms(block.text, text), tells_time(block.text),
             )  # fmt: skip
             index.upsert(row)
         questions = list(history.questions)
@@ -78,6 +78,7 @@ def ask_in_process(
                     vector=vector if mode != "lexical" else None,
                     terms=terms if mode != "dense" else None,
                     times=query_times(question.text, stored),
+                    asks_when=asks_when(question.text),
                     session_id=history.today_session_id,
                     neighbour_credit=neighbour_credit,
                     relevant_k=RELEVANT_K,

@@ -36,6 +36,8 @@ class IndexRow:
     # How many terms the block's own text holds (`context.own_terms`); None: all of `text`
     # is its own.
     own_terms: int | None = None
+    # Whether the block's own text says when (`context.tells_time`); None reads it from `text`.
+    tells_time: bool | None = None
 
 
 @dataclass
@@ -54,6 +56,8 @@ class Query:
     # The share of each hit's score its session neighbours gain (0 = none).
     neighbour_credit: float = 0.0
     session_ids: list[str] | None = None  # None = every session of the user
+    # Whether the query asks when something happened (`when.asks_when`).
+    asks_when: bool = False
     # The session the search is made from: "last time" is the latest session before it.
     session_id: str | None = None
     block_ids: list[str] | None = None

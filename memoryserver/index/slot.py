@@ -45,6 +45,7 @@ _ROW_COLUMNS = (
     "prompts",
     "prompt_vids",
     "asks",
+    "tells_time",
     "own_terms",
 )
 # The numpy columns of a user's index, copied over when it grows.
@@ -93,6 +94,7 @@ class UserIndex:
         sentences: list[bytes | None] | None = None,
         asks: list[bool] | None = None,
         own_terms: list[int | None] | None = None,
+        tells_time: list[bool] | None = None,
     ) -> UserIndex:
         """An index holding these blocks, as the same upserts one by one would build it.
 
@@ -118,6 +120,9 @@ class UserIndex:
         index.prompt_vids[:n] = [v if v is not None else -1 for v in prompt_vids]
         index.annotations[:n] = [a or None for a in annotations]
         index.asks[:n] = asks if asks is not None else [context.asks(text) for text in texts]
+        index.tells_time[:n] = (
+            tells_time if tells_time is not None else [context.tells_time(t) for t in texts]
+        )
         # A second of Python at 100k blocks: hand the GIL to waiting requests every
         # millisecond or so instead of every switch interval (5 ms).
         index.lexical = LexicalIndex.from_texts(texts, pause_every=100)
@@ -212,6 +217,7 @@ class UserIndex:
         self.prompts = np.full(capacity, -1, dtype=np.int32)
         self.prompt_vids = np.full(capacity, -1, dtype=np.int64)
         self.asks = np.zeros(capacity, dtype=bool)  # the block's own text asks (context.asks)
+        self.tells_time = np.zeros(capacity, dtype=bool)  # it says when (context.tells_time)
         # The terms of the block's own text, its summary and contexts left out: how much it
         # means without the block before it (`context.dense_with_context`).
         self.own_terms = np.zeros(capacity, dtype=np.uint16)
@@ -265,6 +271,9 @@ class UserIndex:
         self.payloads[pos] = None
         self.lexical.set(pos, row.text)
         self.asks[pos] = row.asks if row.asks is not None else context.asks(row.text)
+        self.tells_time[pos] = (
+            row.tells_time if row.tells_time is not None else context.tells_time(row.text)
+        )
         own = row.own_terms if row.own_terms is not None else self.lexical.length_at(pos)
         self.own_terms[pos] = min(own, _MAX_TERMS)
         self.sentences.set(pos, row.sentences)
@@ -487,6 +496,8 @@ class UserIndex:
         if dated is not None:
             scores = context.date_boosted(scores, dated)
         scores = context.replies_credited(scores, following, self.asks[:n])
+        if q.asks_when:
+            scores = context.when_answered(scores, self.tells_time[:n] & lenders)
         if q.neighbour_credit > 0:
             scores = context.neighbour_credited(
                 scores, previous, following, lenders, q.neighbour_credit

@@ -17,6 +17,8 @@ Sunday best" or "I have an interview on Monday". Spans ("between March and May 2
 8 May to 12 May") are one window from the first to the end of the last, and dates in
 figures ("2023-05-08", "8/5/2023") are read both ways round when day and month could be
 either. "Last time" or "my last visit" is the latest session before the one searching.
+A query may also ask when (`asks_when`), which the blocks that say when answer
+(`memoryserver.index.context.tells_time`).
 """
 
 from __future__ import annotations
@@ -374,6 +376,18 @@ class _Reading:
         if lo < now:
             self.found.ranges.append((lo, now))
         return 1 + took
+
+
+_ASKS_WHEN = re.compile(
+    r"\b(?:when|what (?:time|day|date|month|year)|which (?:day|date|month|year)"
+    r"|how long ago)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_when(text: str) -> bool:
+    """Whether a query asks when something happened ("When did Gina go to Tbilisi?")."""
+    return _ASKS_WHEN.search(text) is not None
 
 
 def query_times(text: str, now: datetime) -> TimeWindows:

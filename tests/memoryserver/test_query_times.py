@@ -1,10 +1,12 @@
-"""The windows of time a search query names, read against the server's clock."""
+"""The windows of time a search query names, read against the server's clock; whether it asks
+when, and whether a block says when."""
 
 from datetime import UTC, datetime
 
 import pytest
 
-from memoryserver.index.when import query_times
+from memoryserver.index.context import tells_time
+from memoryserver.index.when import asks_when, query_times
 
 # A Friday, at noon.
 NOW = datetime(2026, 11, 20, 12, tzinfo=UTC)
@@ -169,3 +171,36 @@ def test_the_last_time_of_an_event_is_not_the_last_visit(text, visit):
 )
 def test_words_that_only_look_like_times(text):
     assert windows(text) == ([], set())
+
+
+@pytest.mark.parametrize(
+    "text, asks",
+    [
+        ("When did Gina go to Tbilisi?", True),
+        ("which year did she move?", True),
+        ("How long ago was the race?", True),
+        ("what day does it arrive?", True),
+        ("Where did Gina go?", False),
+        ("Ship it whenever you like", False),
+    ],
+)
+def test_a_question_asking_when(text, asks):
+    assert asks_when(text) is asks
+
+
+@pytest.mark.parametrize(
+    "text, tells",
+    [
+        ("Gina: I finally tried pottery last Tuesday!", True),
+        ("We adopted a puppy yesterday.", True),
+        ("Back in June I went to Crete", True),
+        ("in 2021 we moved", True),
+        ("It was three weeks ago", True),
+        ("Last summer in Crete was hot", True),
+        ("I may go, if it fits", False),  # "may" reads as a month only after "in", "of"...
+        ("The pottery class is fun, I go every week", False),
+        ("A size 10, please", False),
+    ],
+)
+def test_a_block_that_says_when(text, tells):
+    assert tells_time(text) is tells

@@ -550,3 +550,43 @@ def test_a_replys_own_length_is_kept_when_its_extraction_lands_and_after_a_reloa
     assert own_length() == written
     get_registry().clear()  # loaded again from SQLite, summary and all
     assert own_length() == written
+
+
+# A question asking "when" is answered by the turn that says when, not by later talk that
+# repeats the question's words without a time.
+PAINTING_CHAT = [
+    "Mel: I painted a sunrise over the lake last Sunday, my first painting in years.",
+    "Nia: You should show me the sunrise painting!",
+    "Mel: My sunrise painting of the lake is on the wall now, I love painting.",
+]
+
+
+@pytest.mark.django_db(databases=DB)
+@pytest.mark.parametrize("mode", ["lexical", "hybrid"])  # dense: the hashing vectors agree
+def test_a_question_asking_when_prefers_the_turn_that_says_when(talker, settings, mode):
+    start = datetime(2026, 3, 2, 18, tzinfo=UTC)
+    told, _, repeated = _chat(talker, "s1", PAINTING_CHAT, start)
+    _chat(talker, "s2", SMALL_TALK, start + timedelta(days=2))
+
+    assert (
+        _found(talker, "When did Mel paint the sunrise over the lake?", settings, mode)[0] == told
+    )
+    # Asked whether, not when: the turn repeating more of the words comes first.
+    assert _found(talker, "Did Mel paint the sunrise over the lake?", settings, mode)[0] == repeated
+
+
+@pytest.mark.django_db(databases=DB)
+def test_whether_a_turn_says_when_follows_updates_and_a_reload(talker, settings):
+    start = datetime(2026, 3, 2, 18, tzinfo=UTC)
+    told, _, repeated = _chat(talker, "s1", PAINTING_CHAT, start)
+    query = "When did Mel paint the sunrise over the lake?"
+
+    assert _found(talker, query, settings, "hybrid")[0] == told
+    get_registry().clear()  # loaded from SQLite, the index knows which turn says when
+    assert _found(talker, query, settings, "hybrid")[0] == told
+    # Its time taken out, it says when no more.
+    block_text_set(
+        user_id=talker, session_id="s1", block_id=told,
+        text="Mel: I painted a sunrise over the lake, my first painting in years.",
+    )  # fmt: skip
+    assert _found(talker, query, settings, "hybrid")[0] == repeated
