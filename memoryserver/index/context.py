@@ -10,11 +10,10 @@ hit's session neighbours gain a share of its score.
 
 All of it is worked out at search time from the slot's own columns (sessions, dates,
 which blocks are live, and whether a block's own text asks or says when, set with its
-text), so no write
-has anything extra to keep in step: an update changes what a block lends, a delete or an
-expiry takes its words away, a load pairs the same blocks. The constants were chosen on the
-recall benchmark's dialogues, conversations and shoppers with both embedders
-(docs/benchmarks.md, "Retrieval").
+text), so no write has anything extra to keep in step: an update changes what a block
+lends, a delete or an expiry takes its words away, a load pairs the same blocks. The
+constants were chosen on the recall benchmark's dialogues, conversations and shoppers with
+both embedders (docs/benchmarks.md, "Retrieval").
 """
 
 from __future__ import annotations
@@ -155,8 +154,9 @@ def replies_credited(scores: np.ndarray, following: np.ndarray, asking: np.ndarr
 
 
 def when_answered(scores: np.ndarray, telling: np.ndarray) -> np.ndarray:
-    """A question asking "when" raises the blocks that say when by `WHEN_BOOST`."""
-    return scores * np.where(telling, 1.0 + WHEN_BOOST, 1.0)
+    """A question asking "when" raises the blocks that say when by `WHEN_BOOST` (a
+    negative cosine, dense alone, is left as it is rather than pushed further down)."""
+    return scores * np.where(telling & (scores > 0), 1.0 + WHEN_BOOST, 1.0)
 
 
 def neighbour_credited(
