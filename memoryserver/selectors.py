@@ -28,7 +28,7 @@ from memoryserver.index.lexical import search_text
 from memoryserver.index.registry import get_registry
 from memoryserver.index.rows import Hit, IndexRow, Query
 from memoryserver.index.slot import UserIndex, capacity_for
-from memoryserver.index.when import asks_when, query_times
+from memoryserver.index.when import asks_when, query_times, tells_time
 from memoryserver.models import MemoryBlock, MemorySession, MemoryUser, Prompt, PromptVersion
 from memoryserver.payloads import BLOCK_PAYLOAD_COLUMNS, block_payload, block_payload_from_row
 from memoryserver.terms import query_terms
@@ -202,7 +202,7 @@ def index_row(
         text=searched,
         sentences=sentences,
         asks=context.asks(block.text),
-        tells_time=context.tells_time(block.text),
+        tells_time=tells_time(block.text),
         own_terms=context.own_terms(block.text, searched),
     )
 
@@ -341,7 +341,7 @@ def user_index_read(user_id: str, *, now: datetime, width: int) -> UserIndex:
         texts=texts,
         sentences=sentences,
         asks=[context.asks(text) for text in own],
-        tells_time=[context.tells_time(text) for text in own],
+        tells_time=[tells_time(text) for text in own],
         own_terms=[context.own_terms(o, t) for o, t in zip(own, texts, strict=True)],
     )
     index.foreign_blocks = foreign

@@ -30,12 +30,12 @@ def ask_in_process(
     from memoryserver.conf import ServerSettings
     from memoryserver.embedders import build_embedder
     from memoryserver.extractors import ExtractiveExtractor
-    from memoryserver.index.context import asks, own_terms, tells_time
+    from memoryserver.index.context import asks, own_terms
     from memoryserver.index.lexical import search_text
     from memoryserver.index.rows import IndexRow, Query
     from memoryserver.index.sentences import blocks_embedded
     from memoryserver.index.slot import UserIndex
-    from memoryserver.index.when import asks_when, query_times
+    from memoryserver.index.when import asks_when, query_times, tells_time
     from memoryserver.terms import query_terms
 
     if neighbour_credit is None:  # the server's default

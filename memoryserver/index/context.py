@@ -19,7 +19,6 @@ both embedders (docs/benchmarks.md, "Retrieval").
 from __future__ import annotations
 
 import math
-import re
 
 import numpy as np
 
@@ -75,24 +74,6 @@ def asks(text: str) -> bool:
     """Whether a block's own text asks: it ends with a question mark. An exchange that
     holds its answer ("Do you have it in M?" / "Yes, in M and L.") does not."""
     return text.rstrip().endswith("?")
-
-
-_WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
-_MONTH = (r"(?:january|february|april|june|july|august|september|october|november|december"
-          r"|(?:in|of|early|late|mid|since) (?:may|march))")  # fmt: skip
-_UNIT = r"(?:day|week|weekend|fortnight|month|year|night|morning|afternoon|evening)s?"
-_SEASON = r"(?:spring|summer|autumn|fall|winter)"
-# Matched against the lowered text: an IGNORECASE search of it is over twice as slow.
-_TELLS_TIME = re.compile(
-    rf"\b(?:yesterday|today|tonight|tomorrow|ago|recently|{_WEEKDAY}s?|{_MONTH}"
-    rf"|(?:last|this|next|past) (?:{_UNIT}|{_SEASON}|{_WEEKDAY})|(?:19|20)\d\d)\b",
-)
-
-
-def tells_time(text: str) -> bool:
-    """Whether a block's own text says when something happened ("I went yesterday", "last
-    Tuesday", "back in June", "in 2021"): what a question asking "when" is answered by."""
-    return _TELLS_TIME.search(text.lower()) is not None
 
 
 def own_terms(own: str, searched: str) -> int | None:

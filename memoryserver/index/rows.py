@@ -36,7 +36,7 @@ class IndexRow:
     # How many terms the block's own text holds (`context.own_terms`); None: all of `text`
     # is its own.
     own_terms: int | None = None
-    # Whether the block's own text says when (`context.tells_time`); None reads it from `text`.
+    # Whether the block's own text says when (`when.tells_time`); None reads it from `text`.
     tells_time: bool | None = None
 
 

@@ -18,7 +18,7 @@ Sunday best" or "I have an interview on Monday". Spans ("between March and May 2
 figures ("2023-05-08", "8/5/2023") are read both ways round when day and month could be
 either. "Last time" or "my last visit" is the latest session before the one searching.
 A query may also ask when (`asks_when`), which the blocks that say when answer
-(`memoryserver.index.context.tells_time`).
+(`tells_time`).
 """
 
 from __future__ import annotations
@@ -383,6 +383,25 @@ _ASKS_WHEN = re.compile(
     r"|how long ago)\b",
     re.IGNORECASE,
 )
+
+
+# What says when in a block's own text, from the words the reading above knows: a weekday,
+# a month ("may" and "march" only after a word that makes them one), "yesterday", "last
+# week", "two weeks ago", a year. A regular expression, not a reading: it runs on every
+# block written or loaded (1.7 µs a turn, where a reading takes 55).
+_UNITS = "|".join(sorted({*_UNIT_DAYS, "weekend", *_DAY_PARTS, *SEASONS, *WEEKDAYS}))
+_PLAIN_MONTHS = "|".join(m for m in MONTHS if m not in _AMBIGUOUS)
+_TELLS_TIME = re.compile(
+    rf"\b(?:yesterday|today|tonight|tomorrow|ago|recently|(?:{'|'.join(WEEKDAYS)})s?"
+    rf"|{_PLAIN_MONTHS}|(?:in|of|early|late|mid|since) (?:may|march)"
+    rf"|(?:last|this|next|past) (?:{_UNITS})s?|(?:19|20)\d\d)\b"
+)  # matched against the lowered text: IGNORECASE makes it over twice as slow
+
+
+def tells_time(text: str) -> bool:
+    """Whether a block's own text says when something happened ("I went yesterday", "last
+    Tuesday", "back in June", "in 2021"): what a question asking when is answered by."""
+    return _TELLS_TIME.search(text.lower()) is not None
 
 
 def asks_when(text: str) -> bool:

@@ -5,8 +5,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from memoryserver.index.context import tells_time
-from memoryserver.index.when import asks_when, query_times
+from memoryserver.index.when import asks_when, query_times, tells_time
 
 # A Friday, at noon.
 NOW = datetime(2026, 11, 20, 12, tzinfo=UTC)
