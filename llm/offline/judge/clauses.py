@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 
 from llm.fact_schema import COLOUR_TERMS, MATERIAL_TERMS
 from llm.offline.judge.predicates import BRAND_SUBJECT, VERDICT
-from llm.offline.judge.words import FIRST_PERSON, GARMENT_NOUNS, numbers_in_digits
+from llm.offline.judge.words import FIRST_PERSON, GARMENT_NOUNS
+from llm.shopper_words import numbers_in_digits
 
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+|\s+[\u2014\u2013]\s+|\s+-\s+")
 _CLAUSE_SEP = re.compile(

@@ -1,0 +1,204 @@
+"""The shopper's words for sizes, numbers and money, defined once.
+
+The fact judge, the offline assistant, the memory policy's screening and the grounding check
+all read a shopper's (or a model's) figures; each reading the same phrase its own way is how
+"UK 8" became a tops size in one place and EU 42 in another. Everything here is general
+language and the shop's own systems (letters for clothes, EU numbers for shoes, euros), so
+`llm` still imports nothing of the project.
+
+Conversions follow common size charts; they are approximate by nature, which is why a
+converted size is always said back to the shopper with their own wording beside it.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+# --- Numbers said in words --------------------------------------------------------------
+
+_UNITS = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14,
+    "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19,
+}  # fmt: skip
+_TENS = {
+    "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
+    "eighty": 80, "ninety": 90,
+}  # fmt: skip
+NUMBER_WORDS: dict[str, int] = {**_UNITS, **_TENS}
+_BELOW_HUNDRED = (
+    rf"(?:(?:{'|'.join(_TENS)})(?:[-\s](?:{'|'.join(list(_UNITS)[:9])}))?|(?:{'|'.join(_UNITS)}))"
+)
+NUMBER_PHRASE = re.compile(
+    rf"\b(?:(?P<hundreds>a|{'|'.join(list(_UNITS)[:9])})\s+hundred"
+    rf"(?:\s+(?:and\s+)?(?P<rest>{_BELOW_HUNDRED}))?|(?P<alone>{_BELOW_HUNDRED}))\b"
+    r"(?P<half>\s+and\s+a\s+half)?",
+    re.I,
+)
+
+
+def _below_hundred(words: str) -> int:
+    parts = re.split(r"[-\s]+", words.lower())
+    return sum(_TENS.get(part, _UNITS.get(part, 0)) for part in parts)
+
+
+def _number_value(match: re.Match) -> str | None:
+    if match.group("hundreds"):
+        lead = match.group("hundreds").lower()
+        value = (1 if lead == "a" else _UNITS[lead]) * 100
+        value += _below_hundred(match.group("rest")) if match.group("rest") else 0
+    elif match.group("alone").lower() == "one":
+        return None  # "the black one", "one size up": a word, not a figure
+    else:
+        value = _below_hundred(match.group("alone"))
+    return f"{value}.5" if match.group("half") else str(value)
+
+
+def numbers_in_digits(text: str) -> str:
+    """Number words as digits, so every reader reads one spelling of a figure:
+    "nothing over about sixty euros" -> "... 60 euros", "forty-two and a half" -> "42.5",
+    "a hundred and fifty" -> "150"."""
+    return NUMBER_PHRASE.sub(lambda m: _number_value(m) or m.group(0), text)
+
+
+# --- Money ------------------------------------------------------------------------------
+
+SHOP_CURRENCY = "EUR"
+# Each sign or word a shopper (or a model) writes for a currency, by ISO code.
+CURRENCY_WORDS: dict[str, tuple[str, ...]] = {
+    "EUR": ("€", "eur", "euro", "euros"),
+    "GBP": ("£", "gbp", "pound", "pounds", "quid", "sterling"),
+    "USD": ("$", "usd", "dollar", "dollars", "bucks", "us$"),
+}
+_CURRENCY_BY_WORD = {word: code for code, words in CURRENCY_WORDS.items() for word in words}
+_SIGNS = "€£$"
+_WORD_ALTERNATIVES = "|".join(
+    sorted(
+        (re.escape(w) for w in _CURRENCY_BY_WORD if w not in _SIGNS),
+        key=len,
+        reverse=True,
+    )
+)
+# A currency next to a figure, either side: "€40", "40 €", "£35", "40 quid", "USD 40".
+CURRENCY_SIGN = re.compile(r"[€£$]|\bus\$")
+CURRENCY_WORD = re.compile(rf"\b(?:{_WORD_ALTERNATIVES})\b", re.I)
+_FIGURE = r"\d{1,7}(?:[.,]\d{1,2})?"
+MONEY = re.compile(
+    rf"(?P<before>[€£$]|\b(?:{_WORD_ALTERNATIVES})\b)\s?(?P<amount_a>{_FIGURE})"
+    rf"|(?P<amount_b>{_FIGURE})\s?(?P<after>[€£$]|\b(?:{_WORD_ALTERNATIVES})\b)",
+    re.I,
+)
+
+
+@dataclass(frozen=True)
+class Money:
+    amount: float
+    currency: str  # ISO code
+    start: int
+    end: int
+
+    @property
+    def label(self) -> str:
+        figure = f"{self.amount:g}" if self.amount != int(self.amount) else str(int(self.amount))
+        return f"{figure} {self.currency}"
+
+
+def currency_of(word: str) -> str | None:
+    """The ISO code a sign or word stands for ("quid" -> "GBP"), or None."""
+    return _CURRENCY_BY_WORD.get(word.strip().lower())
+
+
+def amounts_of_money(text: str) -> list[Money]:
+    """Every figure with a currency beside it, number words read as digits first.
+
+    Positions refer to the digit form of the text (`numbers_in_digits(text)`)."""
+    digits = numbers_in_digits(text)
+    found: list[Money] = []
+    for match in MONEY.finditer(digits):
+        amount = (match.group("amount_a") or match.group("amount_b")).replace(",", ".")
+        code = currency_of(match.group("before") or match.group("after"))
+        value = float(amount)
+        if code and math.isfinite(value):
+            found.append(Money(value, code, match.start(), match.end()))
+    return found
+
+
+# --- Sizes ------------------------------------------------------------------------------
+
+LETTER_SIZES = ("XXS", "XS", "S", "M", "L", "XL", "XXL", "XXXL")
+# Words for letter sizes, longest first when matched.
+LETTER_SIZE_WORDS: dict[str, str] = {
+    "double extra small": "XXS", "extra extra small": "XXS", "2xs": "XXS", "xxs": "XXS",
+    "extra small": "XS", "extra-small": "XS", "x-small": "XS", "x small": "XS", "xs": "XS",
+    "small": "S", "smalls": "S", "medium": "M", "mediums": "M", "med": "M",
+    "large": "L", "larges": "L",
+    "extra large": "XL", "extra-large": "XL", "x-large": "XL", "x large": "XL", "xl": "XL",
+    "double extra large": "XXL", "extra extra large": "XXL", "double xl": "XXL",
+    "xx-large": "XXL", "xx large": "XXL", "2xl": "XXL", "xxl": "XXL",
+    "triple xl": "XXXL", "3xl": "XXXL", "xxxl": "XXXL",
+}  # fmt: skip
+# The shop's shoe sizes, in EU numbers.
+SHOP_SHOE_SIZES = tuple(str(n) for n in range(36, 47))
+SHOE_SIZE_RANGE = (30.0, 50.0)
+
+# UK whole sizes to EU (common charts); a UK half size is the whole size's EU plus a half,
+# except 7.5, which the charts give as 41.
+_UK_TO_EU = {3: 36, 4: 37, 5: 38, 6: 39, 7: 40, 8: 42, 9: 43, 10: 44, 11: 45, 12: 46, 13: 47}
+_UK_HALF_EXCEPTIONS = {7.5: 41.0}
+# Numbered women's clothing sizes (UK) to the shop's letters.
+_UK_CLOTHING_TO_LETTER = {
+    4: "XXS", 6: "XS", 8: "S", 10: "S", 12: "M", 14: "L", 16: "XL", 18: "XXL", 20: "XXXL",
+}  # fmt: skip
+# Waist in inches to letters (the shop's jeans and trousers come in letters).
+_WAIST_TO_LETTER = ((27, "XS"), (30, "S"), (33, "M"), (36, "L"), (39, "XL"), (42, "XXL"))
+
+
+def _figure(value: float) -> str:
+    return str(int(value)) if value == int(value) else f"{value:g}"
+
+
+def shoe_size_eu(system: str, value: float, *, womens: bool | None = None) -> str | None:
+    """A shoe size in the shop's EU numbers: ("UK", 8) -> "42", ("US", 9) -> "42" (men's
+    unless `womens`), ("EU", 42.5) -> "42.5". None when it is no shoe size of that system."""
+    if not math.isfinite(value):
+        return None
+    system = system.upper()
+    if system == "EU":
+        low, high = SHOE_SIZE_RANGE
+        return _figure(value) if low <= value <= high and (value * 2) == int(value * 2) else None
+    if system == "US":
+        return shoe_size_eu("UK", value - (2 if womens else 1))
+    if system != "UK" or (value * 2) != int(value * 2):
+        return None
+    if value in _UK_HALF_EXCEPTIONS:
+        return _figure(_UK_HALF_EXCEPTIONS[value])
+    whole = int(value)
+    if whole not in _UK_TO_EU:
+        return None
+    return _figure(_UK_TO_EU[whole] + (0.5 if value != whole else 0))
+
+
+def clothing_size_letter(system: str, value: int) -> str | None:
+    """A numbered clothing size in the shop's letters: ("UK", 12) -> "M", ("US", 8) -> "M",
+    ("EU", 40) -> "M". None when the number is none of that system's."""
+    offsets = {"UK": 0, "AU": 0, "US": 4, "EU": -28, "FR": -30, "IT": -32}
+    offset = offsets.get(system.upper())
+    if offset is None:
+        return None
+    return _UK_CLOTHING_TO_LETTER.get(value + offset)
+
+
+def waist_size_letter(inches: float) -> str | None:
+    """A waist measurement in the shop's letters (32 -> "M"); None outside 20-44 inches."""
+    if not (math.isfinite(inches) and 20 <= inches <= 44):
+        return None
+    for bound, letter in _WAIST_TO_LETTER:
+        if inches <= bound:
+            return letter
+    return "XXL"
+
+
+def centimetres_to_inches(cm: float) -> int:
+    return round(cm / 2.54)
