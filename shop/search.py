@@ -113,15 +113,13 @@ def words_match(words: list[str], *, categories: Iterable[str] = ()) -> WordMatc
         return WordMatches(words=[])
     named = {w: c for w in words if (c := category_named(w, categories)) is not None}
     searched = [word for word in words if word not in named]
-    active = set(Product.objects.active().values_list("id", flat=True))
+    active = Product.objects.active().count() if searched else 0
     hits_by_word = {word: _word_hits(word) for word in searched}
     catalog, foreign = [], []
     for word in searched:
-        found = {pid for pid in hits_by_word[word] if pid in active}
-        hits_by_word[word] = {pid: rank for pid, rank in hits_by_word[word].items() if pid in found}
-        if not found:
+        if not hits_by_word[word]:
             foreign.append(word)
-        elif len(found) <= GENERIC_SHARE * len(active):
+        elif len(hits_by_word[word]) <= GENERIC_SHARE * active:
             catalog.append(word)
     scores: dict[int, tuple[int, float]] = {}
     for word in catalog:
@@ -139,13 +137,15 @@ def words_match(words: list[str], *, categories: Iterable[str] = ()) -> WordMatc
 
 
 def _word_hits(word: str) -> dict[int, float]:
-    """Product id -> relevance (higher is better) of every product whose text has the word."""
+    """Active product id -> relevance (higher is better) of every one whose text has the word."""
     if connection.vendor == "sqlite":
         with connection.cursor() as cursor:
             # bm25() is lower for better matches; the word's parts are [a-z0-9]+ and quoted
             # as one phrase ("t-shirt" -> "t shirt"), never read as FTS5 query syntax.
             cursor.execute(
-                f"SELECT rowid, bm25({FTS_TABLE}) FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s",
+                f"SELECT t.rowid, bm25({FTS_TABLE}) FROM {FTS_TABLE} AS t"
+                f" JOIN {Product._meta.db_table} AS p ON p.id = t.rowid"
+                f" WHERE {FTS_TABLE} MATCH %s AND p.active",
                 ['"' + " ".join(_PART.findall(word)) + '"'],
             )
             return {row[0]: -float(row[1]) for row in cursor.fetchall()}
@@ -155,18 +155,28 @@ def _word_hits(word: str) -> dict[int, float]:
         vector = SearchVector("name", "brand", "category", "description", config="english")
         query = SearchQuery(" ".join(_PART.findall(word)), config="english", search_type="phrase")
         rows = (
-            Product.objects.annotate(text=vector, rank=SearchRank(vector, query))
+            Product.objects.active()
+            .annotate(text=vector, rank=SearchRank(vector, query))
             .filter(text=query)
             .values_list("id", "rank")
         )
         return {pid: float(rank) for pid, rank in rows}
     # Another database: a plain containment test, with no relevance beyond matching.
-    rows = Product.objects.values_list("id", "name", "brand", "category", "description")
+    rows = Product.objects.active().values_list("id", "name", "brand", "category", "description")
     return {
         pid: 1.0
         for pid, *texts in rows
         if re.search(rf"\b{re.escape(_singular(word))}", " ".join(texts).lower().replace("-", " "))
     }
+
+
+def matching_ids_sql(words: Iterable[str]) -> tuple[str, list[str]] | None:
+    """SQL selecting the ids of products having any of `words`, for a subquery, where the
+    database can say it (SQLite's index); None elsewhere."""
+    phrases = ['"' + " ".join(_PART.findall(word)) + '"' for word in words]
+    if connection.vendor != "sqlite" or not phrases:
+        return None
+    return f"SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s", [" OR ".join(phrases)]
 
 
 def text_index_rebuild() -> None:

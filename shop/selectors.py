@@ -9,9 +9,10 @@ from decimal import Decimal
 
 from django.contrib.auth.hashers import UNUSABLE_PASSWORD_PREFIX
 from django.db.models import Q, QuerySet
+from django.db.models.expressions import RawSQL
 
 from shop.models import ALL_SIZES, Category, Colour, DemoShopper, Product, Variant
-from shop.search import WordMatches, query_terms, words_match
+from shop.search import WordMatches, matching_ids_sql, query_terms, words_match
 
 # Fabric and material words, by the base form the assistant's `material` argument carries:
 # a product is of a material when its name or description uses one of the words. General
@@ -134,11 +135,16 @@ class CatalogFilters:
 CATALOG_FILTER_NAMES = frozenset(field.name for field in fields(CatalogFilters))
 
 
+# Below SQLite's oldest limit on a statement's parameters (999); past it the words' matches
+# are intersected with the filters' rows here instead.
+_IDS_IN_QUERY = 900
+
+
 @dataclass(frozen=True)
 class CatalogSearch:
     """Products ranked for a search, and what its free words found."""
 
-    products: list[Product]
+    ids: list[int]  # the products' ids, best first
     words: WordMatches
     unmatched_words: list[str]
 
@@ -192,33 +198,44 @@ def catalog_search(filters: CatalogFilters) -> CatalogSearch:
     )
     if words.categories:
         products = products.filter(category__in=sorted(words.categories))
-    if words.filters:
-        products = products.filter(id__in=list(words.scores))
-    elif words.foreign_words:
+    if not words.filters and words.foreign_words:
         # Only words no product has: the shop has none of it (the caller may offer what
         # the other filters find, as alternatives).
-        return CatalogSearch(products=[], words=words, unmatched_words=words.foreign_words)
-    products = products.only(
-        "id", "sku", "name", "slug", "category", "brand", "description", "colour", "price"
-    )
+        return CatalogSearch(ids=[], words=words, unmatched_words=words.foreign_words)
     fabric = _MATERIAL_PATTERNS.get(filters.material.lower()) if filters.material else None
-    kept = [
-        product
-        for product in products
-        if fabric is None or fabric.search(f"{product.name} {product.description}")
-    ]
+    # Ids and sort keys only: a search at 10k products must not load 10k rows.
+    columns = ("id", "price", "name", "description") if fabric else ("id", "price", "name")
+    if words.filters and len(words.scores) <= _IDS_IN_QUERY:
+        products = products.filter(id__in=list(words.scores))
+    elif words.filters and (subquery := matching_ids_sql(words.catalog_words)) is not None:
+        products = products.filter(id__in=RawSQL(*subquery))
+    rows = products.values_list(*columns)
+    if words.filters:
+        rows = [row for row in rows if row[0] in words.scores]
+    if fabric is not None:
+        rows = [row for row in rows if fabric.search(f"{row[2]} {row[3]}")]
     no_score = (0, 0.0)
-    kept.sort(
-        key=lambda p: (
-            -words.scores.get(p.id, no_score)[0],
-            -words.scores.get(p.id, no_score)[1],
-            p.price,
-            p.name,
-        )
+    rows = sorted(
+        rows,
+        key=lambda row: (
+            -words.scores.get(row[0], no_score)[0],
+            -words.scores.get(row[0], no_score)[1],
+            row[1],
+            row[2],
+        ),
     )
-    found = {word for word in words.catalog_words if any(_has(p, word, words) for p in kept)}
+    ids = [row[0] for row in rows]
+    kept = set(ids)
+    found = {word for word in words.catalog_words if not kept.isdisjoint(words.hits[word])}
     unmatched = [w for w in words.words if w not in found and w not in words.category_words]
-    return CatalogSearch(products=kept, words=words, unmatched_words=unmatched)
+    return CatalogSearch(ids=ids, words=words, unmatched_words=unmatched)
+
+
+def products_load(ids: Sequence[int]) -> list[Product]:
+    """The active products of `ids`, in that order, with what a result shows."""
+    fields_shown = ("id", "sku", "name", "slug", "category", "brand", "description", "colour")
+    by_id = Product.objects.active().only(*fields_shown, "price").in_bulk(list(ids))
+    return [by_id[pid] for pid in ids if pid in by_id]
 
 
 def _narrowed(filters: CatalogFilters) -> bool:
@@ -226,15 +243,6 @@ def _narrowed(filters: CatalogFilters) -> bool:
     return any(
         getattr(filters, name) not in (None, "", ()) for name in CATALOG_FILTER_NAMES - {"query"}
     )
-
-
-def _has(product: Product, word: str, words: WordMatches) -> bool:
-    return product.id in words.hits.get(word, ())
-
-
-def products_ranked(filters: CatalogFilters) -> list[Product]:
-    """The products of `catalog_search`, best match first."""
-    return catalog_search(filters).products
 
 
 def in_stock_attach(
@@ -263,21 +271,21 @@ def products_page(*, filters: CatalogFilters, offset: int = 0, limit: int = 10) 
     limit = max(1, min(int(limit), 50))
     offset = max(0, int(offset))
     found = catalog_search(filters)
-    products = found.products[offset : offset + limit]
+    products = products_load(found.ids[offset : offset + limit])
     alternatives: list[ProductHit] = []
     if (
-        not found.products
+        not found.ids
         and found.words.catalog_words + found.words.foreign_words
         and offset == 0
         and (_narrowed(filters) or found.words.categories)
     ):
         # What the filters and the words' categories find without the other words.
         rest = " ".join(found.words.category_words)
-        others = catalog_search(replace(filters, query=rest)).products[:limit]
+        others = products_load(catalog_search(replace(filters, query=rest)).ids[:limit])
         alternatives = _hits(others, filters)
     return ProductPage(
         hits=_hits(products, filters),
-        total=len(found.products),
+        total=len(found.ids),
         offset=offset,
         unmatched_words=found.unmatched_words,
         alternatives=alternatives,

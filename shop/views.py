@@ -13,6 +13,7 @@ from shop.selectors import (
     catalog_search,
     demo_shoppers_listed,
     in_stock_attach,
+    products_load,
     sizes_sorted,
 )
 from shop.services import SignInRefused, shopper_get_or_create
@@ -33,8 +34,8 @@ def catalog(request):
             max_price=data["max_price"],
         )
     found = catalog_search(filters)
-    products = found.products
-    page = Paginator(products, PAGE_SIZE).get_page(request.GET.get("page"))
+    page = Paginator(found.ids, PAGE_SIZE).get_page(request.GET.get("page"))
+    page.object_list = products_load(page.object_list)
     in_stock_attach(
         page.object_list, colour=filters.colour, exclude_colours=filters.exclude_colours
     )
@@ -48,7 +49,7 @@ def catalog(request):
         {
             "form": form,
             "page": page,
-            "total": len(products),
+            "total": len(found.ids),
             "unmatched_words": found.unmatched_words if filters.query else [],
             "query_string": query_without_page.urlencode(),
         },
