@@ -214,7 +214,13 @@ def _enum(values: list[str]) -> dict[str, Any]:
 
 def _search_parameters(vocabulary: Vocabulary) -> dict[str, Any]:
     properties: dict[str, Any] = {
-        "query": {"type": "string", "description": "Free words: style, occasion."},
+        "query": {
+            "type": "string",
+            "description": (
+                "Words no other filter says: style, fabric, feature. If none is found:"
+                " products empty, alternatives = other filters' finds (say so first)."
+            ),
+        },
         "category": _enum(vocabulary["categories"]),
         "exclude_categories": {"type": "array", "items": {"type": "string"}},
         "colour": _enum(vocabulary["colours"]),
@@ -241,10 +247,22 @@ async def _search_run(args: dict, vocabulary: Vocabulary, recall: Recall | None)
         filters=CatalogFilters(**query), offset=offset, limit=limit
     )
     products = [hit.as_dict() for hit in page.hits]
+    content: dict[str, Any] = {
+        "products": products,
+        "count": len(products),
+        "total": page.total,
+        "offset": page.offset,
+    }
+    if page.unmatched_words:
+        content["unmatched_words"] = page.unmatched_words
+    alternatives = [hit.as_dict() for hit in page.alternatives]
+    if alternatives:
+        # Not what was asked for: the answer must say so before offering them.
+        content["alternatives"] = alternatives
     return ToolOutcome(
-        {"products": products, "count": len(products), "total": page.total, "offset": page.offset},
+        content,
         search_summary(count=len(products), total=page.total),
-        [_card(p) for p in products],
+        [_card(p) for p in products or alternatives],
     )
 
 

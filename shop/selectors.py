@@ -4,55 +4,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from decimal import Decimal
 
 from django.contrib.auth.hashers import UNUSABLE_PASSWORD_PREFIX
 from django.db.models import Q, QuerySet
+from django.db.models.expressions import RawSQL
 
 from shop.models import ALL_SIZES, Category, Colour, DemoShopper, Product, Variant
-
-_WORD = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
-# Words that say nothing about which product is meant.
-_STOP_WORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "any",
-        "are",
-        "can",
-        "for",
-        "from",
-        "have",
-        "i",
-        "im",
-        "in",
-        "is",
-        "it",
-        "me",
-        "my",
-        "of",
-        "on",
-        "or",
-        "please",
-        "show",
-        "some",
-        "something",
-        "that",
-        "the",
-        "them",
-        "to",
-        "want",
-        "with",
-        "you",
-        "your",
-        "looking",
-        "need",
-        "find",
-    ]
-)
-
+from shop.search import WordMatches, matching_ids_sql, query_terms, words_match
 
 # Fabric and material words, by the base form the assistant's `material` argument carries:
 # a product is of a material when its name or description uses one of the words. General
@@ -104,6 +64,10 @@ class ProductPage:
     hits: list[ProductHit]
     total: int
     offset: int
+    # The free words no product of the results has ("quilted" among boots, "swimwear").
+    unmatched_words: list[str] = field(default_factory=list)
+    # When the words found nothing: what the other filters alone find, to offer as such.
+    alternatives: list[ProductHit] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -152,30 +116,6 @@ def sizes_sorted(sizes: Iterable[str]) -> list[str]:
     return sorted(set(sizes), key=lambda s: order.get(s, len(order)))
 
 
-def query_words(text: str) -> list[str]:
-    """Lower-case content words of a free-text query, singular where a plural is obvious."""
-    words = []
-    for word in _WORD.findall(text.lower()):
-        if word in _STOP_WORDS or len(word) < 2:
-            continue
-        words.append(word)
-    return words
-
-
-def _word_matches(word: str, haystack: str) -> bool:
-    if word in haystack:
-        return True
-    # "shirts" should find "shirt"; "dresses" should find "dress".
-    for suffix in ("es", "s"):
-        if (
-            word.endswith(suffix)
-            and len(word) - len(suffix) >= 3
-            and word[: -len(suffix)] in haystack
-        ):
-            return True
-    return False
-
-
 @dataclass(frozen=True)
 class CatalogFilters:
     """What a catalog search may be narrowed by: the one list of the filters' names, read
@@ -195,13 +135,39 @@ class CatalogFilters:
 CATALOG_FILTER_NAMES = frozenset(field.name for field in fields(CatalogFilters))
 
 
-def products_ranked(filters: CatalogFilters) -> list[Product]:
+# Below SQLite's oldest limit on a statement's parameters (999); past it the words' matches
+# are intersected with the filters' rows here instead.
+_IDS_IN_QUERY = 900
+
+
+@dataclass(frozen=True)
+class CatalogSearch:
+    """Products ranked for a search, and what its free words found."""
+
+    ids: list[int]  # the products' ids, best first
+    words: WordMatches
+    unmatched_words: list[str]
+
+
+def _filters_covered(filters: CatalogFilters) -> list[str]:
+    """Words a structured filter already says, so they are not searched as free words too."""
+    return [
+        value
+        for value in (filters.category, filters.colour, filters.brand, filters.material)
+        if value
+    ]
+
+
+def catalog_search(filters: CatalogFilters) -> CatalogSearch:
     """Active products with an in-stock variant matching every filter, best match first.
 
-    A material keeps the products whose name or description names it (MATERIAL_WORDS).
-    Query words rank rather than filter: a product must match at least one of them, and
-    products matching more words come first, then cheaper ones. Call `in_stock_attach` on
-    the products actually shown: ranking needs no variants, so none are loaded here.
+    Structured filters are hard. A material keeps the products whose name or description
+    names it (MATERIAL_WORDS). Free words are read by `shop.search`: a word naming a
+    category narrows to it; of the others, a product must match at least one, and products
+    matching more of them (then more relevantly) come first; then cheaper first. Words no
+    active product has find nothing when they are all there is. `unmatched_words` are
+    the free words no returned product has, so an answer can say what there is none of.
+    Call `in_stock_attach` on the products actually shown: ranking loads no variants.
     """
     colour = filters.colour.lower() if filters.colour else None
     size = filters.size.upper() if filters.size else None
@@ -226,26 +192,57 @@ def products_ranked(filters: CatalogFilters) -> list[Product]:
     if filters.max_price is not None:
         products = products.filter(price__lte=Decimal(str(filters.max_price)))
 
-    products = products.only(
-        "id", "sku", "name", "slug", "category", "brand", "description", "colour", "price"
+    words = words_match(
+        query_terms(filters.query, covered=_filters_covered(filters)),
+        categories=[] if filters.category else [c.value for c in Category],
     )
-    words = query_words(filters.query)
+    if words.categories:
+        products = products.filter(category__in=sorted(words.categories))
+    if not words.filters and words.foreign_words:
+        # Only words no product has: the shop has none of it (the caller may offer what
+        # the other filters find, as alternatives).
+        return CatalogSearch(ids=[], words=words, unmatched_words=words.foreign_words)
     fabric = _MATERIAL_PATTERNS.get(filters.material.lower()) if filters.material else None
-    scored: list[tuple[int, Product]] = []
-    for product in products:
-        if fabric is not None and not fabric.search(f"{product.name} {product.description}"):
-            continue
-        score = 0
-        if words:
-            haystack = " ".join(
-                [product.name, product.brand, product.category, product.description, product.colour]
-            ).lower()
-            score = sum(1 for word in words if _word_matches(word, haystack))
-            if score == 0:
-                continue
-        scored.append((score, product))
-    scored.sort(key=lambda pair: (-pair[0], pair[1].price, pair[1].name))
-    return [product for _, product in scored]
+    # Ids and sort keys only: a search at 10k products must not load 10k rows.
+    columns = ("id", "price", "name", "description") if fabric else ("id", "price", "name")
+    if words.filters and len(words.scores) <= _IDS_IN_QUERY:
+        products = products.filter(id__in=list(words.scores))
+    elif words.filters and (subquery := matching_ids_sql(words.catalog_words)) is not None:
+        products = products.filter(id__in=RawSQL(*subquery))
+    rows = products.values_list(*columns)
+    if words.filters:
+        rows = [row for row in rows if row[0] in words.scores]
+    if fabric is not None:
+        rows = [row for row in rows if fabric.search(f"{row[2]} {row[3]}")]
+    no_score = (0, 0.0)
+    rows = sorted(
+        rows,
+        key=lambda row: (
+            -words.scores.get(row[0], no_score)[0],
+            -words.scores.get(row[0], no_score)[1],
+            row[1],
+            row[2],
+        ),
+    )
+    ids = [row[0] for row in rows]
+    kept = set(ids)
+    found = {word for word in words.catalog_words if not kept.isdisjoint(words.hits[word])}
+    unmatched = [w for w in words.words if w not in found and w not in words.category_words]
+    return CatalogSearch(ids=ids, words=words, unmatched_words=unmatched)
+
+
+def products_load(ids: Sequence[int]) -> list[Product]:
+    """The active products of `ids`, in that order, with what a result shows."""
+    fields_shown = ("id", "sku", "name", "slug", "category", "brand", "description", "colour")
+    by_id = Product.objects.active().only(*fields_shown, "price").in_bulk(list(ids))
+    return [by_id[pid] for pid in ids if pid in by_id]
+
+
+def _narrowed(filters: CatalogFilters) -> bool:
+    """Whether any structured filter is set (the free words aside)."""
+    return any(
+        getattr(filters, name) not in (None, "", ()) for name in CATALOG_FILTER_NAMES - {"query"}
+    )
 
 
 def in_stock_attach(
@@ -265,13 +262,39 @@ def in_stock_attach(
 
 
 def products_page(*, filters: CatalogFilters, offset: int = 0, limit: int = 10) -> ProductPage:
-    """Search the catalog for the assistant: one page of in-stock, active products."""
+    """Search the catalog for the assistant: one page of in-stock, active products.
+
+    When free words leave nothing while the other filters find products, those come back
+    as `alternatives` (first page only), so an answer can say there is none of what was
+    asked and offer what there is, labelled as such, instead of passing one off as the other.
+    """
     limit = max(1, min(int(limit), 50))
     offset = max(0, int(offset))
-    ranked = products_ranked(filters)
-    products = ranked[offset : offset + limit]
+    found = catalog_search(filters)
+    products = products_load(found.ids[offset : offset + limit])
+    alternatives: list[ProductHit] = []
+    if (
+        not found.ids
+        and found.words.catalog_words + found.words.foreign_words
+        and offset == 0
+        and (_narrowed(filters) or found.words.categories)
+    ):
+        # What the filters and the words' categories find without the other words.
+        rest = " ".join(found.words.category_words)
+        others = products_load(catalog_search(replace(filters, query=rest)).ids[:limit])
+        alternatives = _hits(others, filters)
+    return ProductPage(
+        hits=_hits(products, filters),
+        total=len(found.ids),
+        offset=offset,
+        unmatched_words=found.unmatched_words,
+        alternatives=alternatives,
+    )
+
+
+def _hits(products: Sequence[Product], filters: CatalogFilters) -> list[ProductHit]:
     in_stock_attach(products, colour=filters.colour, exclude_colours=filters.exclude_colours)
-    hits = [
+    return [
         ProductHit(
             sku=product.sku,
             name=product.name,
@@ -285,7 +308,6 @@ def products_page(*, filters: CatalogFilters, offset: int = 0, limit: int = 10) 
         )
         for product in products
     ]
-    return ProductPage(hits=hits, total=len(ranked), offset=offset)
 
 
 def _product_detail(product: Product) -> ProductDetail:

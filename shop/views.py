@@ -10,9 +10,10 @@ from shop.forms import CatalogFilterForm, SignInForm
 from shop.models import ALL_SIZES, Product
 from shop.selectors import (
     CatalogFilters,
+    catalog_search,
     demo_shoppers_listed,
     in_stock_attach,
-    products_ranked,
+    products_load,
     sizes_sorted,
 )
 from shop.services import SignInRefused, shopper_get_or_create
@@ -32,8 +33,9 @@ def catalog(request):
             size=data["size"] or None,
             max_price=data["max_price"],
         )
-    products = products_ranked(filters)
-    page = Paginator(products, PAGE_SIZE).get_page(request.GET.get("page"))
+    found = catalog_search(filters)
+    page = Paginator(found.ids, PAGE_SIZE).get_page(request.GET.get("page"))
+    page.object_list = products_load(page.object_list)
     in_stock_attach(
         page.object_list, colour=filters.colour, exclude_colours=filters.exclude_colours
     )
@@ -47,7 +49,8 @@ def catalog(request):
         {
             "form": form,
             "page": page,
-            "total": len(products),
+            "total": len(found.ids),
+            "unmatched_words": found.unmatched_words if filters.query else [],
             "query_string": query_without_page.urlencode(),
         },
     )

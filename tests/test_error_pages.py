@@ -58,7 +58,7 @@ def test_a_failure_shows_the_shops_500(monkeypatch, settings):
     def broken(*args, **kwargs):
         raise RuntimeError("the catalog broke")
 
-    monkeypatch.setattr(views, "products_ranked", broken)
+    monkeypatch.setattr(views, "catalog_search", broken)
     response = Client(raise_request_exception=False).get("/")
     page = response.content.decode()
     assert response.status_code == 500

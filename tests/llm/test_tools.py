@@ -165,12 +165,13 @@ def test_a_line_keeps_its_own_label() -> None:
 def test_the_schema_names_each_vocabulary_once_and_stays_small() -> None:
     """Every request carries the schema: each list once, and a size measured, not guessed
     (2,831 characters with the colour list three times and the categories twice; 2,453
-    with each once and the materials added; 2,327 with the descriptions shortened)."""
+    with each once and the materials added; 2,327 with the descriptions shortened; 2,426
+    with what the query's words do when they find nothing)."""
     text = json.dumps(TOOLS)
     assert text.count(json.dumps(VOCABULARY["colours"])) == 1
     assert text.count(json.dumps(VOCABULARY["categories"])) == 1
     assert text.count(json.dumps(VOCABULARY["materials"])) == 1
-    assert len(text) <= 2350
+    assert len(text) <= 2450
     assert json.dumps(tool_schemas(vocabulary=VOCABULARY, with_memory=True)) == text
 
 
@@ -179,3 +180,20 @@ async def test_a_material_outside_the_vocabulary_is_refused_with_the_choices() -
     assert outcome.content["error"].startswith("material must be one of: linen, cotton")
     linen = await _run("search_products", {"category": "shirts", "material": "Linen"})
     assert [p["name"] for p in linen.products] == ["Atelier Mira Linen Shirt"]
+
+
+async def test_the_search_tool_finds_by_the_catalogs_own_words() -> None:
+    # The catalog page's box finds the same (tests/shop/test_search.py): one engine.
+    outcome = await _run("search_products", {"query": "harrington"})
+    assert [p["name"] for p in outcome.content["products"]] == ["Vela Harrington Jacket"]
+
+
+async def test_words_that_find_nothing_offer_alternatives_only_as_such() -> None:
+    outcome = await _run("search_products", {"query": "quilted", "category": "boots"})
+    content = outcome.content
+    assert content["products"] == [] and content["total"] == 0
+    assert content["unmatched_words"] == ["quilted"]
+    assert content["alternatives"] and {p["category"] for p in content["alternatives"]} == {"boots"}
+    # The cards show what there is: the alternatives, each a real product of them.
+    assert [card["sku"] for card in outcome.products] == [p["sku"] for p in content["alternatives"]]
+    assert outcome.summary == "0 products"

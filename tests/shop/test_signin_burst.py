@@ -64,7 +64,7 @@ def test_a_broken_query_is_still_the_500_page(monkeypatch):
     def broken(*args, **kwargs):
         raise OperationalError("no such column: shop_product.colour")
 
-    monkeypatch.setattr(views, "products_ranked", broken)
+    monkeypatch.setattr(views, "catalog_search", broken)
     response = Client(raise_request_exception=False).get("/")
     assert response.status_code == 500
     assert "Something went wrong on our side" in response.content.decode()
