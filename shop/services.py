@@ -37,6 +37,7 @@ class SeedResult:
     created: int
     updated: int  # restored to the seed (only with reset)
     kept: int = 0  # there already, left as people made it
+    summary: str = ""  # what the seeded rows come to, for the command's line
 
 
 PRODUCT_SEED_FIELDS = (
@@ -104,8 +105,15 @@ def catalog_seed(*, fixture: Path = CATALOG_FIXTURE, reset: bool = False) -> See
     Variant.objects.bulk_create(new_variants)
     Variant.objects.bulk_update(changed, VARIANT_SEED_FIELDS)
     seeded_before = len(existing.keys() & {item["sku"] for item in data})
+    on_sale = Product.objects.active().count()
+    withdrawn = Product.objects.count() - on_sale
+    # The shop's pages count only what is on sale; say why that is fewer than the seed.
+    summary = f"{on_sale} on sale" + (f", {withdrawn} withdrawn (not shown)" if withdrawn else "")
     return SeedResult(
-        created=len(to_create), updated=len(restored), kept=seeded_before - len(restored)
+        created=len(to_create),
+        updated=len(restored),
+        kept=seeded_before - len(restored),
+        summary=summary,
     )
 
 

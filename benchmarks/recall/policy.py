@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from agentmemory import AgentMemoryClient
 
 from benchmarks.recall.shoppers import Shopper
+from benchmarks.recall.words import StoredBlock
 
 if TYPE_CHECKING:
     from memoryapp.sessions import MemorySession
@@ -143,8 +144,6 @@ def keys_canonical(ids: dict[str, str]) -> dict[str, str]:
 def held_blocks(client: AgentMemoryClient, shopper: Shopper, ids: dict[str, str]) -> list:
     """The blocks the server holds for `shopper`, in the order they were written, keyed by
     their first key (a fact moved into history: `<user>/history/<block id>`)."""
-    from benchmarks.recall.store import StoredBlock
-
     keys = {block_id: key for key, block_id in reversed(list(ids.items()))}
     session = client.get_user(shopper.user_id).get_session(shopper.today_session_id)
     listed = session.search_memory(filters={"session_ids": "all"}).memory_blocks

@@ -13,7 +13,7 @@ from benchmarks.recall.bm25 import bm25_rank
 from benchmarks.recall.conversations import Conversation
 from benchmarks.recall.policy import keys_canonical, shoppers_record
 from benchmarks.recall.shoppers import Shopper
-from benchmarks.recall.words import RELEVANT_K, SESSION_TTL_SECONDS, Question
+from benchmarks.recall.words import RELEVANT_K, SESSION_TTL_SECONDS, Question, StoredBlock
 from memoryapp.blocks import TURN
 
 # --- storing and asking through the SDK -----------------------------------------------------
@@ -26,17 +26,6 @@ def created_at(day: date, position: int) -> str:
 
 
 History = Shopper | Conversation
-
-
-@dataclass(frozen=True)
-class StoredBlock:
-    """One block as the server holds it: what the in-process ranking indexes."""
-
-    key: str
-    text: str
-    session_id: str
-    created_at: datetime
-    extracted: bool  # stored with context_required, so its summary and contexts are searched
 
 
 def conversation_blocks(conversation: Conversation) -> list[StoredBlock]:

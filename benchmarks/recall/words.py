@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -81,3 +82,14 @@ def question_kind(text: str, needle: str, answers: list[str]) -> str:
     if not any(shares_words(text, a) for a in answers):
         return "paraphrase"
     return "topic"
+
+
+@dataclass(frozen=True)
+class StoredBlock:
+    """One block as the server holds it: what the in-process ranking indexes."""
+
+    key: str
+    text: str
+    session_id: str
+    created_at: datetime
+    extracted: bool  # stored with context_required, so its summary and contexts are searched

@@ -24,7 +24,7 @@ from memoryserver.index import context, feedback, fusion
 from memoryserver.index.lexical import LexicalIndex
 from memoryserver.index.rows import Hit, IndexRow, Query
 from memoryserver.index.sentences import SentenceVectors
-from memoryserver.index.when import tells_time
+from memoryserver.index.when import tells_time as text_tells_time
 from memoryserver.index.windows import TimeWindows
 
 STATUS_CODES = {"processing": 0, "ready": 1, "extraction_failed": 2}
@@ -122,7 +122,7 @@ class UserIndex:
         index.annotations[:n] = [a or None for a in annotations]
         index.asks[:n] = asks if asks is not None else [context.asks(text) for text in texts]
         index.tells_time[:n] = (
-            tells_time if tells_time is not None else [tells_time(t) for t in texts]
+            tells_time if tells_time is not None else [text_tells_time(t) for t in texts]
         )
         # A second of Python at 100k blocks: hand the GIL to waiting requests every
         # millisecond or so instead of every switch interval (5 ms).
@@ -273,7 +273,7 @@ class UserIndex:
         self.lexical.set(pos, row.text)
         self.asks[pos] = row.asks if row.asks is not None else context.asks(row.text)
         self.tells_time[pos] = (
-            row.tells_time if row.tells_time is not None else tells_time(row.text)
+            row.tells_time if row.tells_time is not None else text_tells_time(row.text)
         )
         own = row.own_terms if row.own_terms is not None else self.lexical.length_at(pos)
         self.own_terms[pos] = min(own, _MAX_TERMS)

@@ -34,6 +34,9 @@ class SeedCommand(BaseCommand):
                 else f", {result.kept} left as they are (--reset restores the seed)"
             )
             restored = f", {result.updated} restored to the seed" if reset else ""
+            summary = f" In all: {result.summary}." if result.summary else ""
             self.stdout.write(
-                self.style.SUCCESS(f"{self.label}: {result.created} created{restored}{kept}.")
+                self.style.SUCCESS(
+                    f"{self.label}: {result.created} created{restored}{kept}.{summary}"
+                )
             )

@@ -687,6 +687,17 @@ def test_phone_card_tap_shows_the_product_and_keeps_the_conversation(ui) -> None
     assert json.loads(ui.page.evaluate("sessionStorage.getItem('aisle.chat.open')")) is True
 
 
+@pytest.mark.parametrize("viewport", [PHONE], ids=["phone"])
+def test_on_a_phone_the_launcher_never_covers_the_end_of_a_page(ui) -> None:
+    product = catalog_product("JN-0043")
+    ui.goto(product["url"])
+    ui.page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
+    launcher = ui.by("chat-launcher").bounding_box()
+    for selector in ("table.variants tbody tr:last-child", "footer.site-footer"):
+        row = ui.page.locator(selector).bounding_box()
+        assert row["y"] + row["height"] <= launcher["y"], selector
+
+
 def test_a_session_started_without_a_date_shows_today_once_locked(ui) -> None:
     def reply(frame: dict, n: int) -> list[dict]:
         if frame["type"] != "message":

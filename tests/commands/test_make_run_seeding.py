@@ -1,7 +1,8 @@
 """`make run` gives the demo shoppers the history their blurbs promise, once.
 
-The run is `make run`'s own steps in a copy of the project: migrate, seed_catalog,
-seed_shoppers, then scripts/run, which starts the embedded memory server and daphne.
+The run is `make run`'s own steps in a copy of the project: scripts/prepare (migrate,
+seed_catalog, seed_shoppers, mark_interrupted_turns), then scripts/run, which starts the
+embedded memory server and daphne.
 """
 
 from __future__ import annotations
@@ -22,17 +23,20 @@ from tests.support.make_run import project_copy, run_env
 
 
 def make_run_prepare(project: Path, env: dict[str, str]) -> None:
-    """What `make run` does before scripts/run."""
-    for step in ("migrate --noinput", "seed_catalog", "seed_shoppers"):
-        done = subprocess.run(
-            [sys.executable, "manage.py", *step.split()],
-            cwd=project,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-        assert done.returncode == 0, done.stdout + done.stderr
+    """What `make run` does before scripts/run: scripts/prepare, in one process."""
+    done = subprocess.run(
+        [sys.executable, "scripts/prepare"],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    # Every step says what it does, and the catalog's line says why the shop shows fewer.
+    for step in ("Database:", "Catalog:", "Demo shoppers:", "Chat records:", "Prepared in"):
+        assert step in done.stdout, done.stdout
+    assert "withdrawn (not shown)" in done.stdout
 
 
 def scripts_run(project: Path, env: dict[str, str], log_path: Path, shop_port: int) -> str:
@@ -83,7 +87,7 @@ def test_make_run_writes_the_demo_history_on_the_first_start_only(tmp_path):
     make_run_prepare(project, env)
     first = scripts_run(project, env, tmp_path / "first.log", shop_port)
     assert "Wrote 8 session(s), 21 exchange(s)" in first, first
-    assert first.index("Wrote 8 session(s)") < first.index("Aisle: http://127.0.0.1:")
+    assert first.index("Wrote 8 session(s)") < first.index("open http://127.0.0.1:")
 
     second = scripts_run(project, env, tmp_path / "second.log", shop_port)
     assert "Nothing to write: all 8 session(s) of 4 shopper(s) are in memory already." in second

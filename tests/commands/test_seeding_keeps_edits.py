@@ -60,6 +60,8 @@ def test_a_restart_leaves_every_staff_edit_alone():
     assert Product.objects.filter(sku="TS-0003").exists()
     assert Variant.objects.filter(sku__startswith="TS-0003-").exists()
     assert "Catalog: 1 created, 122 left as they are (--reset restores the seed)." in printed
+    # The home page counts what is on sale: the seed's line says why that is fewer.
+    assert "In all: 118 on sale, 5 withdrawn (not shown)." in printed
     assert "Demo shoppers: 0 created, 5 left as they are" in printed
 
 

@@ -19,6 +19,18 @@ def test_signin_page_lists_demo_shoppers_and_says_it_is_fake(client):
     assert "no password" in body
 
 
+def test_the_sign_in_link_of_the_sign_in_page_keeps_where_the_shopper_was_going(client):
+    assert 'href="/signin/?next=/signin/"' not in client.get("/signin/").content.decode()
+    assert 'href="/signin/"' in client.get("/signin/").content.decode()
+    page = client.get("/signin/", {"next": "/p/vela-crew-tee-ts-0001/"}).content.decode()
+    assert 'href="/signin/?next=/p/vela-crew-tee-ts-0001/"' in page
+    # Elsewhere it brings the shopper back to the page they were on.
+    assert (
+        'href="/signin/?next=/%3Fcategory%3Djeans"'
+        in client.get("/", {"category": "jeans"}).content.decode()
+    )
+
+
 def test_signing_in_as_a_demo_shopper(client):
     response = client.post("/signin/", {"username": "ann", "next": "/products/x/"})
     assert response.status_code == 302 and response["Location"] == "/products/x/"
