@@ -1,6 +1,6 @@
 """Benchmark what a turn costs a hosted model: input tokens per call, and CPU per turn.
 
-    .venv/bin/python benchmarks/turn_cost.py [--long 30] [--visits 20] [--visit-turns 5]
+    .venv/bin/python -m benchmarks.turn_cost [--long 30] [--visits 20] [--visit-turns 5]
         [--embedder minilm] [--clients honest,lying]
 
 A scripted OpenAI-compatible endpoint on loopback logs every request the app and the
@@ -44,9 +44,6 @@ import threading
 import time
 from collections import defaultdict
 from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 # The memory server's folder; the shop's own is catalog_timing.shop_ready's.
 TMP = Path(tempfile.mkdtemp(prefix="aisle-bench-cost-"))
@@ -127,7 +124,7 @@ class Endpoint:
     """The scripted model: answers each role, logs each request with the turn it belongs to."""
 
     def __init__(self) -> None:
-        from tests.support.fake_openai import FakeOpenAI, Reply
+        from harness.fake_openai import FakeOpenAI, Reply
 
         self.fake = FakeOpenAI()
         self.Reply = Reply
@@ -446,7 +443,7 @@ def main() -> None:
     os.environ["OPENAI_API_KEY"] = "benchmark"
     os.environ["OPENAI_BASE_URL"] = endpoint.fake.base_url
 
-    from tests.support.agentmemory_server import agentmemory_process_start
+    from harness.memoryserver import agentmemory_process_start
 
     server = agentmemory_process_start(
         TMP / "memory",
@@ -458,7 +455,7 @@ def main() -> None:
     atexit.register(server.stop)
     os.environ["AGENT_MEMORY_URL"] = server.base_url
 
-    from benchmarks.catalog_timing import catalog_ready, shop_ready
+    from benchmarks.support.catalog_timing import catalog_ready, shop_ready
 
     shop_ready(prefix="aisle-bench-cost-shop-")
     catalog_ready()

@@ -1,6 +1,6 @@
 """Benchmark the app's share of a chat turn, and many shoppers chatting at once.
 
-    .venv/bin/python benchmarks/turn_overhead.py [--sizes 0,100,1000] [--turns 60]
+    .venv/bin/python -m benchmarks.turn_overhead [--sizes 0,100,1000] [--turns 60]
         [--shoppers 50] [--rounds 3] [--embedders hashing,minilm] [--parts 1,2] [--profile N]
 
 Part 1, in process, once per embedder (each with its own memory server): the time before
@@ -42,7 +42,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 TMP = Path(tempfile.mkdtemp(prefix="aisle-bench-"))
 atexit.register(shutil.rmtree, TMP, ignore_errors=True)
@@ -72,7 +71,7 @@ def fmt(values: list[float]) -> str:
 
 
 def start_memory_server(embedder: str, *, label: str = "overhead") -> tuple[str, object]:
-    from tests.support.agentmemory_server import start_agentmemory_server
+    from harness.memoryserver import start_agentmemory_server
 
     return start_agentmemory_server(TMP / f"memory-{label}", AGENT_MEMORY_EMBEDDER=embedder)
 
@@ -371,7 +370,7 @@ async def one_shopper(port: int, cookie: str, rounds: int, results: dict) -> Non
 
 
 def part_two(args: argparse.Namespace) -> None:
-    from tests.support.daphne import daphne_start
+    from harness.daphne import daphne_start
 
     embedder = args.embedders[0]
     base_url, stop_memory = start_memory_server(embedder, label="load")

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
-from benchmarks.recall.shoppers import say_date
+from benchmarks.recall.shopper_tables import say_date
 from benchmarks.recall.words import DEFAULT_SEED, KINDS, Question, question_kind
 
 # --- the conversational set ----------------------------------------------------------------
