@@ -75,8 +75,8 @@ fmt: $(VENV)/.installed ## Apply ruff fixes and formatting
 agentmemory: $(VENV)/.installed ## Serve only the embedded Agent Memory server on 127.0.0.1:8080 (with make run's token)
 	AGENT_MEMORY_SERVER_TOKEN=$$($(PY) -m config.devserver token) $(PY) -m memoryserver
 
-bench: $(VENV)/.installed $(VENV)/.model ## Run the benchmarks (prints figures; see docs/benchmarks.md)
-	@for b in benchmarks/*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
+bench: $(VENV)/.installed $(VENV)/.model ## Run every benchmark, each as python -m benchmarks.<name> (prints figures; see docs/benchmarks.md)
+	@for b in benchmarks/[a-z]*.py; do m=benchmarks.$$(basename $$b .py); echo "== $$m"; $(PY) -m $$m || exit 1; done
 
 mutation: $(VENV)/.installed ## Mutation testing of the memory-rule modules, score per module (slow: not in make test; docs/testing.md)
 	$(VENV)/bin/mutmut run --max-children 2

@@ -1,6 +1,6 @@
 """Benchmark the MiniLM embedder: numpy against ONNX Runtime, in one run.
 
-    .venv/bin/python benchmarks/embedder.py [--queries 300] [--batch 256] [--threads 1,2]
+    .venv/bin/python -m benchmarks.embedder [--queries 300] [--batch 256] [--threads 1,2]
 
 For the numpy encoder and for ONNX Runtime with each --threads value (intra-op threads per
 embedding; the server uses 1), prints:
@@ -22,19 +22,15 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import sys
 import threading
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+import numpy as np
 
-import numpy as np  # noqa: E402
-
-from memoryserver.blas import single_threaded_blas  # noqa: E402
-from memoryserver.embedders import MiniLMEmbedder  # noqa: E402
-from tests.support.shopper_texts import shopper_facts, shopper_queries, shopper_turns  # noqa: E402
+from harness.shopper_texts import shopper_facts, shopper_queries, shopper_turns
+from memoryserver.blas import single_threaded_blas
+from memoryserver.embedders import MiniLMEmbedder
 
 
 def pct(values: list[float], q: float) -> float:

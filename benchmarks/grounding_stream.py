@@ -1,6 +1,6 @@
 """Benchmark what the grounding check costs a streamed answer: first token and last.
 
-    .venv/bin/python benchmarks/grounding_stream.py [--runs 20] [--pauses 0,15]
+    .venv/bin/python -m benchmarks.grounding_stream [--runs 20] [--pauses 0,15]
 
 A scripted OpenAI-compatible endpoint on loopback HTTP (httpx's ASGITransport would buffer
 the whole answer, design section 7) streams a realistic answer word by word after a search
@@ -19,18 +19,14 @@ import json
 import logging
 import os
 import statistics
-import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 # The agent loop imports the catalog's models; this benchmark reads no database.
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.base")
 
-import django  # noqa: E402
+import django
 
 django.setup()
 logging.getLogger("httpx2").setLevel(logging.WARNING)

@@ -1,6 +1,6 @@
 """Benchmark how the offline model's answer reaches its reader: first token and last.
 
-    .venv/bin/python benchmarks/offline_stream.py [--runs 30] [--delays 0,4,40]
+    .venv/bin/python -m benchmarks.offline_stream [--runs 30] [--delays 0,4,40]
 
 One answer of the offline model (a list of four products, as after a search) is streamed
 through the `openai` SDK over two in-process transports: `StreamingASGITransport` (what the
@@ -15,19 +15,14 @@ import argparse
 import asyncio
 import json
 import statistics
-import sys
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+import httpx
+import openai
 
-import httpx  # noqa: E402
-import openai  # noqa: E402
-
-from llm.asgi_stream import StreamingASGITransport  # noqa: E402
-from llm.factory import OFFLINE_BASE_URL, OFFLINE_MODEL  # noqa: E402
-from llm.offline import OfflineModel  # noqa: E402
+from llm.asgi_stream import StreamingASGITransport
+from llm.factory import OFFLINE_BASE_URL, OFFLINE_MODEL
+from llm.offline import OfflineModel
 
 BLURB = "Light enough for summer holidays and the beach. Runs true to size."
 PRODUCTS = [

@@ -1,6 +1,6 @@
 """Benchmark what authorising every websocket frame against the current sign-in costs.
 
-    .venv/bin/python benchmarks/sign_in_check.py [--runs 200]
+    .venv/bin/python -m benchmarks.sign_in_check [--runs 200]
 
 Before each frame (and before a turn's memory writes) the chat consumer reads the session
 from the session store and the user from the user table (`assistant.identity`). This times
@@ -13,13 +13,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from benchmarks.catalog_timing import catalog_ready, figures, shop_ready, timed  # noqa: E402
+from benchmarks.support.catalog_timing import catalog_ready, figures, shop_ready, timed
 
 shop_ready(prefix="aisle-bench-sign-in-")
 

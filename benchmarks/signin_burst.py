@@ -1,6 +1,6 @@
 """Benchmark a burst of new sign-ins against the shop's SQLite database.
 
-    .venv/bin/python benchmarks/signin_burst.py [--shoppers 300] [--rounds 1] [--compare]
+    .venv/bin/python -m benchmarks.signin_burst [--shoppers 300] [--rounds 1] [--compare]
 
 daphne serves the shop on a free loopback port with a fresh SQLite database in a temporary
 folder (migrated and seeded first); --shoppers clients then each fetch the sign-in page and
@@ -31,11 +31,10 @@ from pathlib import Path
 
 import httpx
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from harness.daphne import daphne_start
+from harness.ports import free_port
 
-from tests.support.agentmemory_server import free_port  # noqa: E402
-from tests.support.daphne import daphne_start  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 CSRF_RE = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
 DEFAULTS_SETTINGS = textwrap.dedent(

@@ -1,6 +1,6 @@
 """Benchmark what the browser's context costs a turn before its first token.
 
-    .venv/bin/python benchmarks/turn_context.py [--runs 40]
+    .venv/bin/python -m benchmarks.turn_context [--runs 40]
 
 A product page is one catalog lookup through the assistant's `get_product` tool; a
 signed-out conversation's history is re-read from the catalog, every SKU it names in one
@@ -13,13 +13,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from benchmarks.catalog_timing import catalog_ready, figures, shop_ready, timed  # noqa: E402
+from benchmarks.support.catalog_timing import catalog_ready, figures, shop_ready, timed
 
 shop_ready(prefix="aisle-bench-context-")
 

@@ -1,6 +1,6 @@
 """Benchmark what a turn costs a hosted model: input tokens per call, and CPU per turn.
 
-    .venv/bin/python benchmarks/turn_cost.py [--long 30] [--visits 20] [--visit-turns 5]
+    .venv/bin/python -m benchmarks.turn_cost [--long 30] [--visits 20] [--visit-turns 5]
         [--embedder minilm] [--clients honest,lying]
 
 A scripted OpenAI-compatible endpoint on loopback logs every request the app and the
@@ -45,8 +45,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from benchmarks.cost.script import SCRIPT
 
 # The memory server's folder; the shop's own is catalog_timing.shop_ready's.
 TMP = Path(tempfile.mkdtemp(prefix="aisle-bench-cost-"))
@@ -54,59 +53,6 @@ atexit.register(shutil.rmtree, TMP, ignore_errors=True)
 os.environ["DJANGO_DEBUG"] = "false"
 # Tokens, not latency: a read that times out on a busy machine would shrink the notes.
 os.environ.setdefault("AGENT_MEMORY_TIMEOUT_SECONDS", "10")
-
-# A visit's script: what a shopper says, and what a judge would find in it. Every fifth
-# message or so states something about the shopper; some change an earlier statement.
-SCRIPT = [
-    ("hi, I need a linen shirt for summer", []),
-    ("I'm a size M by the way", [("The shopper wears size M.", "size", "size/tops", "M")]),
-    ("anything in navy?", []),
-    ("show me chinos to go with it", []),
-    (
-        "I really don't like yellow",
-        [("The shopper dislikes yellow.", "colour", "colour/yellow", "dislike")],
-    ),
-    ("what about a light jacket for evenings", []),
-    ("something cheaper please", []),
-    (
-        "my budget is about 80 euros",
-        [("The shopper's budget is up to 80 EUR.", "budget", "budget", "80 EUR")],
-    ),
-    ("any sandals for the beach", []),
-    ("I wear 42 in shoes", [("The shopper wears shoe size 42.", "size", "size/shoes", "42")]),
-    ("show me t-shirts in white", []),
-    ("the second one, does it come in L?", []),
-    ("actually I've gone up to L", [("The shopper wears size L.", "size", "size/tops", "L")]),
-    (
-        "a dress for a summer wedding",
-        [("The shopper is shopping for a wedding.", "occasion", "occasion/wedding", "wedding")],
-    ),
-    ("something in green", []),
-    ("show me more", []),
-    (
-        "I prefer cotton, linen itches",
-        [("The shopper prefers cotton.", "material", "material/cotton", "like")],
-    ),
-    ("running shoes under 100 euros", []),
-    ("black boots for the office", []),
-    ("any waterproof jackets for hiking?", []),
-    (
-        "I've come round to yellow, actually",
-        [("The shopper likes yellow.", "colour", "colour/yellow", "like")],
-    ),
-    ("a warm jumper", []),
-    ("jeans with a slim fit", []),
-    (
-        "my budget is more like 120 now",
-        [("The shopper's budget is up to 120 EUR.", "budget", "budget", "120 EUR")],
-    ),
-    ("shorts for the gym", []),
-    ("a belt in brown", []),
-    ("socks, a few pairs", []),
-    ("a scarf for autumn", []),
-    ("the first one in grey?", []),
-    ("thanks, that's all", []),
-]
 
 
 def pct(values: list[float], q: float) -> float:
@@ -127,7 +73,7 @@ class Endpoint:
     """The scripted model: answers each role, logs each request with the turn it belongs to."""
 
     def __init__(self) -> None:
-        from tests.support.fake_openai import FakeOpenAI, Reply
+        from harness.fake_openai import FakeOpenAI, Reply
 
         self.fake = FakeOpenAI()
         self.Reply = Reply
@@ -446,7 +392,7 @@ def main() -> None:
     os.environ["OPENAI_API_KEY"] = "benchmark"
     os.environ["OPENAI_BASE_URL"] = endpoint.fake.base_url
 
-    from tests.support.agentmemory_server import agentmemory_process_start
+    from harness.memoryserver import agentmemory_process_start
 
     server = agentmemory_process_start(
         TMP / "memory",
@@ -458,7 +404,7 @@ def main() -> None:
     atexit.register(server.stop)
     os.environ["AGENT_MEMORY_URL"] = server.base_url
 
-    from benchmarks.catalog_timing import catalog_ready, shop_ready
+    from benchmarks.support.catalog_timing import catalog_ready, shop_ready
 
     shop_ready(prefix="aisle-bench-cost-shop-")
     catalog_ready()

@@ -10,9 +10,9 @@ import pytest
 from asgiref.sync import SyncToAsync
 from django.db import connections
 
+from harness.memoryserver import LiveMemory, start_agentmemory_server
 from shop.services import catalog_seed, shoppers_seed
 from tests.support import fault_figures
-from tests.support.agentmemory_server import LiveMemory, start_agentmemory_server
 from tests.support.databases import (
     POSTGRES_ONLY,
     database_requested,

@@ -209,3 +209,90 @@ def test_the_tests_mirror_the_packages_with_helpers_in_support_and_fixtures_in_c
             ):
                 declared.setdefault(str(conftest.relative_to(tests)), []).append(node.name)
     assert declared == {}, f"conftest.py files declaring more than fixtures: {declared}"
+
+
+BENCHMARK_LONG_MODULES_MAX = 1
+
+
+def python_modules(folder: Path) -> list[Path]:
+    return sorted(path for path in folder.rglob("*.py") if "__pycache__" not in path.parts)
+
+
+def imports_root(path: Path, root: str) -> bool:
+    """Whether `path` imports `root` or a module of it, anywhere in the file."""
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [node.module]
+        else:
+            continue
+        if any(name.split(".")[0] == root for name in names):
+            return True
+    return False
+
+
+def touches_sys_path(path: Path) -> bool:
+    for node in ast.walk(ast.parse(path.read_text())):
+        if (
+            isinstance(node, ast.Attribute)
+            and node.attr == "path"
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "sys"
+        ):
+            return True
+        if (
+            isinstance(node, ast.ImportFrom)
+            and node.module == "sys"
+            and any(alias.name == "path" for alias in node.names)
+        ):
+            return True
+    return False
+
+
+def runs_as_main(path: Path) -> bool:
+    return any(
+        isinstance(node, ast.If) and ast.unparse(node.test) == "__name__ == '__main__'"
+        for node in ast.parse(path.read_text()).body
+    )
+
+
+def test_the_benchmarks_are_held_like_the_apps():
+    """The rules every benchmark keeps, a new one included:
+
+    - A module directly in `benchmarks/` is a benchmark, run from the project's root as
+      `python -m benchmarks.<name>` (`make bench` runs every one so): it ends in an
+      `if __name__ == "__main__":` block.
+    - Its parts live in a package of its own (`benchmarks/recall/`, `benchmarks/memory_server/`),
+      what several benchmarks share in `benchmarks/support/`; long data tables in a module
+      of their own. No module is over 600 lines, and at most one is over 450.
+    - Nothing in `benchmarks/` touches `sys.path`: the package is imported from the root.
+    - Nothing in `benchmarks/` imports `tests`: what both use (the memory server and daphne
+      started as processes, the scripted model endpoint, shopper-like texts, free ports) is
+      in `harness/`, which imports neither `tests` nor `benchmarks`.
+    """
+    benchmarks = ROOT / "benchmarks"
+    broken: dict[str, list[str]] = {}
+
+    def rule(path: Path, what: str) -> None:
+        broken.setdefault(str(path.relative_to(ROOT)), []).append(what)
+
+    long: dict[str, int] = {}
+    for path in python_modules(benchmarks):
+        lines = len(path.read_text().splitlines())
+        if lines > MODULE_LINES_MAX:
+            rule(path, f"{lines} lines, over {MODULE_LINES_MAX}")
+        elif lines > MODULE_LINES_LONG:
+            long[str(path.relative_to(ROOT))] = lines
+        if touches_sys_path(path):
+            rule(path, "touches sys.path")
+        if imports_root(path, "tests"):
+            rule(path, "imports tests")
+        if path.parent == benchmarks and path.name != "__init__.py" and not runs_as_main(path):
+            rule(path, "a benchmark with no `if __name__ == '__main__':` block")
+    for path in python_modules(ROOT / "harness"):
+        for root in ("tests", "benchmarks"):
+            if imports_root(path, root):
+                rule(path, f"imports {root}")
+    assert broken == {}, broken
+    assert len(long) <= BENCHMARK_LONG_MODULES_MAX, f"benchmark modules over 450 lines: {long}"

@@ -23,9 +23,9 @@ from benchmarks.recall.store import (
     shoppers_ask,
 )
 from benchmarks.recall.words import KINDS, Question, content_stems, question_kind, shares_words
+from harness.memoryserver import start_agentmemory_server
 from llm.fact_schema import slot_from_sentence
 from memoryapp.blocks import FACT, TURN
-from tests.support.agentmemory_server import start_agentmemory_server
 
 
 @pytest.fixture(scope="module")

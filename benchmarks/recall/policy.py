@@ -177,7 +177,7 @@ def shoppers_held(shoppers: list[Shopper]) -> tuple[dict[str, list], dict[str, s
 
 
 def _shoppers_held(shoppers: list[Shopper]) -> tuple[dict[str, list], dict[str, str]]:
-    from tests.support.agentmemory_server import start_agentmemory_server
+    from harness.memoryserver import start_agentmemory_server
 
     with tempfile.TemporaryDirectory(prefix="recall-policy-") as tmp:
         base_url, stop = start_agentmemory_server(

@@ -1,6 +1,6 @@
 """Retrieval benchmark: does a later turn's search find the memories that answer it?
 
-    .venv/bin/python benchmarks/memory_recall.py [--shoppers 40] [--conversations 10]
+    .venv/bin/python -m benchmarks.memory_recall [--shoppers 40] [--conversations 10]
         [--seed 7] [--embedders hashing,minilm] [--modes dense,lexical,hybrid] [--in-process]
         [--quick]
 
@@ -85,7 +85,7 @@ def run_embedder(
     embedder: str, modes: list[str], sets: dict[str, list[History]], log: Callable[[str], None]
 ) -> dict[str, Rows]:
     """Store every set in one server, then ask each set's questions once per search mode."""
-    from tests.support.agentmemory_server import start_agentmemory_server
+    from harness.memoryserver import start_agentmemory_server
 
     env = {"AGENT_MEMORY_EMBEDDER": embedder, "AGENT_MEMORY_EXTRACTOR": "extractive"}
     histories = [h for chosen in sets.values() for h in chosen]

@@ -4,8 +4,8 @@ import json
 
 import pytest
 
+from harness.fake_openai import FakeOpenAI
 from tests.support.chat import session_cookie_for
-from tests.support.fake_openai import FakeOpenAI
 from tests.support.memory_proxy import MemoryProxy
 
 SHORT_VISIT = json.dumps({"facts": [], "summary": "A short visit.", "found": True})

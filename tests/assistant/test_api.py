@@ -9,7 +9,7 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 
 from assistant.models import ChatSession
-from tests.support.fake_openai import Reply
+from harness.fake_openai import Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

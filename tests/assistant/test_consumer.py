@@ -12,12 +12,12 @@ from channels.testing import WebsocketCommunicator
 from assistant.models import ChatSession, ChatTurn
 from assistant.panels import shopper_group
 from config.asgi import application
+from harness.fake_openai import Reply
 from llm.cards import MAX_CARDS
 from llm.transcript import page_context_parse, products_shown_parse
 from memoryapp.render import NOTES_OPEN
 from shop.models import Variant
 from tests.support.chat import Chat, cookie_for, session_cookie_for, types
-from tests.support.fake_openai import Reply
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 

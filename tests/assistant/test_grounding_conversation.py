@@ -11,9 +11,9 @@ from asgiref.sync import sync_to_async
 
 from assistant.grounding import DROPPED_LINES
 from assistant.models import ChatTurn
+from harness.fake_openai import Reply
 from shop.models import Product
 from tests.support.chat import Chat
-from tests.support.fake_openai import Reply
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
+from harness.fake_openai import Reply
 from llm.prompts import NOTES_OPEN, role_of
 from tests.support.chat import Chat
-from tests.support.fake_openai import Reply
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 

@@ -9,10 +9,10 @@ import logging
 import pytest
 
 from assistant.models import ChatSession, ChatTurn
+from harness.fake_openai import Reply
 from llm.prompts import NOTES_CLOSE, NOTES_OPEN, role_of
 from memoryapp.clients import memory_client_async
 from tests.support.chat import Chat
-from tests.support.fake_openai import Reply
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 

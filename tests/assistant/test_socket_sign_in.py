@@ -18,10 +18,10 @@ from django.test import Client
 from assistant import events as protocol
 from assistant.models import ChatTurn, DemoSettings
 from assistant.panels import memory_changed_send_async
+from harness.fake_openai import slow_reply
 from memoryapp.clients import memory_client_async
 from shop.services import shopper_get_or_create
 from tests.support.chat import Chat, cookie_for
-from tests.support.fake_openai import slow_reply
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 

@@ -7,9 +7,9 @@ import asyncio
 import pytest
 
 from assistant.models import ChatSession, ChatTurn
+from harness.fake_openai import UNSCRIPTED_ANSWER, Reply, slow_reply
 from memoryapp.clients import memory_client_async
 from tests.support.chat import Chat
-from tests.support.fake_openai import UNSCRIPTED_ANSWER, Reply, slow_reply
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 

@@ -13,13 +13,13 @@ from agentmemory.exceptions import NotFoundError
 from asgiref.sync import sync_to_async
 
 from assistant.models import ChatSession, ChatTurn
+from harness.fake_openai import Reply, slow_reply
 from llm.fact_schema import CATEGORIES
 from llm.prompts import NOTES_CLOSE, NOTES_OPEN, role_of
 from llm.transcript import products_shown_parse
 from memoryapp.clients import memory_client_async
 from memoryapp.episodes import session_close
 from tests.support.chat import Chat, session_cookie_for, types
-from tests.support.fake_openai import Reply, slow_reply
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
@@ -253,8 +253,8 @@ async def test_a_memory_blip_keeps_the_session_and_the_next_turn_resumes_it(
 async def test_a_restarted_memory_server_resumes_the_same_session(
     shopper, settings, tmp_path, fake_openai
 ):
+    from harness.memoryserver import start_agentmemory_server
     from memoryapp.guard import outages
-    from tests.support.agentmemory_server import start_agentmemory_server
 
     _username, cookie = shopper
     outages.reset()

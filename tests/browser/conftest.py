@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.agentmemory_server import start_agentmemory_server
+from harness.memoryserver import start_agentmemory_server
+from harness.ports import free_port
 from tests.support.browser import CHROMIUM, DESKTOP, PHONE, Browser, daphne_serving
-from tests.support.services import free_port
 
 CHROMIUM_ARGS = [
     "--headless",

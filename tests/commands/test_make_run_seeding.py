@@ -18,7 +18,7 @@ import httpx
 import pytest
 
 from config.devserver import token_file_read
-from tests.support.agentmemory_server import free_port
+from harness.ports import free_port
 from tests.support.make_run import project_copy, run_env
 
 

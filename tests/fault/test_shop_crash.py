@@ -23,8 +23,8 @@ import httpx
 import pytest
 import websockets
 
-from tests.support.agentmemory_server import agentmemory_process_start
-from tests.support.daphne import daphne_start
+from harness.daphne import daphne_start
+from harness.memoryserver import agentmemory_process_start
 
 pytestmark = pytest.mark.fault
 ROOT = Path(__file__).resolve().parents[2]

@@ -11,13 +11,13 @@ import pytest
 from assistant.agent import FinalEvent, LinkGuard, TokenEvent, agent_run
 from assistant.prompting import MEMORY_RULES, turn_messages
 from assistant.tools import ToolOutcome
+from harness.fake_openai import FakeOpenAI, Reply
 from llm.asgi_stream import StreamingASGITransport
 from llm.cards import MAX_CARDS
 from llm.factory import OFFLINE_BASE_URL, OFFLINE_MODEL
 from llm.offline import OfflineModel
 from llm.transcript import PAGE_OPEN, memory_state_line, page_context_message
 from memoryapp.render import NOTES_OPEN, notes_message
-from tests.support.fake_openai import FakeOpenAI, Reply
 from tests.support.shopping import SIGNED_OUT_TOOLS, TOOLS, catalog_product
 
 VELA = catalog_product("TS-0001")

@@ -11,10 +11,10 @@ import httpx
 import openai
 import pytest
 
+from harness.fake_openai import FakeOpenAI, Reply
 from llm.fact_schema import FactSlot
 from memoryapp import judge
 from memoryapp.judge import exchange_judge, fact_allowed, validate_episode, validate_facts
-from tests.support.fake_openai import FakeOpenAI, Reply
 
 # A message that says every value the tests below use, so only the rule under test drops.
 SAYS_ALL = (

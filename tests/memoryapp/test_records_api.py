@@ -13,10 +13,10 @@ from asgiref.sync import async_to_sync
 from django.test import Client
 from django.urls import reverse
 
+from harness.memoryserver import start_agentmemory_server
 from memoryapp.recording import facts_record, turn_record
 from memoryapp.sessions import session_open
 from shop.services import shopper_get_or_create
-from tests.support.agentmemory_server import start_agentmemory_server
 from tests.support.panels import PanelListener
 
 pytestmark = [pytest.mark.django_db, pytest.mark.live_memory]

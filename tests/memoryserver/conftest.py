@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 from agentmemory import AgentMemoryClient, AsyncAgentMemoryClient
 
-from tests.support.agentmemory_server import start_agentmemory_server
+from harness.memoryserver import start_agentmemory_server
 
 
 @pytest.fixture(scope="session")

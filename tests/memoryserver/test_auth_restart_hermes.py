@@ -7,7 +7,7 @@ import pytest
 from agentmemory import AgentMemoryClient
 from agentmemory.exceptions import AuthenticationError
 
-from tests.support.agentmemory_server import start_agentmemory_server
+from harness.memoryserver import start_agentmemory_server
 from tests.support.polling import wait_until
 
 pytestmark = pytest.mark.live_memory

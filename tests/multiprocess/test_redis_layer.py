@@ -16,7 +16,7 @@ import secrets
 import pytest
 import websockets
 
-from tests.support.daphne import daphne_start
+from harness.daphne import daphne_start
 
 PROBE = "tests.support.layer_probe:application"
 

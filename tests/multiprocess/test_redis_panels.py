@@ -20,9 +20,9 @@ import websockets
 from channels.db import database_sync_to_async
 from django.conf import settings
 
+from harness.daphne import ROOT, daphne_start
 from shop.services import shopper_get_or_create
 from tests.support.chat import session_cookie_for
-from tests.support.daphne import ROOT, daphne_start
 from tests.support.live_chat import event, live_turn
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -17,7 +17,8 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from config.devserver import token_accepted, token_file_ensure, token_file_read, url_remember
-from tests.support.agentmemory_server import free_port, start_agentmemory_server
+from harness.memoryserver import start_agentmemory_server
+from harness.ports import free_port
 from tests.support.make_run import project_copy, run_env
 
 ROOT = Path(__file__).resolve().parents[2]

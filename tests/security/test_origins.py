@@ -13,8 +13,8 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 
 from config.asgi import application
+from harness.fake_openai import Reply
 from tests.support.chat import session_cookie_for
-from tests.support.fake_openai import Reply
 
 HOST = "127.0.0.1:8000"
 OWN = f"http://{HOST}"

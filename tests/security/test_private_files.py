@@ -21,7 +21,7 @@ import pytest
 
 from config.devserver import token_file_read
 from config.private import sqlite_files_private
-from tests.support.agentmemory_server import free_port
+from harness.ports import free_port
 from tests.support.make_run import project_copy, run_env
 
 

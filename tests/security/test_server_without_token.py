@@ -11,7 +11,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.support.agentmemory_server import DEFAULT_ENV, free_port
+from harness.memoryserver import DEFAULT_ENV
+from harness.ports import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 

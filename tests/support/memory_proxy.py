@@ -35,7 +35,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 from urllib.parse import urlsplit
 
-from tests.support.services import free_port
+from harness.ports import free_port
 
 # (method, path, JSON body or {}) -> an answer about that request
 Predicate = Callable[[str, str, dict[str, Any]], bool]

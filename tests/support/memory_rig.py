@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from agentmemory import AgentMemoryClient
 
-from tests.support.agentmemory_server import MemoryServerProcess, agentmemory_process_start
+from harness.memoryserver import MemoryServerProcess, agentmemory_process_start
 from tests.support.memory_proxy import MemoryProxy
 
 

@@ -1,4 +1,4 @@
-"""Start the embedded Agent Memory server in its own process, for tests that need it live.
+"""Start the embedded Agent Memory server in its own process, for tests and benchmarks.
 
     base_url, stop = start_agentmemory_server(tmp_path)   # hashing embedder, extractive
     ...
@@ -23,9 +23,9 @@ from typing import IO
 
 import httpx
 
-from tests.support.services import free_port
+from harness.ports import free_port
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_ENV = {
     "AGENT_MEMORY_EMBEDDER": "hashing",
     "AGENT_MEMORY_EXTRACTOR": "extractive",

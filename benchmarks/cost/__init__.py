@@ -1,0 +1,1 @@
+"""The parts of `python -m benchmarks.turn_cost`: the visit's script (`script`)."""
