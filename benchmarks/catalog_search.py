@@ -1,6 +1,6 @@
 """Benchmark the catalog search with free words, as the page and the assistant run it.
 
-    .venv/bin/python benchmarks/catalog_search.py [--products 10000] [--runs 200]
+    .venv/bin/python -m benchmarks.catalog_search [--products 10000] [--runs 200]
 
 Grows the bundled catalog to --products active products (copies of the bundled ones with
 varied names, each with its variants), then times `products_page` (what the search tool
@@ -14,13 +14,9 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from benchmarks.catalog_timing import catalog_ready, figures, shop_ready
+from benchmarks.support.catalog_timing import catalog_ready, figures, shop_ready
 
 KINDS = {
     "words": [{"query": q} for q in ("quilted", "chelsea boots", "linen summer", "waterproof")],
