@@ -190,8 +190,13 @@ async def _recall_fetch(
     calls["episode"] = (_episodes(resource, k=conf.cross_session_episode_k), "episode recall")
     outcomes = await asyncio.gather(
         *(
-            attempted(call, timeout=conf.timeout_seconds, grace=conf.timeout_seconds * RECALL_GRACE)
-            for call, _ in calls.values()
+            attempted(
+                call,
+                timeout=conf.timeout_seconds,
+                grace=conf.timeout_seconds * RECALL_GRACE,
+                name=f"the recall's {name} call",
+            )
+            for name, (call, _) in calls.items()
         )
     )
     fetched = [
@@ -206,6 +211,7 @@ async def _recall_fetch(
             _session_search(resource, query=query),
             timeout=conf.timeout_seconds,
             grace=conf.timeout_seconds * RECALL_GRACE,
+            name="the recall's session_search call",
         )
         fetched.insert(1, _Fetched("session_search", lost, blocks, error))
     return fetched
