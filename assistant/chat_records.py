@@ -3,16 +3,19 @@ per turn, holding ids, scores and timings, never memory text.
 
 Live turns (`assistant.pipeline`) and seeded past visits (`assistant.past_visits`) both write
 them through these functions only, so a seeded visit is recorded exactly as a live one.
-Synchronous ORM work; the turn pipeline runs each call through `database_sync_to_async`.
+Synchronous ORM work; the turn pipeline runs each call through `records_async`, on the
+records' own thread.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from typing import Any
 
+from channels.db import DatabaseSyncToAsync
 from django.db import IntegrityError, transaction
 from django.db.models import F, Max
 from django.utils import timezone
@@ -30,6 +33,18 @@ TURN_INDEX_ATTEMPTS = 20
 # each, then the writes at AGENT_MEMORY_WRITE_TIMEOUT_SECONDS).
 TURN_OPEN_BOUND = timedelta(minutes=15)
 INTERRUPTED = "interrupted: the shop stopped before this turn finished; nothing of it was recorded"
+
+# The live turns' record writes run on a thread of their own, not on the one thread every
+# other ORM call of the process shares (Channels' `database_sync_to_async`): there, under
+# load, a turn's record writes queued behind every other shopper's catalog reads, and the
+# catalog reads behind the records. One thread keeps them in the order they were asked for,
+# so a turn's record is finished before the shopper's next turn reads what it acknowledged.
+RECORDS_THREAD = ThreadPoolExecutor(1, thread_name_prefix="chat-records")
+
+
+def records_async[**P, R](func: Callable[P, R]) -> Callable[P, Any]:
+    """`func` awaitable on the records' thread, with Channels' connection hygiene."""
+    return DatabaseSyncToAsync(func, thread_sensitive=False, executor=RECORDS_THREAD)
 
 
 def chat_session_touch(*, user: Any, info: SessionInfo, retention: str | None) -> ChatSession:
@@ -90,6 +105,14 @@ def chat_turn_open(*, chat_session: ChatSession, model: str) -> ChatTurn | None:
         return turn
     logger.warning("No chat record for a turn of %s: its number kept being taken", chat_session)
     return None
+
+
+def chat_turn_begin(
+    *, user: Any, info: SessionInfo, retention: str | None, model: str
+) -> ChatTurn | None:
+    """A live turn's record, in its session's (created on the session's first turn)."""
+    chat_session = chat_session_touch(user=user, info=info, retention=retention)
+    return chat_turn_open(chat_session=chat_session, model=model)
 
 
 def chat_turn_finish(

@@ -31,10 +31,10 @@ from assistant import events
 from assistant.agent import FinalEvent, RoundEvent, TokenEvent, ToolEvent, agent_run
 from assistant.chat_records import (
     chat_session_closed,
-    chat_session_touch,
+    chat_turn_begin,
     chat_turn_finish,
-    chat_turn_open,
     facts_acknowledged,
+    records_async,
 )
 from assistant.demo import demo_settings_get
 from assistant.greeting import greeting_text, preferences_from_facts, suggestions_compose
@@ -111,13 +111,14 @@ def _demo_settings() -> DemoSettings:
 _vocabulary = vocabulary_load
 
 
-_chat_session_touch = database_sync_to_async(chat_session_touch)
-_chat_turn_open = database_sync_to_async(chat_turn_open)
 _chat_session_closed = database_sync_to_async(chat_session_closed)
-_facts_acknowledged = database_sync_to_async(facts_acknowledged)
+_facts_acknowledged = records_async(facts_acknowledged)
 
 
-@database_sync_to_async
+_chat_turn_begin = records_async(chat_turn_begin)
+
+
+@records_async
 def _chat_turn_finish(*, turn_id: int, log: _TurnLog, spans: _Spans) -> None:
     chat_turn_finish(
         turn_id=turn_id,
@@ -203,13 +204,16 @@ async def turn_run(
     yield _session_event(memory=memory, mode=mode, shopper=shopper, requested=request.session_id)
 
     model = model_for("assistant")
-    record: ChatTurn | None = None
+    # The turn's record is opened beside the recall and the model's answer, not before
+    # them; `done` carries its id, and it is finished when the turn ends.
+    record: asyncio.Future[ChatTurn | None] | None = None
+    acknowledged: asyncio.Future[frozenset[str]] | None = None
     if memory is not None:
-        chat_session = await _chat_session_touch(
-            user=user, info=memory.info, retention=request.retention
+        record = asyncio.ensure_future(
+            _chat_turn_begin(user=user, info=memory.info, retention=request.retention, model=model)
         )
-        record = await _chat_turn_open(chat_session=chat_session, model=model)
-        progress.turn_id = record.pk if record else None
+        # Read after the shopper's earlier turns' records are finished (the same thread).
+        acknowledged = asyncio.ensure_future(_facts_acknowledged(user=user))
 
     log = _TurnLog()
     answer = _turn_answer(
@@ -223,6 +227,8 @@ async def turn_run(
         spans=spans,
         log=log,
         progress=progress,
+        record=record,
+        acknowledged=acknowledged,
     )
     try:
         # Closed explicitly when the turn is stopped, down to the model's stream.
@@ -240,8 +246,13 @@ async def turn_run(
         # A turn stopped before its recall was awaited drops it (a no-op once awaited).
         if memory is not None:
             memory.close()
+        if acknowledged is not None:
+            acknowledged.cancel()  # not read when the turn ended before its writes
         if record is not None:
-            await _chat_turn_finish(turn_id=record.pk, log=log, spans=spans)
+            opened = await record
+            progress.turn_id = opened.pk if opened else None
+            if opened is not None:
+                await _chat_turn_finish(turn_id=opened.pk, log=log, spans=spans)
 
 
 async def _turn_answer(
@@ -256,14 +267,20 @@ async def _turn_answer(
     spans: _Spans,
     log: _TurnLog,
     progress: TurnProgress,
+    record: asyncio.Future[ChatTurn | None] | None = None,
+    acknowledged: asyncio.Future[frozenset[str]] | None = None,
 ) -> AsyncIterator[events.Event]:
     """Recall, context, the agent loop and `done`; then, once answered, the memory writes."""
     vocabulary = await _vocabulary()
     notes = None
     if memory is not None:
         log.recall = await memory.recall()
-        # It may have begun with the session's lookup: the span ends now, however long.
-        spans.add("memory.recall", spans.now_ms() - log.recall.duration_ms, log.recall.duration_ms)
+        # It may have begun with the session's lookup: the span starts when its calls went out.
+        spans.add(
+            "memory.recall",
+            round((log.recall.started - spans.started) * 1000, 2),
+            log.recall.duration_ms,
+        )
         notes = log.recall.notes
         yield events.MemorySearched(
             counts=log.recall.counts,
@@ -353,6 +370,10 @@ async def _turn_answer(
         return
     if final is None:
         return
+    if record is not None:
+        # Shielded: a turn stopped now still learns its record's id when it ends.
+        opened = await asyncio.shield(record)
+        progress.turn_id = opened.pk if opened else None
 
     done = events.Done(
         # A model's text is input like any other: what cannot be encoded or stored goes.
@@ -368,8 +389,9 @@ async def _turn_answer(
     yield done
 
     if memory is not None:
-        start = spans.now_ms()
         key = str(progress.turn_id) if progress.turn_id is not None else None
+        protected = await acknowledged if acknowledged is not None else frozenset()
+        start = spans.now_ms()
         written = await memory.remember(
             Exchange(
                 query=request.text,
@@ -377,7 +399,7 @@ async def _turn_answer(
                 answer=exchange_with_products(done.text, done.products),
             ),
             key=key,
-            protected=await _facts_acknowledged(user=user) if user is not None else frozenset(),
+            protected=protected,
         )
         duration = spans.now_ms() - start
         spans.add("memory.write", start, duration)
