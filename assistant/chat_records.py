@@ -9,14 +9,15 @@ records' own thread.
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
+from functools import partial
 from typing import Any
 
-from channels.db import DatabaseSyncToAsync
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, close_old_connections, connection, transaction
 from django.db.models import F, Max
 from django.utils import timezone
 
@@ -42,9 +43,26 @@ INTERRUPTED = "interrupted: the shop stopped before this turn finished; nothing 
 RECORDS_THREAD = ThreadPoolExecutor(1, thread_name_prefix="chat-records")
 
 
-def records_async[**P, R](func: Callable[P, R]) -> Callable[P, Any]:
-    """`func` awaitable on the records' thread, with Channels' connection hygiene."""
-    return DatabaseSyncToAsync(func, thread_sensitive=False, executor=RECORDS_THREAD)
+def records_async[**P, R](func: Callable[P, R]) -> Callable[P, Awaitable[R]]:
+    """`func` awaitable on the records' thread, its connection released after each call.
+
+    Closed (or handed back to the pool) by the call itself: through Channels'
+    `database_sync_to_async` on this thread, a stopped turn's last record write left its
+    connection open, and PostgreSQL refused to drop the database under it.
+    """
+
+    def released(*args: P.args, **kwargs: P.kwargs) -> R:
+        close_old_connections()
+        try:
+            return func(*args, **kwargs)
+        finally:
+            connection.close()
+
+    async def call(*args: P.args, **kwargs: P.kwargs) -> R:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(RECORDS_THREAD, partial(released, *args, **kwargs))
+
+    return call
 
 
 def chat_session_touch(*, user: Any, info: SessionInfo, retention: str | None) -> ChatSession:
