@@ -244,3 +244,40 @@ def facts_acknowledged(*, user: Any, last: int = 2000) -> frozenset[str]:
         for block_id in record.get("fact") or []
         if isinstance(block_id, str)
     )
+
+
+_turn_begin = records_async(chat_turn_begin)
+_turn_finish = records_async(chat_turn_finish)
+_facts_acknowledged = records_async(facts_acknowledged)
+
+
+class TurnRecord:
+    """A live turn's record, written on the records' thread beside the turn's recall and
+    answer rather than before them.
+
+    Made as the turn's session opens: the record is opened, and the facts the shopper was
+    told were saved are read (after the shopper's earlier turns' records are finished: the
+    same thread, in order). Only `done`, which carries the record's id, waits for it.
+    """
+
+    def __init__(self, *, user: Any, info: SessionInfo, retention: str | None, model: str):
+        self._opened = asyncio.ensure_future(
+            _turn_begin(user=user, info=info, retention=retention, model=model)
+        )
+        self._acknowledged = asyncio.ensure_future(_facts_acknowledged(user=user))
+
+    async def turn_id(self) -> int | None:
+        # Shielded: a turn stopped meanwhile still finishes its record when it ends.
+        opened = await asyncio.shield(self._opened)
+        return opened.pk if opened else None
+
+    async def acknowledged(self) -> frozenset[str]:
+        return await self._acknowledged
+
+    async def finish(self, **fields: Any) -> int | None:
+        """Write how the turn ended (`chat_turn_finish`'s fields); the record's id."""
+        self._acknowledged.cancel()  # unread when the turn ended before its writes
+        opened = await self._opened
+        if opened is not None:
+            await _turn_finish(turn_id=opened.pk, **fields)
+        return opened.pk if opened else None

@@ -29,16 +29,10 @@ from channels.db import database_sync_to_async
 
 from assistant import events
 from assistant.agent import FinalEvent, RoundEvent, TokenEvent, ToolEvent, agent_run
-from assistant.chat_records import (
-    chat_session_closed,
-    chat_turn_begin,
-    chat_turn_finish,
-    facts_acknowledged,
-    records_async,
-)
+from assistant.chat_records import TurnRecord, chat_session_closed
 from assistant.demo import demo_settings_get
 from assistant.greeting import greeting_text, preferences_from_facts, suggestions_compose
-from assistant.models import ChatTurn, DemoSettings
+from assistant.models import DemoSettings
 from assistant.page import catalog_filters_known, history_notes, page_context_build
 from assistant.prompting import turn_messages
 from assistant.reconcile import healthy_turn_reconcile, visit_close
@@ -112,26 +106,20 @@ _vocabulary = vocabulary_load
 
 
 _chat_session_closed = database_sync_to_async(chat_session_closed)
-_facts_acknowledged = records_async(facts_acknowledged)
 
 
-_chat_turn_begin = records_async(chat_turn_begin)
-
-
-@records_async
-def _chat_turn_finish(*, turn_id: int, log: _TurnLog, spans: _Spans) -> None:
-    chat_turn_finish(
-        turn_id=turn_id,
-        recalled=[
+def _record_fields(log: _TurnLog, spans: _Spans) -> dict[str, Any]:
+    return {
+        "recalled": [
             {"block_id": i.block_id, "scope": i.scope, "score": i.score}
             for i in (log.recall.items if log.recall else [])
         ],
-        saved=log.saved,
-        timings={"spans": spans.items, "total_ms": spans.now_ms()},
-        tools=log.tools,
-        error=log.error,
-        stopped=log.stopped,
-    )
+        "saved": log.saved,
+        "timings": {"spans": spans.items, "total_ms": spans.now_ms()},
+        "tools": log.tools,
+        "error": log.error,
+        "stopped": log.stopped,
+    }
 
 
 # --- the turn -----------------------------------------------------------------------------
@@ -204,16 +192,11 @@ async def turn_run(
     yield _session_event(memory=memory, mode=mode, shopper=shopper, requested=request.session_id)
 
     model = model_for("assistant")
-    # The turn's record is opened beside the recall and the model's answer, not before
-    # them; `done` carries its id, and it is finished when the turn ends.
-    record: asyncio.Future[ChatTurn | None] | None = None
-    acknowledged: asyncio.Future[frozenset[str]] | None = None
-    if memory is not None:
-        record = asyncio.ensure_future(
-            _chat_turn_begin(user=user, info=memory.info, retention=request.retention, model=model)
-        )
-        # Read after the shopper's earlier turns' records are finished (the same thread).
-        acknowledged = asyncio.ensure_future(_facts_acknowledged(user=user))
+    record = (
+        TurnRecord(user=user, info=memory.info, retention=request.retention, model=model)
+        if memory is not None
+        else None
+    )
 
     log = _TurnLog()
     answer = _turn_answer(
@@ -228,7 +211,6 @@ async def turn_run(
         log=log,
         progress=progress,
         record=record,
-        acknowledged=acknowledged,
     )
     try:
         # Closed explicitly when the turn is stopped, down to the model's stream.
@@ -246,13 +228,8 @@ async def turn_run(
         # A turn stopped before its recall was awaited drops it (a no-op once awaited).
         if memory is not None:
             memory.close()
-        if acknowledged is not None:
-            acknowledged.cancel()  # not read when the turn ended before its writes
         if record is not None:
-            opened = await record
-            progress.turn_id = opened.pk if opened else None
-            if opened is not None:
-                await _chat_turn_finish(turn_id=opened.pk, log=log, spans=spans)
+            progress.turn_id = await record.finish(**_record_fields(log, spans))
 
 
 async def _turn_answer(
@@ -267,8 +244,7 @@ async def _turn_answer(
     spans: _Spans,
     log: _TurnLog,
     progress: TurnProgress,
-    record: asyncio.Future[ChatTurn | None] | None = None,
-    acknowledged: asyncio.Future[frozenset[str]] | None = None,
+    record: TurnRecord | None = None,
 ) -> AsyncIterator[events.Event]:
     """Recall, context, the agent loop and `done`; then, once answered, the memory writes."""
     vocabulary = await _vocabulary()
@@ -371,9 +347,7 @@ async def _turn_answer(
     if final is None:
         return
     if record is not None:
-        # Shielded: a turn stopped now still learns its record's id when it ends.
-        opened = await asyncio.shield(record)
-        progress.turn_id = opened.pk if opened else None
+        progress.turn_id = await record.turn_id()
 
     done = events.Done(
         # A model's text is input like any other: what cannot be encoded or stored goes.
@@ -390,7 +364,7 @@ async def _turn_answer(
 
     if memory is not None:
         key = str(progress.turn_id) if progress.turn_id is not None else None
-        protected = await acknowledged if acknowledged is not None else frozenset()
+        protected = await record.acknowledged() if record is not None else frozenset()
         start = spans.now_ms()
         written = await memory.remember(
             Exchange(
