@@ -56,7 +56,7 @@ class DirectDispatch:
 
     A route's methods that embed (`in_thread_pool(..., embeds=...)`) run on `writes`, every
     other request on `executor`: a search, a listing or a session open never waits for a
-    thread behind a burst of writes, and the writes' embeddings leave a core to the reads'.
+    thread behind a burst of writes.
     """
 
     def __init__(self, fallback: Callable[[Scope, Receive, Send], Awaitable[None]]) -> None:

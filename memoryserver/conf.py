@@ -60,7 +60,7 @@ class ServerSettings(BaseSettings):
     AGENT_MEMORY_EXTRACTION_RETRY_SECONDS: float = Field(2.0, ge=0.0)
     # Threads that serve the requests which embed (block adds and updates), apart from the
     # reads' pool, so a burst of writes queues behind itself and never ahead of a search;
-    # 0 = one less than the machine's cores, at least one (`write_threads`).
+    # 0 = one per core (`write_threads`).
     AGENT_MEMORY_WRITE_THREADS: int = Field(0, ge=0, le=64)
     LOG_LEVEL: str = "INFO"
 
@@ -125,8 +125,15 @@ SEARCH_MODE_BY_EMBEDDER = {"hashing": "hybrid", "minilm": "hybrid", "openai": "h
 
 
 def write_threads(configured: int, cores: int | None) -> int:
-    """Threads for the writes that embed: a core stays free for the reads' embeddings."""
-    return configured or max(1, (cores or 1) - 1)
+    """Threads for the writes that embed: one per core unless configured.
+
+    One per core, not fewer: with one thread on two cores a burst of writes under other
+    load queued past the shop's write bound (their exchanges then went unacknowledged);
+    more would only make the embeddings fight each other for the cores (eight at once on
+    two cores took 716 ms a call against 154 ms). The reads never wait for these threads,
+    only share the cores with them.
+    """
+    return configured or max(1, cores or 1)
 
 
 def search_mode_for(embedder: str) -> str:
