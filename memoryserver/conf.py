@@ -127,11 +127,11 @@ SEARCH_MODE_BY_EMBEDDER = {"hashing": "hybrid", "minilm": "hybrid", "openai": "h
 def write_threads(configured: int, cores: int | None) -> int:
     """Threads for the writes that embed: one per core unless configured.
 
-    One per core, not fewer: with one thread on two cores a burst of writes under other
-    load queued past the shop's write bound (their exchanges then went unacknowledged);
-    more would only make the embeddings fight each other for the cores (eight at once on
-    two cores took 716 ms a call against 154 ms). The reads never wait for these threads,
-    only share the cores with them.
+    One per core, not fewer: one thread on two cores gives a burst of writes half the
+    machine (in a loaded run, 20 shoppers' writes on one thread were acknowledged for 46
+    of 60 turns, on two for all 60: docs/benchmarks.md, "Under load"); not more, or the
+    embeddings fight each other for the cores (eight at once on two cores took 716 ms a
+    call against 154 ms). The reads never wait for these threads, only share the cores.
     """
     return configured or max(1, cores or 1)
 
