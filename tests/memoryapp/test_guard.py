@@ -83,5 +83,6 @@ async def test_a_recall_call_past_its_grace_says_both_bounds():
     result, error = await attempted(
         _deaf(), timeout=0.05, grace=0.05, name="the recall's turn call"
     )
+    assert result is None
     assert isinstance(error, MemoryTimeout) and error.call == "the recall's turn call"
     assert "its bound of 0.05 s (up to 0.10 s while memory answered others)" in str(error)
