@@ -56,7 +56,7 @@ test: $(VENV)/.installed $(VENV)/.model ## The whole suite on SQLite, then the d
 
 test-postgres: $(VENV)/.installed ## Only the database tests, on a throwaway PostgreSQL server (make test's second pass)
 	@echo "== The database tests, on PostgreSQL"
-	$(PY) -m tests.support.services postgres -- \
+	$(PY) -m harness.services postgres -- \
 	  $(PY) -m pytest -p no:cacheprovider -m "(database or postgres) and not browser and not fault" \
 	  $(XDIST) $(PYTEST_ARGS) || [ $$? -eq 5 ]
 

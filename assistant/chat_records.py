@@ -3,17 +3,21 @@ per turn, holding ids, scores and timings, never memory text.
 
 Live turns (`assistant.pipeline`) and seeded past visits (`assistant.past_visits`) both write
 them through these functions only, so a seeded visit is recorded exactly as a live one.
-Synchronous ORM work; the turn pipeline runs each call through `database_sync_to_async`.
+Synchronous ORM work; the turn pipeline runs each call through `records_async`, on the
+records' own thread.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
+from functools import partial
 from typing import Any
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, close_old_connections, connection, transaction
 from django.db.models import F, Max
 from django.utils import timezone
 
@@ -30,6 +34,35 @@ TURN_INDEX_ATTEMPTS = 20
 # each, then the writes at AGENT_MEMORY_WRITE_TIMEOUT_SECONDS).
 TURN_OPEN_BOUND = timedelta(minutes=15)
 INTERRUPTED = "interrupted: the shop stopped before this turn finished; nothing of it was recorded"
+
+# The live turns' record writes run on a thread of their own, not on the one thread every
+# other ORM call of the process shares (Channels' `database_sync_to_async`): there, under
+# load, a turn's record writes queued behind every other shopper's catalog reads, and the
+# catalog reads behind the records. One thread keeps them in the order they were asked for,
+# so a turn's record is finished before the shopper's next turn reads what it acknowledged.
+RECORDS_THREAD = ThreadPoolExecutor(1, thread_name_prefix="chat-records")
+
+
+def records_async[**P, R](func: Callable[P, R]) -> Callable[P, Awaitable[R]]:
+    """`func` awaitable on the records' thread, its connection released after each call.
+
+    Closed (or handed back to the pool) by the call itself: through Channels'
+    `database_sync_to_async` on this thread, a stopped turn's last record write left its
+    connection open, and PostgreSQL refused to drop the database under it.
+    """
+
+    def released(*args: P.args, **kwargs: P.kwargs) -> R:
+        close_old_connections()
+        try:
+            return func(*args, **kwargs)
+        finally:
+            connection.close()
+
+    async def call(*args: P.args, **kwargs: P.kwargs) -> R:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(RECORDS_THREAD, partial(released, *args, **kwargs))
+
+    return call
 
 
 def chat_session_touch(*, user: Any, info: SessionInfo, retention: str | None) -> ChatSession:
@@ -90,6 +123,14 @@ def chat_turn_open(*, chat_session: ChatSession, model: str) -> ChatTurn | None:
         return turn
     logger.warning("No chat record for a turn of %s: its number kept being taken", chat_session)
     return None
+
+
+def chat_turn_begin(
+    *, user: Any, info: SessionInfo, retention: str | None, model: str
+) -> ChatTurn | None:
+    """A live turn's record, in its session's (created on the session's first turn)."""
+    chat_session = chat_session_touch(user=user, info=info, retention=retention)
+    return chat_turn_open(chat_session=chat_session, model=model)
 
 
 def chat_turn_finish(
@@ -203,3 +244,40 @@ def facts_acknowledged(*, user: Any, last: int = 2000) -> frozenset[str]:
         for block_id in record.get("fact") or []
         if isinstance(block_id, str)
     )
+
+
+_turn_begin = records_async(chat_turn_begin)
+_turn_finish = records_async(chat_turn_finish)
+_facts_acknowledged = records_async(facts_acknowledged)
+
+
+class TurnRecord:
+    """A live turn's record, written on the records' thread beside the turn's recall and
+    answer rather than before them.
+
+    Made as the turn's session opens: the record is opened, and the facts the shopper was
+    told were saved are read (after the shopper's earlier turns' records are finished: the
+    same thread, in order). Only `done`, which carries the record's id, waits for it.
+    """
+
+    def __init__(self, *, user: Any, info: SessionInfo, retention: str | None, model: str):
+        self._opened = asyncio.ensure_future(
+            _turn_begin(user=user, info=info, retention=retention, model=model)
+        )
+        self._acknowledged = asyncio.ensure_future(_facts_acknowledged(user=user))
+
+    async def turn_id(self) -> int | None:
+        # Shielded: a turn stopped meanwhile still finishes its record when it ends.
+        opened = await asyncio.shield(self._opened)
+        return opened.pk if opened else None
+
+    async def acknowledged(self) -> frozenset[str]:
+        return await self._acknowledged
+
+    async def finish(self, **fields: Any) -> int | None:
+        """Write how the turn ended (`chat_turn_finish`'s fields); the record's id."""
+        self._acknowledged.cancel()  # unread when the turn ended before its writes
+        opened = await self._opened
+        if opened is not None:
+            await _turn_finish(turn_id=opened.pk, **fields)
+        return opened.pk if opened else None

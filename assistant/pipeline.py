@@ -29,16 +29,10 @@ from channels.db import database_sync_to_async
 
 from assistant import events
 from assistant.agent import FinalEvent, RoundEvent, TokenEvent, ToolEvent, agent_run
-from assistant.chat_records import (
-    chat_session_closed,
-    chat_session_touch,
-    chat_turn_finish,
-    chat_turn_open,
-    facts_acknowledged,
-)
+from assistant.chat_records import TurnRecord, chat_session_closed
 from assistant.demo import demo_settings_get
 from assistant.greeting import greeting_text, preferences_from_facts, suggestions_compose
-from assistant.models import ChatTurn, DemoSettings
+from assistant.models import DemoSettings
 from assistant.page import catalog_filters_known, history_notes, page_context_build
 from assistant.prompting import turn_messages
 from assistant.reconcile import healthy_turn_reconcile, visit_close
@@ -111,26 +105,21 @@ def _demo_settings() -> DemoSettings:
 _vocabulary = vocabulary_load
 
 
-_chat_session_touch = database_sync_to_async(chat_session_touch)
-_chat_turn_open = database_sync_to_async(chat_turn_open)
 _chat_session_closed = database_sync_to_async(chat_session_closed)
-_facts_acknowledged = database_sync_to_async(facts_acknowledged)
 
 
-@database_sync_to_async
-def _chat_turn_finish(*, turn_id: int, log: _TurnLog, spans: _Spans) -> None:
-    chat_turn_finish(
-        turn_id=turn_id,
-        recalled=[
+def _record_fields(log: _TurnLog, spans: _Spans) -> dict[str, Any]:
+    return {
+        "recalled": [
             {"block_id": i.block_id, "scope": i.scope, "score": i.score}
             for i in (log.recall.items if log.recall else [])
         ],
-        saved=log.saved,
-        timings={"spans": spans.items, "total_ms": spans.now_ms()},
-        tools=log.tools,
-        error=log.error,
-        stopped=log.stopped,
-    )
+        "saved": log.saved,
+        "timings": {"spans": spans.items, "total_ms": spans.now_ms()},
+        "tools": log.tools,
+        "error": log.error,
+        "stopped": log.stopped,
+    }
 
 
 # --- the turn -----------------------------------------------------------------------------
@@ -203,13 +192,11 @@ async def turn_run(
     yield _session_event(memory=memory, mode=mode, shopper=shopper, requested=request.session_id)
 
     model = model_for("assistant")
-    record: ChatTurn | None = None
-    if memory is not None:
-        chat_session = await _chat_session_touch(
-            user=user, info=memory.info, retention=request.retention
-        )
-        record = await _chat_turn_open(chat_session=chat_session, model=model)
-        progress.turn_id = record.pk if record else None
+    record = (
+        TurnRecord(user=user, info=memory.info, retention=request.retention, model=model)
+        if memory is not None
+        else None
+    )
 
     log = _TurnLog()
     answer = _turn_answer(
@@ -223,6 +210,7 @@ async def turn_run(
         spans=spans,
         log=log,
         progress=progress,
+        record=record,
     )
     try:
         # Closed explicitly when the turn is stopped, down to the model's stream.
@@ -241,7 +229,7 @@ async def turn_run(
         if memory is not None:
             memory.close()
         if record is not None:
-            await _chat_turn_finish(turn_id=record.pk, log=log, spans=spans)
+            progress.turn_id = await record.finish(**_record_fields(log, spans))
 
 
 async def _turn_answer(
@@ -256,14 +244,19 @@ async def _turn_answer(
     spans: _Spans,
     log: _TurnLog,
     progress: TurnProgress,
+    record: TurnRecord | None = None,
 ) -> AsyncIterator[events.Event]:
     """Recall, context, the agent loop and `done`; then, once answered, the memory writes."""
     vocabulary = await _vocabulary()
     notes = None
     if memory is not None:
         log.recall = await memory.recall()
-        # It may have begun with the session's lookup: the span ends now, however long.
-        spans.add("memory.recall", spans.now_ms() - log.recall.duration_ms, log.recall.duration_ms)
+        # It may have begun with the session's lookup: the span starts when its calls went out.
+        spans.add(
+            "memory.recall",
+            round((log.recall.started - spans.started) * 1000, 2),
+            log.recall.duration_ms,
+        )
         notes = log.recall.notes
         yield events.MemorySearched(
             counts=log.recall.counts,
@@ -353,6 +346,8 @@ async def _turn_answer(
         return
     if final is None:
         return
+    if record is not None:
+        progress.turn_id = await record.turn_id()
 
     done = events.Done(
         # A model's text is input like any other: what cannot be encoded or stored goes.
@@ -368,8 +363,9 @@ async def _turn_answer(
     yield done
 
     if memory is not None:
-        start = spans.now_ms()
         key = str(progress.turn_id) if progress.turn_id is not None else None
+        protected = await record.acknowledged() if record is not None else frozenset()
+        start = spans.now_ms()
         written = await memory.remember(
             Exchange(
                 query=request.text,
@@ -377,7 +373,7 @@ async def _turn_answer(
                 answer=exchange_with_products(done.text, done.products),
             ),
             key=key,
-            protected=await _facts_acknowledged(user=user) if user is not None else frozenset(),
+            protected=protected,
         )
         duration = spans.now_ms() - start
         spans.add("memory.write", start, duration)

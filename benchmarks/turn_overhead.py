@@ -13,12 +13,10 @@ its own (its three-plus-one searches issued together) against one search alone (
 vectors, so a repeated text would hide the embedding. The embedding of one query is also
 timed on its own, in this process with the same embedder, so the figures can be read
 against it (and re-run when the embedder changes).
-Part 2, over loopback: daphne serving the app and the embedded memory server (the first of
---embedders), each in its own process, and --shoppers signed-in shoppers on websockets, each
-opening the panel (a hello, answered by the greeting) and then
-sending --rounds messages each at once, answered by the offline model: errors, turns
-answered without memory, turns recalled only in part, how long opening the session took,
-and turn p50/p95 (send -> done) and (send -> memory.added).
+Part 2, over loopback: `benchmarks/shoppers_load.py` on its default profile (daphne on
+SQLite and the embedded memory server with the first of --embedders, each in its own
+process; --shoppers signed-in shoppers x --rounds turns at once, answered by the offline
+model); that script says what it prints, and runs the PostgreSQL profile too.
 --profile N prints the N costliest functions (CPU time, cProfile) of the app's side of the
 recalls of part 1.
 Everything runs against 127.0.0.1 with temporary databases.
@@ -37,7 +35,6 @@ import sys
 import time
 
 from benchmarks.overhead.common import QUERIES, ROOT, fmt, message, start_memory_server
-from benchmarks.overhead.shoppers import part_two
 
 
 async def populate(username: str, size: int) -> str:
@@ -241,6 +238,13 @@ def part_one(args: argparse.Namespace) -> None:
         for size in args.sizes:
             ratio = recalls["minilm", size] / recalls["hashing", size]
             print(f"  recall MiniLM / recall hashing (medians), {size} blocks: {ratio:.2f}")
+
+
+def part_two(args: argparse.Namespace) -> None:
+    from benchmarks.shoppers_load import loads_run
+
+    args.embedder, args.profiles, args.time_limit = args.embedders[0], ["sqlite"], 600.0
+    loads_run(args)
 
 
 def main() -> None:

@@ -8,13 +8,16 @@ MemoryUnavailable logged at info level and never as an outage (401, 403, 408 and
 mean memory cannot be used for now, still count as one). `guarded` builds on it for the
 turn's own calls, which carry on without memory instead of raising; each is bounded by the
 memory timeout (the SDK's own read-timeout probe of /health could otherwise add seconds),
-the recall's given some grace past it while the server is answering others.
+the recall's given some grace past it while the server is answering others. A call given
+up on raises MemoryTimeout, which names the call, its bound and the time it took, so the
+outage's one log line says what missed and by how much.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Awaitable, Iterator
 from contextlib import contextmanager
 
@@ -36,6 +39,34 @@ MEMORY_ERRORS = (
     httpx.InvalidURL,
     pydantic.ValidationError,
 )
+
+
+class MemoryTimeout(TimeoutError):
+    """A memory call given up on past its bound: what the outage's log line needs."""
+
+    def __init__(self, call: str, *, bound: str, taken: float) -> None:
+        super().__init__(f"{call} had no answer within {bound}; given up after {taken:.2f} s")
+        self.call, self.bound, self.taken = call, bound, taken
+
+
+@contextmanager
+def timeouts_named(call: str, *, bound: str) -> Iterator[None]:
+    """Turn a bare TimeoutError inside the block into a MemoryTimeout naming call and bound."""
+    started = time.monotonic()
+    try:
+        yield
+    except MemoryTimeout:
+        raise
+    except TimeoutError as exc:
+        raise MemoryTimeout(call, bound=bound, taken=time.monotonic() - started) from exc
+
+
+def bound_described(timeout: float, grace: float = 0.0) -> str:
+    if grace <= 0:
+        return f"its bound of {timeout:.2f} s"
+    return (
+        f"its bound of {timeout:.2f} s (up to {timeout + grace:.2f} s while memory answered others)"
+    )
 
 
 class OutageLog:
@@ -110,31 +141,42 @@ def outage_translated(*, path: str, lost: str) -> Iterator[None]:
 
 
 async def guarded[T](
-    call: Awaitable[T], *, path: str, lost: str, timeout: float, grace: float = 0.0
+    call: Awaitable[T],
+    *,
+    path: str,
+    lost: str,
+    timeout: float,
+    grace: float = 0.0,
+    name: str | None = None,
 ) -> tuple[bool, T | None]:
     """Await call within timeout; on a memory failure return (False, None) after logging.
 
     With `grace`, a call past its timeout goes on, up to `grace` seconds more, while memory
-    answers other requests (`while_answering`).
+    answers other requests (`while_answering`). `name` is what a timeout's log line calls
+    it (by default, the call for what is lost).
     """
-    result, error = await attempted(call, timeout=timeout, grace=grace)
+    result, error = await attempted(
+        call, timeout=timeout, grace=grace, name=name or f"the call for {lost}"
+    )
     return outcome_noted(path=path, lost=lost, error=error), result
 
 
 async def attempted[T](
-    call: Awaitable[T], *, timeout: float, grace: float = 0.0
+    call: Awaitable[T], *, timeout: float, grace: float = 0.0, name: str = "a memory call"
 ) -> tuple[T | None, BaseException | None]:
     """`guarded` without the logging: (result, None), or (None, the memory failure).
 
     For calls whose outcome may not count (an early recall thrown away when the session
-    turns out to be another): the caller notes it with `outcome_noted` once it does.
+    turns out to be another): the caller notes it with `outcome_noted` once it does. A call
+    past its bound fails with a MemoryTimeout that says `name`, the bound and the time taken.
     """
     if grace > 0:
         bounded = while_answering(call, timeout=timeout, grace=grace)
     else:
         bounded = asyncio.wait_for(call, timeout=timeout)
     try:
-        return await awaited_apart(bounded, within=timeout * (1 + BACKSTOP) + grace), None
+        with timeouts_named(name, bound=bound_described(timeout, grace)):
+            return await awaited_apart(bounded, within=timeout * (1 + BACKSTOP) + grace), None
     except (*MEMORY_ERRORS, MemoryUnavailable) as exc:
         return None, exc
 

@@ -190,8 +190,13 @@ async def _recall_fetch(
     calls["episode"] = (_episodes(resource, k=conf.cross_session_episode_k), "episode recall")
     outcomes = await asyncio.gather(
         *(
-            attempted(call, timeout=conf.timeout_seconds, grace=conf.timeout_seconds * RECALL_GRACE)
-            for call, _ in calls.values()
+            attempted(
+                call,
+                timeout=conf.timeout_seconds,
+                grace=conf.timeout_seconds * RECALL_GRACE,
+                name=f"the recall's {name} call",
+            )
+            for name, (call, _) in calls.items()
         )
     )
     fetched = [
@@ -206,13 +211,22 @@ async def _recall_fetch(
             _session_search(resource, query=query),
             timeout=conf.timeout_seconds,
             grace=conf.timeout_seconds * RECALL_GRACE,
+            name="the recall's session_search call",
         )
         fetched.insert(1, _Fetched("session_search", lost, blocks, error))
     return fetched
 
 
-def _recall_build(fetched: list[_Fetched], *, session_id: str, started: float) -> Recall:
-    """Note each call's outcome, then de-duplicate, budget and render what came back."""
+def _recall_build(
+    fetched: list[_Fetched], *, session_id: str, started: float, answered: float
+) -> Recall:
+    """Note each call's outcome, then de-duplicate, budget and render what came back.
+
+    Its duration is the calls' (`started` to `answered`, when the last came back) and this
+    build's own: not the time the turn spent elsewhere before it asked for the recall (its
+    chat record, say), which a recall begun early would otherwise count as its own.
+    """
+    building = time.perf_counter()
     conf = memory_conf()
     found: dict[str, list[Any]] = {}
     failed = []
@@ -240,8 +254,9 @@ def _recall_build(fetched: list[_Fetched], *, session_id: str, started: float) -
     return Recall(
         items=items,
         counts=counts,
-        duration_ms=round((time.perf_counter() - started) * 1000, 2),
+        duration_ms=round((answered - started + time.perf_counter() - building) * 1000, 2),
         failed=failed,
+        started=started,
     )
 
 
@@ -263,7 +278,8 @@ async def memories_recall(*, memory: OpenSession, message: str, turn_count: int)
         turn_count=turn_count,
         created=memory.info.created,
     )
-    return _recall_build(fetched, session_id=memory.session_id, started=started)
+    answered = time.perf_counter()
+    return _recall_build(fetched, session_id=memory.session_id, started=started, answered=answered)
 
 
 @dataclass
@@ -275,6 +291,13 @@ class EarlyRecall:
     turn_count: int
     started: float
     task: asyncio.Task[list[_Fetched]]
+    answered: float = 0.0  # when its last call came back
+
+    def __post_init__(self) -> None:
+        self.task.add_done_callback(self._answered)
+
+    def _answered(self, _task: asyncio.Task) -> None:
+        self.answered = time.perf_counter()
 
 
 def recall_begin(
@@ -304,7 +327,13 @@ async def recall_finish(early: EarlyRecall, *, memory: OpenSession) -> Recall:
     old one, so they are dropped unnoted and the recall runs for the new session.
     """
     if early.session_id == memory.session_id and not memory.info.created:
-        return _recall_build(await early.task, session_id=memory.session_id, started=early.started)
+        fetched = await early.task
+        return _recall_build(
+            fetched,
+            session_id=memory.session_id,
+            started=early.started,
+            answered=early.answered or time.perf_counter(),
+        )
     recall_abandon(early)
     return await memories_recall(memory=memory, message=early.message, turn_count=early.turn_count)
 

@@ -29,7 +29,7 @@ from memoryapp.clients import (
     memory_user_async,
 )
 from memoryapp.conf import MemoryConf, memory_conf, retention_preset_for
-from memoryapp.guard import BACKSTOP, awaited_apart, outage_translated
+from memoryapp.guard import BACKSTOP, awaited_apart, outage_translated, timeouts_named
 from memoryapp.types import SessionInfo
 
 # succeeded, so a minter needs at most as many attempts as there are minters racing it
@@ -314,7 +314,15 @@ async def session_open(
     """
     conf = memory_conf()
     per_trip = timeout or conf.timeout_seconds
-    with outage_translated(path="session", lost="this turn's memory"):
+    bound = (
+        f"its bound of {per_trip * (1 + SESSION_TRIP_SLACK):.2f} s for one round trip and "
+        f"{per_trip:.2f} s for each further one (up to {per_trip * SESSION_OPEN_CAP:.2f} s "
+        "while memory answered others)"
+    )
+    with (
+        outage_translated(path="session", lost="this turn's memory"),
+        timeouts_named("the session open", bound=bound),
+    ):
         return await awaited_apart(
             _session_open_bounded(
                 username=username,

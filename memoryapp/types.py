@@ -36,6 +36,7 @@ class Recall:
     counts: dict[str, int] = field(default_factory=dict)
     duration_ms: float = 0.0
     failed: list[str] = field(default_factory=list)
+    started: float = 0.0  # time.perf_counter() when its calls went out; 0 for none
 
     @property
     def lines(self) -> list[str]:

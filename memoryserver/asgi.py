@@ -4,6 +4,10 @@ Requests for the API's routes skip Django's ASGI handler and go straight from th
 to the view on a thread pool (see `DirectDispatch`): the handler's per-request machinery
 (a fresh thread for the request-started/finished signals, the middleware chain, three thread
 hops) cost more than a whole search and serialised concurrent requests on the GIL.
+
+Reads and writes run on two pools: a write embeds its blocks (tens of milliseconds of CPU
+with MiniLM), so a burst of them on a shared pool held every thread while searches waited
+their turn for seconds. Writes that embed queue on their own, smaller pool instead.
 """
 
 from __future__ import annotations
@@ -17,18 +21,20 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import django
+from django.conf import settings
 from django.core.handlers.asgi import ASGIHandler, ASGIRequest
 from django.urls import Resolver404, get_resolver
 
 from memoryserver.api.errors import api_error_response
 from memoryserver.api.middleware import auth_failure, host_refusal
 from memoryserver.blas import single_threaded_blas
+from memoryserver.conf import write_threads
 from memoryserver.errors import ApiError
 from memoryserver.limits import MAX_BODY_BYTES, body_too_large
 
 SETTINGS_MODULE = "memoryserver.settings"
-# Enough threads that a write extracting synchronously (async_processing=false) never
-# starves the searches; SQLite readers each get their own connection (WAL).
+# The reads' pool (and every request that does not embed): enough threads that the recalls
+# of several shoppers run side by side; SQLite readers each get their own connection (WAL).
 REQUEST_THREADS = 8
 
 logger = logging.getLogger(__name__)
@@ -47,12 +53,24 @@ class DirectDispatch:
     headers as through Django: only the handler's plumbing is skipped. The skipped
     request signals only reset the debug query log and recycle the handler thread's own
     database connection, neither of which the pool threads use.
+
+    A route's methods that embed (`in_thread_pool(..., embeds=...)`) run on `writes`, every
+    other request on `executor`: a search, a listing or a session open never waits for a
+    thread behind a burst of writes.
     """
 
     def __init__(self, fallback: Callable[[Scope, Receive, Send], Awaitable[None]]) -> None:
         self.fallback = fallback
         self.resolver = get_resolver()
         self.executor = ThreadPoolExecutor(REQUEST_THREADS, thread_name_prefix="agentmemory-req")
+        self.writes = ThreadPoolExecutor(
+            write_threads(getattr(settings, "AGENT_MEMORY_WRITE_THREADS", 0), os.cpu_count()),
+            thread_name_prefix="agentmemory-write",
+        )
+
+    def shutdown(self) -> None:
+        self.executor.shutdown(wait=True)
+        self.writes.shutdown(wait=True)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -88,9 +106,11 @@ class DirectDispatch:
         if failure is not None:
             return failure
         request.resolver_match = match
+        embeds = request.method in getattr(match.func, "embedding_methods", ())
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(
-            self.executor, lambda: view(request, *match.args, **match.kwargs)
+            self.writes if embeds else self.executor,
+            lambda: view(request, *match.args, **match.kwargs),
         )
 
 

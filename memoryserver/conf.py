@@ -58,6 +58,10 @@ class ServerSettings(BaseSettings):
     # so the load does not slow other shoppers' searches; 0 loads every user in process.
     AGENT_MEMORY_INDEX_LOAD_APART_BLOCKS: int = Field(20_000, ge=0)
     AGENT_MEMORY_EXTRACTION_RETRY_SECONDS: float = Field(2.0, ge=0.0)
+    # Threads that serve the requests which embed (block adds and updates), apart from the
+    # reads' pool, so a burst of writes queues behind itself and never ahead of a search;
+    # 0 = one per core (`write_threads`).
+    AGENT_MEMORY_WRITE_THREADS: int = Field(0, ge=0, le=64)
     LOG_LEVEL: str = "INFO"
 
     # The extraction model and the openai embedder reach a model through llm.factory, which
@@ -118,6 +122,18 @@ class ServerSettings(BaseSettings):
 # lexical returns nothing that shares no word with the message, so a shopper's standing
 # facts ("wears size M") would drop out of a recall for "a dress for the wedding".
 SEARCH_MODE_BY_EMBEDDER = {"hashing": "hybrid", "minilm": "hybrid", "openai": "hybrid"}
+
+
+def write_threads(configured: int, cores: int | None) -> int:
+    """Threads for the writes that embed: one per core unless configured.
+
+    One per core, not fewer: one thread on two cores gives a burst of writes half the
+    machine (in a loaded run, 20 shoppers' writes on one thread were acknowledged for 46
+    of 60 turns, on two for all 60: docs/benchmarks.md, "Under load"); not more, or the
+    embeddings fight each other for the cores (eight at once on two cores took 716 ms a
+    call against 154 ms). The reads never wait for these threads, only share the cores.
+    """
+    return configured or max(1, cores or 1)
 
 
 def search_mode_for(embedder: str) -> str:

@@ -11,6 +11,7 @@ from asgiref.sync import SyncToAsync
 from django.db import connections
 
 from harness.memoryserver import LiveMemory, start_agentmemory_server
+from harness.services import ServiceUnavailable, redis_start
 from shop.services import catalog_seed, shoppers_seed
 from tests.support import fault_figures
 from tests.support.databases import (
@@ -19,7 +20,6 @@ from tests.support.databases import (
     item_uses_database,
     postgres_in_use,
 )
-from tests.support.services import ServiceUnavailable, redis_start
 
 
 @pytest.fixture(autouse=True)
@@ -109,7 +109,7 @@ def pytest_collection_modifyitems(session, config, items):
 @pytest.fixture(scope="session")
 def postgres_server_url() -> str:
     """The PostgreSQL server of make test's PostgreSQL pass, for tests that need databases
-    of their own on it (`tests.support.services.postgres_database_create`)."""
+    of their own on it (`harness.services.postgres_database_create`)."""
     if not postgres_in_use():
         pytest.skip(POSTGRES_ONLY)
     return os.environ["TEST_DATABASE_URL"]

@@ -19,15 +19,16 @@ os.environ["OPENAI_API_KEY"] = ""
 import dj_database_url
 
 from config.settings.base import *  # noqa: F403
-from config.settings.base import DATABASES, INSTALLED_APPS, VAR_DIR
+from config.settings.base import DATABASES, INSTALLED_APPS, VAR_DIR, postgres_pooled
 from memoryserver.conf import ServerSettings, sqlite_database
 
 DEBUG = False
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 if os.environ.get("TEST_DATABASE_URL"):
-    # make test's PostgreSQL pass: a throwaway server (tests/support/services.py); the
+    # make test's PostgreSQL pass: a throwaway server (harness/services.py); the
     # test database is created on it and dropped afterwards, as Django's runner does.
-    DATABASES["default"] = dj_database_url.parse(os.environ["TEST_DATABASE_URL"])
+    # Pooled as the shop's own settings pool it.
+    DATABASES["default"] = postgres_pooled(dj_database_url.parse(os.environ["TEST_DATABASE_URL"]))
 else:
     # A file, not :memory:, so a live server thread and the test share the database.
     DATABASES["default"] = {

@@ -81,11 +81,13 @@ def _plain_response(response: Any) -> HttpResponse:
     return plain
 
 
-def in_thread_pool(view: Any) -> Any:
-    """Run a sync DRF view on the shared thread pool, not Django's single sync thread.
+def in_thread_pool(view: Any, *, embeds: frozenset[str] = frozenset()) -> Any:
+    """Run a sync DRF view on the server's thread pools, not Django's single sync thread.
 
     Django would run every sync view on one thread; a slow extraction with
-    async_processing=false would then stall every search behind it.
+    async_processing=false would then stall every search behind it. `embeds` names the
+    methods that embed text (block adds and updates): `asgi.DirectDispatch` runs those on
+    the writes' own pool, the rest on the reads'.
     """
 
     def run(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
@@ -98,4 +100,5 @@ def in_thread_pool(view: Any) -> Any:
 
     # asgi.DirectDispatch calls the sync view straight from its own thread pool.
     view_async.sync_view = run  # type: ignore[attr-defined]
+    view_async.embedding_methods = embeds  # type: ignore[attr-defined]
     return view_async

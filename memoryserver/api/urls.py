@@ -32,12 +32,15 @@ urlpatterns = [
     path(f"{U}/sessions", P(v.SessionsView.as_view())),
     path(S, P(v.SessionView.as_view())),
     path(f"{S}/end", P(v.SessionEndView.as_view())),
-    path(f"{S}/memory", P(v.MemoryView.as_view())),
+    path(f"{S}/memory", P(v.MemoryView.as_view(), embeds=frozenset({"POST"}))),
     path(
         f"{S}/memory/search",
         P(partial(fastpath.search, fallback=v.MemorySearchView.as_view())),
     ),
-    path(f"{S}/memory/<str:block_id>", P(v.MemoryBlockView.as_view())),
+    path(
+        f"{S}/memory/<str:block_id>",
+        P(v.MemoryBlockView.as_view(), embeds=frozenset({"PUT"})),
+    ),
     path("prompts", P(v.PromptsView.as_view())),
     path("prompts/<str:prompt_id>", P(v.PromptView.as_view())),
     path("prompts/<str:prompt_id>/archive", P(v.PromptArchiveView.as_view())),

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 
 import pytest
 
-from memoryapp.guard import attempted
+from memoryapp.guard import MemoryTimeout, attempted, guarded, outages
 
 pytestmark = pytest.mark.asyncio
 
@@ -59,3 +60,29 @@ async def test_a_call_within_its_bound_returns_its_result():
         return "answer"
 
     assert await attempted(quick(), timeout=1.0) == ("answer", None)
+
+
+async def test_an_outage_log_names_the_call_its_bound_and_the_time_taken(caplog):
+    outages.reset()
+    caplog.set_level(logging.DEBUG, logger="memoryapp")
+    for _ in range(3):
+        ok, result = await guarded(
+            _deaf(0.5), path="read", lost="fact recall", timeout=0.05, name="the fact search"
+        )
+        assert (ok, result) == (False, None)
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warnings) == 1, warnings  # once per outage
+    assert "fact recall lost" in warnings[0]
+    assert "the fact search had no answer within its bound of 0.05 s" in warnings[0]
+    taken = float(warnings[0].rsplit("given up after ", 1)[1].removesuffix(" s"))
+    assert taken >= 0.05
+    outages.reset()
+
+
+async def test_a_recall_call_past_its_grace_says_both_bounds():
+    result, error = await attempted(
+        _deaf(), timeout=0.05, grace=0.05, name="the recall's turn call"
+    )
+    assert result is None
+    assert isinstance(error, MemoryTimeout) and error.call == "the recall's turn call"
+    assert "its bound of 0.05 s (up to 0.10 s while memory answered others)" in str(error)

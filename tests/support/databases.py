@@ -11,7 +11,7 @@ DB_FIXTURES = {"db", "transactional_db", "django_db_reset_sequences", "admin_cli
 
 POSTGRES_ONLY = (
     "needs PostgreSQL: runs in make test's PostgreSQL pass "
-    "(python -m tests.support.services postgres -- python -m pytest -m postgres)"
+    "(python -m harness.services postgres -- python -m pytest -m postgres)"
 )
 
 

@@ -11,7 +11,7 @@ server cannot be started, and the tests that need one are skipped with that reas
 As a wrapper, it runs a command with a PostgreSQL server of its own and the command's
 environment pointing the test settings at it (`TEST_DATABASE_URL`):
 
-    python -m tests.support.services postgres -- python -m pytest -m database
+    python -m harness.services postgres -- python -m pytest -m database
 """
 
 from __future__ import annotations
@@ -283,7 +283,7 @@ def _wait_ready(server: Server, timeout: float, ready) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m tests.support.services",
+        prog="python -m harness.services",
         description="Run a command with a throwaway PostgreSQL server (TEST_DATABASE_URL).",
     )
     parser.add_argument("service", choices=["postgres"])
