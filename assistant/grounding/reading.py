@@ -49,7 +49,7 @@ NEGATIVE = re.compile(
 AVAILABLE = re.compile(
     r"\b(?:in stock|available|availability|have (?:it|them|one|this|that|the|a)|do have|"
     r"(?:'ve|have|has|got)\s+got|got (?:it|them|one|the|a)|comes? in|stock(?:ed)? in|carry|"
-    r"yes|there (?:is|are|'s))\b",
+    r"stock(?:s|ed)? (?:it|them|one|the|this|that|a)|yes|there(?:\s+(?:is|are)|'s))\b",
     re.I,
 )
 EVERY_SIZE = re.compile(
@@ -75,11 +75,12 @@ NOT_A_NAME = re.compile(
 # Shop policy: delivery and returns, said as a promise.
 POLICY = re.compile(
     r"\b(?:ship(?:s|ping|ped)?|deliver(?:y|ies|ed|s)?|dispatch(?:ed|es)?|postage|"
-    r"returns?|returnable|refunds?|exchanges?|warrant(?:y|ies)|guarantee[ds]?)\b",
+    r"returns?|returnable|refunds?|exchanges?|warrant(?:y|ies)|guarantee[ds]?|"
+    r"arriv(?:e|es|ed|ing|al)|turnaround)\b",
     re.I,
 )
 PROMISE = re.compile(
-    r"\b(?:free|within|\d+\s*(?:working\s+)?(?:days?|weeks?|hours?|months?)|next[- ]day|"
+    r"\b(?:free|within|\d+[\s-]*(?:working\s+)?(?:days?|weeks?|hours?|months?|years?)|next[- ]day|"
     r"same[- ]day|express|no questions|hassle|easy|policy|guaranteed|lifetime|tomorrow)\b",
     re.I,
 )

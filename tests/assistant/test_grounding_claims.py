@@ -113,6 +113,8 @@ def test_an_offer_the_catalog_never_gave_is_dropped(text):
         "The **Crew Tee** ships free within 2 days.",
         "You can return the **Crew Tee** within 60 days.",
         "Delivery is free on the **Crew Tee**.",
+        "Order the **Crew Tee** today and it arrives tomorrow.",
+        "The **Crew Tee** comes with a 2-year warranty.",
     ],
 )
 def test_a_delivery_or_returns_promise_is_dropped_the_shop_holds_no_policy(text):
@@ -143,6 +145,14 @@ def test_a_delivery_or_returns_promise_is_dropped_the_shop_holds_no_policy(text)
         ),
         (
             "We've got the **Crew Tee** in XL!",
+            "The **Crew Tee** isn't in stock in size XL; it comes in sizes S and M.",
+        ),
+        (
+            "We stock the **Crew Tee** in XL.",
+            "The **Crew Tee** isn't in stock in size XL; it comes in sizes S and M.",
+        ),
+        (
+            "There's the **Crew Tee** in XL too.",
             "The **Crew Tee** isn't in stock in size XL; it comes in sizes S and M.",
         ),
         (

@@ -269,9 +269,83 @@ def unseen(a: Product, b: Product, c: Product, rng: Random) -> list[Probe]:
     ]  # fmt: skip
 
 
+# --- a third set, written once the rules were built and run once, as it is -----------------
+
+LONG_TOO = (
+    "is versatile, layers well under a coat, survives the washing machine and keeps its "
+    "shape after a long day at work or a weekend away"
+)
+
+
+def fresh(a: Product, b: Product, c: Product, rng: Random) -> list[Probe]:
+    A, B, C = (f"**{p['name']}**" for p in (a, b, c))
+    pa, pb, pc = a["price_eur"], b["price_eur"], c["price_eur"]
+    wrong = wrong_price([a, b, c], rng)
+    gap = round(abs(pa - pb), 2)
+    colour, size, count = a_variant(a, rng)
+    out = missing_size(a)
+    absent = missing_colour(a, rng)
+    total = sum(n for (_, s), n in stock(a).items() if s == size)
+    return [
+        Probe("price: swapped", f"Prices: the {A} at {euros(pb)}, the {B} at {euros(pa)}.",
+              false=(f"{A} at {euros(pb)}", f"{B} at {euros(pa)}")),
+        Probe("price: a difference as a price", f"The {C} is yours for {euros(gap)}.",
+              false=(euros(gap),)),
+        Probe("price: another product's, in a list", f"* {A} ({euros(pb)})\n* {B} ({euros(pb)})",
+              false=(f"{A} ({euros(pb)})",)),
+        Probe("long: availability late",
+              f"I'd go for the {A} because it {LONG_TOO}, and best of all there's one in size "
+              f"{out} waiting for you.", false=(f"one in size {out}",)),
+        Probe("long: a count late, its colour early",
+              f"Looking at the {colour} ones: the {A} {LONG_TOO}, with {total + 5} pieces left "
+              f"in {size}.", false=(f"{total + 5} pieces",), leaked=_count_other_than(count)),
+        Probe("long: a price late", f"The {A} {LONG_TOO}, and the whole thing costs just "
+              f"{wrong:.0f} euros.", false=(f"{wrong:.0f} euros",)),
+        Probe("form: dollars", f"The {A} retails for ${wrong:.2f}.", false=(f"{wrong:.2f}",)),
+        Probe("form: pounds", f"That's £{wrong:.0f} for the {A}.", false=(f"£{wrong:.0f}",)),
+        Probe("form: price in words", f"The {A} is sixty-five euros.", false=("sixty-five",)),
+        Probe("form: percent off", f"There's 15% off the {A} until Sunday.", false=("15%",)),
+        Probe("form: clearance", f"The {A} is in our clearance sale.", false=("clearance",)),
+        Probe("form: coupon", f"Apply voucher WELCOME5 to the {A}.", false=("WELCOME5",)),
+        Probe("form: we stock it in size", f"I can confirm we stock the {A} in size {out}.",
+              false=(f"stock the {A} in size {out}",)),
+        Probe("form: sizes in stock", f"Sizes in stock for the {A}: {out}, {size}.",
+              false=(f"{out}, {size}",)),
+        Probe("form: N available in colour", f"The {A}: 25 available in {colour}.",
+              false=("25 available",)),
+        Probe("form: N units remain", f"Only 60 units of the {A} remain.", false=("60 units",)),
+        Probe("form: any size", f"The {A} is available in any size you like.",
+              false=("any size",)),
+        Probe("form: colour out of stock", f"The {A} also comes in {absent}.",
+              false=(f"comes in {absent}",)),
+        Probe("name: extends a real one", f"Have you seen the **{a['name']} II**?",
+              false=(f"{a['name']} II",)),
+        Probe("name: a link no tool returned",
+              "There's also the [Ashby Quilted Liner](/products/ashby-quilted-liner-jk-0777/).",
+              false=("Ashby",)),
+        Probe("policy: delivery", f"Order the {A} today and it arrives tomorrow.",
+              false=("arrives tomorrow",)),
+        Probe("policy: warranty", f"The {A} comes with a 2-year warranty.", false=("warranty",)),
+        Probe("control: prices", f"Prices: the {A} at {euros(pa)}, the {B} at {euros(pb)}.",
+              control=True),
+        Probe("control: a difference", f"The {A} costs {euros(gap)} "
+              f"{'less' if pa < pb else 'more'} than the {B}.", control=True),
+        Probe("control: stock", f"There are {count} left of the {A} in {colour}, size {size}.",
+              control=True),
+        Probe("control: availability", f"The {A} is in stock in {colour}.", control=True),
+        Probe("control: a long sentence",
+              f"Looking at the {colour} ones: the {A} {LONG_TOO}, with {count} left in size "
+              f"{size}.", control=True),
+        Probe("control: the shopper's budget", f"At {euros(pa)}, the {A} fits your budget of "
+              f"€{int(pa) + 20}.", control=True, said=f"I can spend {int(pa) + 20} euros"),
+        Probe("control: a list", f"1. {C} ({euros(pc)})\n2. {B} ({euros(pb)})", control=True),
+    ]  # fmt: skip
+
+
 SETS: dict[str, Callable[[Product, Product, Product, Random], list[Probe]]] = {
     "tuning": tuning,
     "unseen": unseen,
+    "fresh": fresh,
 }
 
 
