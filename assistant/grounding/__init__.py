@@ -6,17 +6,17 @@ count it made up, a colour that is sold out, or a product it remembers from anot
 Each sentence is checked before the shopper sees it, against the evidence of this turn:
 what the tools returned, the page's product lookup, and the figures the shopper gave.
 
-What is checked, per sentence (a list line counts as one):
-- money amounts: a price of a product seen this turn, a figure the shopper gave (or that
-  the model passed to a search), or the difference of two such prices;
-- stock counts ("3 left") for a product in a size and colour, from its variants;
-- availability ("in stock in M", "comes in red"): the size and colour are in stock;
-- lists of sizes or colours said to be in stock;
-- product names given as results (bold or linked): a product a tool returned this turn.
-An unbacked claim is corrected from the data when the sentence says which product it is
-about; otherwise the sentence is dropped and a short honest line said once in its place.
-Claims of style or fit ("perfect for summer") are not facts the catalog holds: they pass.
-The evidence is `assistant.grounding.evidence`.
+What is checked, per sentence (a list line counts as one), each claim against the product
+it is about (`assistant.grounding.sentence`, its readers in `assistant.grounding.reading`):
+- money in any currency and in words: that product's price; a limit, the shopper's figure;
+  a difference, two named products' prices; offers and delivery or returns promises never;
+- stock counts ("3 left", "50 in navy"), availability ("we have it in M", "every size"),
+  lists of sizes or colours, from its variants in the colour and size named;
+- product names given as results (bold or linked): exactly a product a tool returned.
+An unbacked claim is corrected from the data when it can be; otherwise the sentence is
+dropped, and so is one stating a figure about a product that nothing reads. A short honest
+line is said once per kind, after the answer. Claims of style or fit ("perfect for summer")
+are not facts the catalog holds: they pass. The evidence is `assistant.grounding.evidence`.
 
 `AnswerGrounder` does this as text streams: a sentence is released once it is complete and
 checked, so the shopper still reads the answer as it is written.
