@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import permutations
 from random import Random
 from typing import Any
 
@@ -96,8 +97,12 @@ def product_draw(candidates: list[Product], rng: Random) -> list[Product]:
     ]
     while True:
         drawn = rng.sample(fit, 3)
-        prices = sorted(p["price_eur"] for p in drawn)
-        if prices[0] != prices[1] != prices[2] and abs(prices[2] - prices[1]) != prices[0]:
+        prices = [p["price_eur"] for p in drawn]
+        # Distinct prices, and no difference of two that is the third's price (a "difference
+        # as a price" probe would then be true).
+        if len(set(prices)) == 3 and all(
+            abs(abs(x - y) - z) >= 0.01 for x, y, z in permutations(prices)
+        ):
             return drawn
 
 
