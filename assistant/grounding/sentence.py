@@ -206,6 +206,7 @@ def sentence_check(sentence: str, evidence: Evidence, *, context: Product | None
             elif product.price is not None:
                 fixed = f"€{product.price:.2f}"
                 text = text[: money.start] + fixed + text[money.end :]
+                named = evidence.named(text)  # names after it have moved
                 verdict = "corrected"
             else:
                 verdict = None

@@ -65,6 +65,13 @@ def test_two_products_prices_swapped_are_each_corrected_to_their_own():
     assert shown == "The **Crew Tee** is €19.99 and the **Piqué Polo** is €34.50."
 
 
+def test_an_amount_for_a_product_named_after_it_is_that_products():
+    text = "The **Crew Tee** is cheaper: €19.99 against €34.50 for the **Piqué Polo**."
+    assert _ground(text) == text
+    wrong = "The **Crew Tee** is €3, and €3 for the **Piqué Polo**."
+    assert _ground(wrong) == "The **Crew Tee** is €19.99, and €34.50 for the **Piqué Polo**."
+
+
 def test_a_difference_of_two_prices_is_no_third_products_price():
     shown = _ground("The **Harbour Trench Coat** costs €14.51.")
     assert shown == "The **Harbour Trench Coat** costs €129.00."
