@@ -92,6 +92,8 @@ class GroundingReport:
 
     claims: list[Claim] = field(default_factory=list)
     check_ms: float = 0.0
+    # The kinds whose honest line this answer has said (its rounds share one report).
+    said: set[str] = field(default_factory=set)
 
     def counts(self) -> dict[str, int]:
         result = {"checked": len(self.claims), "backed": 0, "corrected": 0, "dropped": 0}
@@ -156,15 +158,17 @@ class AnswerGrounder:
     def flush(self) -> str:
         sentence, self._held = self._held, ""
         text = self._check(sentence) if sentence else ""
-        if self._dropped:
-            lines = " ".join(DROPPED_LINES[kind] for kind in self._dropped)
+        kinds = [kind for kind in self._dropped if kind not in self.report.said]
+        self.report.said.update(kinds)
+        self._dropped = []
+        if kinds:
+            lines = " ".join(DROPPED_LINES[kind] for kind in kinds)
             so_far = self._released + text
             if not so_far.strip() or so_far.endswith("\n\n"):
                 gap = ""
             else:
                 gap = "\n" if so_far.endswith("\n") else "\n\n"
             text += gap + lines
-            self._dropped = []
         return self._out(text)
 
     def _out(self, text: str) -> str:

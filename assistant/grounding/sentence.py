@@ -184,8 +184,11 @@ def sentence_check(sentence: str, evidence: Evidence, *, context: Product | None
                 if a.price is not None and b.price is not None
             ]
             verdict = "backed" if any(abs(money.amount - g) < 0.005 for g in gaps) else None
-        elif r.SUM.search(text) and len(products) > 1:
-            verdict = None
+        elif r.SUM.search(text) and products:
+            # A sum is never corrected to one price: it stands only if it is one.
+            product = _about(money.start, named, context)
+            one = product is not None and product.price_backs(money.amount, rounded=False)
+            verdict = "backed" if one and len(products) <= 1 else None
         else:
             # "€23.00 for the **Crew Tee**": the product named just after is the one.
             product = _named_next(money.end, text, named) or _about(money.start, named, context)

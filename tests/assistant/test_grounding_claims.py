@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.grounding import DROPPED_LINES, AnswerGrounder, answer_ground
+from assistant.grounding import DROPPED_LINES, AnswerGrounder, GroundingReport, answer_ground
 from assistant.grounding.evidence import evidence_start
 
 VOCABULARY = {
@@ -80,6 +80,10 @@ def test_a_difference_of_two_prices_is_no_third_products_price():
 def test_a_shoppers_figure_is_no_products_price_but_is_theirs_to_hear():
     shown = _ground("The **Crew Tee** is €60, well under your €60.")
     assert shown == "The **Crew Tee** is €19.99, well under your €60."
+
+
+def test_a_sum_is_never_corrected_to_one_price():
+    assert _ground("The **Crew Tee** is €30 for both together.") == DROPPED_LINES["price"]
 
 
 def test_a_rounded_price_is_rounded_to_the_nearest_euro_only():
@@ -240,6 +244,15 @@ def test_the_honest_line_follows_the_answer_once_per_kind_never_inside_a_list():
         "I found these:\n- **Crew Tee** — €19.99\n- **Piqué Polo** — €34.50\n"
         "Want another colour?\n\n" + DROPPED_LINES["name"]
     )
+
+
+def test_an_answer_over_two_rounds_says_each_honest_line_once():
+    report = GroundingReport()
+    said = []
+    for text in ("Everything is €5 today. The **Crew Tee** is soft.", "And €7 tomorrow."):
+        grounder = AnswerGrounder(_evidence(), report)
+        said.append(grounder.feed(text) + grounder.flush())
+    assert "".join(said).count(DROPPED_LINES["price"]) == 1
 
 
 def test_an_answer_that_lost_nothing_has_no_honest_line():
