@@ -310,8 +310,11 @@ _LEFT_OVER = (
 
 
 def _without_figures(text: str) -> str:
-    text = numbers_in_digits(text)
-    for money in reversed(amounts_of_money(text)):
+    digits = numbers_in_digits(text)
+    amounts = amounts_of_money(digits)
+    # Number words are read as digits only where money must be cut out of them.
+    text = digits if amounts else text
+    for money in reversed(amounts):
         lead = _MONEY_LEAD.search(text[: money.start])
         text = text[: lead.start() if lead else money.start] + text[money.end :]
     text = _REMEMBERED_STOCK.sub("", text)

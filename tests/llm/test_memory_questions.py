@@ -161,14 +161,16 @@ async def test_what_did_i_look_at_last_time_looks_it_up_then_answers_with_dates(
     assert call == ("recall_memory", {"query": question})
     found = {
         "notes": "Background recalled from this shopper's earlier messages.\n<memory-notes>\n"
-        "[2026-04-12] Shopper asked: navy chinos; Shown: Tern Chino; €59.00\n"
+        "[2026-04-12] Shopper asked: navy chinos; Shown: Tern Chino; €59.00; colours navy; "
+        "sizes in stock S, M\n"
         "</memory-notes>",
         "count": 1,
     }
     text = (await answer_after(conversation(question, notes=FACTS), call, found)).content
     assert "- 12 April 2026: Shopper asked: navy chinos; Shown: Tern Chino" in text
     # A remembered price is a lead, never said as a fact (the grounding check would drop it).
-    assert "59" not in text and "€" not in text
+    assert "59" not in text and "€" not in text and "sizes in stock" not in text
+    assert "Shown: Tern Chino; colours navy" in text
     assert "may have changed" in text
     assert "](" not in text, "a product remembered from memory is never linked"
 
