@@ -4,9 +4,9 @@ Streamed tool-call arguments arrive in pieces keyed by `index`; they are accumul
 parsed once, when the round ends. The answer's links are checked as it streams: only the
 product pages that tool results of this turn returned may stay links (seed 000, rule 4:
 a product remembered from an earlier visit, or any other address, is never linked).
-Then each sentence passes the grounding check (`assistant.grounding`) before it is
-released: the shopper reads the answer a sentence at a time, each one held to this turn's
-catalog data.
+Each sentence passes the grounding check (`assistant.grounding`) before that: the check
+reads a link's label as a product name before its link is stripped, and the shopper reads
+the answer a sentence at a time, each one held to this turn's catalog data.
 """
 
 from __future__ import annotations
@@ -21,10 +21,10 @@ from typing import Any
 import openai
 
 from assistant.grounding import AnswerGrounder, GroundingReport
-from assistant.grounding_evidence import Evidence, evidence_start
+from assistant.grounding.evidence import Evidence, evidence_start
 from assistant.tools import ToolOutcome, tool_result_text
 from llm.cards import MAX_CARDS
-from llm.prompts import content_text
+from llm.prompts import NOTES_OPEN, content_text
 from llm.transcript import page_context_parse
 
 MAX_ROUNDS = 4
@@ -247,7 +247,7 @@ async def agent_run(
                     continue
                 delta = chunk.choices[0].delta
                 if delta.content:
-                    shown = grounder.feed(guard.feed(delta.content))
+                    shown = guard.feed(grounder.feed(delta.content))
                     if shown:
                         text_parts.append(shown)
                         yield TokenEvent(shown)
@@ -263,7 +263,7 @@ async def agent_run(
         finally:
             # Stopped mid-answer, or ended early by an error: hang up on the model.
             await stream.close()
-        rest = grounder.feed(guard.flush()) + grounder.flush()
+        rest = guard.feed(grounder.flush()) + guard.flush()
         if rest:
             text_parts.append(rest)
             yield TokenEvent(rest)
@@ -336,10 +336,14 @@ def _evidence_start(messages: list[dict[str, Any]], tools: list[dict[str, Any]])
     pages = [page_context_parse(text) for role, text in texts if role == "system"]
     page = next((page for page in pages if page), None) or {}
     shopper = [text for role, text in texts if role == "user"][-1:]
+    # The shopper's own facts (remembered, or said earlier in a signed-out chat) are their
+    # figures: "your budget is up to 60 EUR" is theirs to hear.
+    notes = "\n".join(text for _, text in texts if NOTES_OPEN in text)
     return evidence_start(
         vocabulary=_tool_vocabulary(tools),
         page_product=page.get("product") if page.get("kind") == "product" else None,
         shopper_texts=shopper,
+        notes=notes,
     )
 
 

@@ -37,13 +37,28 @@ import openai  # noqa: E402
 from assistant import agent  # noqa: E402
 from assistant.agent import FinalEvent, TokenEvent, agent_run  # noqa: E402
 from assistant.grounding import AnswerGrounder  # noqa: E402
-from assistant.grounding_evidence import evidence_start  # noqa: E402
 from assistant.tools import ToolOutcome  # noqa: E402
 
 VOCABULARY = {
     "colours": ["black", "white", "grey", "navy", "blue", "red", "green", "yellow"],
     "sizes": ["XS", "S", "M", "L", "XL", "XXL"],
 }
+# The loop reads the catalog's colours and sizes from the search tool's schema.
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "search_products",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "colour": {"type": "string", "enum": VOCABULARY["colours"]},
+                    "size": {"type": "string", "enum": VOCABULARY["sizes"]},
+                },
+            },
+        },
+    }
+]
 PRODUCTS = [
     {
         "sku": f"TS-000{i}",
@@ -141,9 +156,8 @@ async def one_turn(client: openai.AsyncOpenAI) -> tuple[float, float, float]:
         client=client,
         model="m",
         messages=[{"role": "user", "content": "t-shirts in M under 30"}],
-        tools=[],
+        tools=TOOLS,
         run_tool=run_tool,
-        evidence=evidence_start(vocabulary=VOCABULARY, shopper_texts=["t-shirts in M under 30"]),
     )
     async for event in run:
         if isinstance(event, TokenEvent) and first is None:

@@ -64,3 +64,22 @@ def text_fold(text: str) -> str:
 def entitlement_or_instruction(text: str) -> bool:
     """True when the text claims an entitlement or gives an instruction."""
     return bool(_ENTITLEMENT_OR_INSTRUCTION.search(text_fold(text)))
+
+
+# An offer said in an answer: a price cut, a sale or a code. The catalog holds no offers,
+# so the grounding check drops a sentence that states one; "100% cotton" is no offer.
+_OFFER = re.compile(
+    r"\b\d+\s*(?:%|percent)\s*(?:off|discount|cheaper|less|saving)\b"
+    r"|\b(?:save|saving|saves)\s+(?:you\s+)?(?:an?\s+extra\s+)?\d+\s*(?:%|percent)"
+    r"|\bhalf[- ]?(?:price|off)\b|\bon\s+(?:sale|offer|promotion)\b|\bsale\s+price\b"
+    r"|\b(?:reduced|marked\s+down|markdown|clearance|special\s+offer|bogo)\b"
+    r"|\bbuy\s+one,?\s+get\s+one\b|\b\d+\s+for\s+(?:the\s+price\s+of\s+)?\d+\b"
+    r"|\b(?:discount(?:s|ed)?|promo(?:tion(?:al)?s?)?|vouchers?|coupons?|cashback)\b"
+    r"|\b(?:use|enter|apply|with)\s+(?:the\s+)?(?:promo\s+|discount\s+)?code\b",
+    re.IGNORECASE,
+)
+
+
+def offer_stated(text: str) -> bool:
+    """True when the text states an offer (a discount, a sale, a code)."""
+    return bool(_OFFER.search(text_fold(text)))

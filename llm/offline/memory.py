@@ -20,6 +20,7 @@ from llm.offline.facts import (
 )
 from llm.offline.notes import Fact, Memory
 from llm.offline.vocabulary import Vocabulary
+from llm.shopper_words import amounts_of_money, numbers_in_digits
 
 _TOPICS: tuple[tuple[str, re.Pattern], ...] = (
     (
@@ -290,11 +291,44 @@ _THIRD_PERSON = (
 )
 
 
+# A remembered price or stock figure is a lead, never a fact to state (the grounding check
+# drops it): a past visit is told without them.
+_REMEMBERED_STOCK = re.compile(
+    r"(?:;\s*|,\s*|\b)(?:sizes in stock|in stock in sizes?)\b[^;.)]*|\b\d+ left\b", re.I
+)
+_MONEY_LEAD = re.compile(
+    r"\s*\b(?:under|below|up to|less than|within|at most|around|about|at|for)\s*$", re.I
+)
+_LEFT_OVER = (
+    (re.compile(r"\(\s*[,;]?\s*\)"), ""),
+    (re.compile(r"\(\s*[,;]\s*"), "("),
+    (re.compile(r"\s*[,;]\s*\)"), ")"),
+    (re.compile(r"\s+(?:at|for)\s*(?=[;,.)]|$)"), ""),
+    (re.compile(r"\s*;\s*(?=[;.,]|$)"), ""),
+    (re.compile(r"\s+(?=[.,;])|(?<=\s)\s+"), ""),
+)
+
+
+def _without_figures(text: str) -> str:
+    digits = numbers_in_digits(text)
+    amounts = amounts_of_money(digits)
+    # Number words are read as digits only where money must be cut out of them.
+    text = digits if amounts else text
+    for money in reversed(amounts):
+        lead = _MONEY_LEAD.search(text[: money.start])
+        text = text[: lead.start() if lead else money.start] + text[money.end :]
+    text = _REMEMBERED_STOCK.sub("", text)
+    for pattern, replacement in _LEFT_OVER:
+        text = pattern.sub(replacement, text)
+    return text.strip()
+
+
 def _visit_text(text: str) -> str:
-    """An earlier visit as said to the shopper: in the second person, without bookkeeping."""
+    """An earlier visit as said to the shopper: in the second person, without bookkeeping,
+    remembered prices or stock."""
     # A remembered product is a lead, never a link (seed 000, rule 4): keep only its words.
     text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)
-    text = _VISIT_BOOKKEEPING.sub("", text.strip())
+    text = _without_figures(_VISIT_BOOKKEEPING.sub("", text.strip()))
     for pattern, replacement in _THIRD_PERSON:
         text = pattern.sub(replacement, text)
     # Sentences that now open with "you" start with a capital again.

@@ -9,6 +9,7 @@ import pytest
 from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 
+from assistant.grounding import DROPPED_LINES
 from assistant.models import ChatSession, ChatTurn
 from assistant.panels import shopper_group
 from config.asgi import application
@@ -495,8 +496,8 @@ async def test_only_products_a_tool_returned_this_turn_are_links_in_what_the_sho
             text=(
                 f"Try the [{returned['name']}]({returned['url']}). Staff can "
                 "[change prices](/admin/shop/product/), [sign in](/signin/) to save it, "
-                f"or see the [{remembered['name']}]({remembered['url']}) you liked, or "
-                "[every product](/products/)."
+                "or browse [every product](/products/). Or see the "
+                f"[{remembered['name']}]({remembered['url']}) you liked."
             ),
             chunks=9,  # links split across chunks, as a real model streams them
         )
@@ -517,8 +518,9 @@ async def test_only_products_a_tool_returned_this_turn_are_links_in_what_the_sho
     assert links and set(links) <= returned_urls, text
     assert "/admin/" not in text and "/signin/" not in text and remembered["url"] not in text
     assert "](/products/)" not in text
-    # Their words stay, as plain text.
-    assert "change prices" in text and "sign in" in text and remembered["name"] in text
+    # Their words stay, as plain text; but a product no tool returned is named nowhere.
+    assert "change prices" in text and "sign in" in text and remembered["name"] not in text
+    assert DROPPED_LINES["name"] in text
     assert remembered["sku"] not in {card["sku"] for card in done["products"]}
     assert tool["name"] == "search_products"
     # What streamed is what was kept: no link showed even for a moment.

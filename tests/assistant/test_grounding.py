@@ -6,7 +6,7 @@ import pytest
 
 from assistant.agent import _answer_cards
 from assistant.grounding import DROPPED_LINES, AnswerGrounder, answer_ground
-from assistant.grounding_evidence import evidence_start
+from assistant.grounding.evidence import evidence_start
 
 VOCABULARY = {
     "colours": ["black", "red", "yellow", "navy", "white"],
@@ -68,8 +68,8 @@ def test_a_wrong_price_of_a_named_product_is_corrected_from_the_catalog():
 def test_a_price_about_no_product_is_dropped_with_an_honest_line():
     shown, report = _ground("Everything is €5 today! Here are two tees.", page=None)
     assert "€5" not in shown
-    assert shown.startswith(DROPPED_LINES["price"])
-    assert shown.endswith("Here are two tees.")
+    # The honest line is said after the answer, in a paragraph of its own.
+    assert shown == "Here are two tees.\n\n" + DROPPED_LINES["price"]
     assert report.counts()["dropped"] == 1
 
 

@@ -189,6 +189,13 @@ OFFLINE_TURNS = [
     ("is it in stock in yellow?", {"kind": "product", "sku": "TS-0004"}),
     ("something like this but cheaper", {"kind": "product", "sku": "JK-0089"}),
     ("boots in size 42", None),
+    # As a new shopper might go on: budgets, words for sizes and colours, questions.
+    ("sneakers under eighty euros", None),
+    ("a navy jacket in large", None),
+    ("what sizes does it come in?", {"kind": "product", "sku": "JK-0082"}),
+    ("is there a cheaper one in black?", {"kind": "product", "sku": "TS-0004"}),
+    ("something for a wedding, about 100 euros", None),
+    ("what do you remember about me?", None),
 ]
 
 

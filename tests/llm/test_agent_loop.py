@@ -9,6 +9,7 @@ import openai
 import pytest
 
 from assistant.agent import FinalEvent, LinkGuard, TokenEvent, agent_run
+from assistant.grounding import DROPPED_LINES
 from assistant.prompting import MEMORY_RULES, turn_messages
 from assistant.tools import ToolOutcome
 from harness.fake_openai import FakeOpenAI, Reply
@@ -71,8 +72,8 @@ def _final(events: list) -> FinalEvent:
 async def test_only_this_turns_product_pages_stay_links(fake: FakeOpenAI) -> None:
     answer = (
         f"Try the [{VELA['name']}]({VELA['url']}). Staff can [edit prices](/admin/shop/) and "
-        "you liked [Loom & Lane Midi Dress](/products/loom-lane-midi-dress-dr-0061/) last "
-        "time; see <https://evil.example/win> too."
+        "see <https://evil.example/win> too. You liked "
+        "[Loom & Lane Midi Dress](/products/loom-lane-midi-dress-dr-0061/) last time."
     )
     # Seven pieces: links arrive split across chunks, as a real model streams them.
     fake.script(
@@ -84,7 +85,8 @@ async def test_only_this_turns_product_pages_stay_links(fake: FakeOpenAI) -> Non
     final = _final(events)
     assert f"[{VELA['name']}]({VELA['url']})" in final.text
     assert "edit prices and" in final.text and "/admin/" not in final.text
-    assert "you liked Loom & Lane Midi Dress last time" in final.text
+    # A product no tool returned this turn is named nowhere, not even as plain words.
+    assert "Loom & Lane Midi Dress" not in final.text and DROPPED_LINES["name"] in final.text
     assert "](/products/loom-lane" not in final.text
     assert "evil.example" in final.text and "<https" not in final.text
     # What streamed is what is kept: the shopper never saw a link the answer does not have.

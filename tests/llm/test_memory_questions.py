@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from assistant.grounding import DROPPED_LINES
 from tests.support.shopping import (
     SIGNED_OUT_TOOLS,
+    Shopper,
     answer_after,
     conversation,
     first_reply,
@@ -159,12 +161,16 @@ async def test_what_did_i_look_at_last_time_looks_it_up_then_answers_with_dates(
     assert call == ("recall_memory", {"query": question})
     found = {
         "notes": "Background recalled from this shopper's earlier messages.\n<memory-notes>\n"
-        "[2026-04-12] Shopper asked: navy chinos; Shown: Tern Chino; €59.00\n"
+        "[2026-04-12] Shopper asked: navy chinos; Shown: Tern Chino; €59.00; colours navy; "
+        "sizes in stock S, M\n"
         "</memory-notes>",
         "count": 1,
     }
     text = (await answer_after(conversation(question, notes=FACTS), call, found)).content
     assert "- 12 April 2026: Shopper asked: navy chinos; Shown: Tern Chino" in text
+    # A remembered price is a lead, never said as a fact (the grounding check would drop it).
+    assert "59" not in text and "€" not in text and "sizes in stock" not in text
+    assert "Shown: Tern Chino; colours navy" in text
     assert "may have changed" in text
     assert "](" not in text, "a product remembered from memory is never linked"
 
@@ -189,3 +195,18 @@ async def test_asking_for_something_in_my_size_is_still_shopping() -> None:
             "max_price": 60,
         },
     )
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "mode, facts, said",
+    [
+        ("remembering", FACTS, "your budget is up to 60 EUR"),
+        # Signed out: the budget stated earlier in this chat, as the notes carry it.
+        ("stateless", ["[fact · this chat] The shopper's budget is up to 60 EUR."], "budget"),
+    ],
+)
+async def test_the_shoppers_own_budget_survives_the_grounding_check(mode, facts, said) -> None:
+    answer = await Shopper(mode=mode, facts=list(facts)).ask("what do you remember about me?")
+    assert "60 EUR" in answer.text and said in answer.text, answer.text
+    assert not any(line in answer.text for line in DROPPED_LINES.values()), answer.text

@@ -205,7 +205,8 @@ class Shopper:
                     page_context=page_message,
                     mode=self.mode,
                 ),
-                tools=tool_schemas(vocabulary=vocabulary, with_memory=False),
+                # Remembering, the model is given its recall tool, as the pipeline does.
+                tools=tool_schemas(vocabulary=vocabulary, with_memory=self.mode == "remembering"),
                 run_tool=run_tool,
                 linkable=linkable,
             )

@@ -13,6 +13,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from llm.note_lines import FACT, note_line_read
+from llm.shopper_words import amounts_of_money, numbers_in_digits
+
 
 def name_plain(name: str) -> str:
     return re.sub(r"^the\s+", "", re.sub(r"\s+", " ", name.strip().lower()))
@@ -29,6 +32,17 @@ class Product:
     sizes: set[str] = field(default_factory=set)
     # variant sku -> (colour, size, stock); known only from a product look-up.
     variants: dict[str, tuple[str, str, int]] = field(default_factory=dict)
+    # The figures its own description and blurb state ("100% cotton", "washes at 30").
+    described: set[str] = field(default_factory=set)
+
+    def price_backs(self, amount: float, *, rounded: bool) -> bool:
+        """The amount is this product's price or, written without cents (`rounded`), the
+        price rounded to whole euros ("about €35" of €34.50; never €23 of €23.95)."""
+        if self.price is None:
+            return False
+        if abs(amount - self.price) < 0.005:
+            return True
+        return rounded and amount == math.floor(self.price + 0.5)
 
     def sizes_in(self, colour: str | None) -> list[str] | None:
         """Sizes in stock (in one colour when given); None when the data cannot tell."""
@@ -70,6 +84,8 @@ class Evidence:
         price = data.get("price_eur")
         if isinstance(price, int | float) and not isinstance(price, bool):
             product.price = float(price)
+        for key in ("description", "blurb"):
+            product.described.update(re.findall(r"\d+", str(data.get(key) or "")))
         product.colours.update(str(c).lower() for c in data.get("colours") or [])
         product.sizes.update(str(s) for s in data.get("sizes_in_stock") or [])
         for variant in data.get("variants") or []:
@@ -95,19 +111,34 @@ class Evidence:
                 self.figures.add(float(value))
 
     def add_shopper_text(self, text: str) -> None:
-        """Figures the shopper wrote ("under 60", "€45.50") may be said back to them."""
-        for number in re.findall(r"\d+(?:[.,]\d{1,2})?", text or ""):
+        """Figures the shopper wrote ("under 60", "€45.50", "sixty quid") may be said back to
+        them, as their own figures (never as a product's price)."""
+        for number in re.findall(r"\d+(?:[.,]\d{1,2})?", numbers_in_digits(text or "")):
             self.figures.add(float(number.replace(",", ".")))
 
+    def add_notes(self, text: str) -> None:
+        """The shopper's own facts in the notes (a remembered budget, or one stated earlier in
+        this chat) are their figures too. Nothing else recalled is: a remembered price or
+        product is a lead, never evidence."""
+        for line in (text or "").splitlines():
+            read = note_line_read(line.strip())
+            if read is not None and read[0] and read[0][0] == FACT:
+                for money in amounts_of_money(read[1]):
+                    self.figures.add(money.amount)
+
     def named(self, text: str) -> list[tuple[int, Product]]:
-        """(position, product) for each product whose name the text carries, in order."""
+        """(position, product) for each place the text names a product, in order; of two
+        names starting at one place ("Crew Tee", "Crew Tee Long") the longer."""
         lowered = text.lower()
-        found = []
+        found: dict[int, Product] = {}
         for product in self.products.values():
-            at = lowered.find(product.name.lower())
-            if at >= 0:
-                found.append((at, product))
-        return sorted(found, key=lambda pair: pair[0])
+            name = product.name.lower()
+            at = lowered.find(name)
+            while at >= 0:
+                if at not in found or len(found[at].name) < len(product.name):
+                    found[at] = product
+                at = lowered.find(name, at + 1)
+        return sorted(found.items(), key=lambda pair: pair[0])
 
     def by_name(self, name: str) -> Product | None:
         wanted = name_plain(name)
@@ -116,16 +147,9 @@ class Evidence:
                 return product
         return None
 
-    def amount_backed(self, amount: float) -> bool:
-        prices = [p.price for p in self.products.values() if p.price is not None]
-        known = list(self.figures) + prices
-        known += [abs(a - b) for i, a in enumerate(prices) for b in prices[i + 1 :]]
-        if any(abs(amount - value) < 0.005 for value in known):
-            return True
-        # A whole-euro amount may round a price ("about €53" of €52.99).
-        return amount == int(amount) and any(
-            int(amount) in (math.floor(value), math.ceil(value)) for value in known
-        )
+    def figure_backs(self, amount: float) -> bool:
+        """The amount is one the shopper gave (or a tool was passed on their behalf)."""
+        return any(abs(amount - value) < 0.005 for value in self.figures)
 
 
 def evidence_start(
@@ -133,6 +157,7 @@ def evidence_start(
     vocabulary: dict[str, list[str]],
     page_product: dict[str, Any] | None = None,
     shopper_texts: Iterable[str] = (),
+    notes: str | None = None,
 ) -> Evidence:
     evidence = Evidence(
         colours=[c.lower() for c in vocabulary.get("colours", [])],
@@ -142,4 +167,5 @@ def evidence_start(
         evidence.add_product(page_product)
     for text in shopper_texts:
         evidence.add_shopper_text(text)
+    evidence.add_notes(notes or "")
     return evidence
