@@ -15,10 +15,10 @@ from random import Random
 import pytest
 from asgiref.sync import sync_to_async
 
+from harness.fake_openai import Reply
 from shop.models import Product
 from shop.selectors import product_get
 from tests.support.chat import Chat
-from tests.support.fake_openai import Reply
 from tests.support.grounding_probes import SETS, Probe, Tally, product_draw
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]

