@@ -48,7 +48,7 @@ def line_cut(line: str, *, max_chars: int) -> str:
     if cut < room // 2:
         cut = line.rfind(" ", room // 2, room)
         cut = cut if cut > 0 else room
-    return line[:cut].rstrip(" ;") + "…"
+    return line[:cut] + "…"
 
 
 def _relevance(item: RecalledItem, index: int) -> tuple[bool, float, int]:
