@@ -18,8 +18,9 @@ text, its tool calls' arguments, the tools schema as JSON, and 4 tokens per mess
 the chat format. A turn's tokens are its two rounds, its judge call, its exchange's
 extraction and its share of the visit summary (the summary over the visit's turns).
 
-Printed: tokens per call kind (p50/p95/max), the notes message, whole turns by turn
-number in the long visit and by past visits, the honest client's turn by part (system
+Printed: tokens per call kind (p50/p95/max), the notes message, the honest client's
+return-visit turns whose notes carry at least one exchange of an earlier visit, whole
+turns by turn number in the long visit and by past visits, the honest client's turn by part (system
 prompt, tools schema, notes, tool result, ... of both rounds, judge, extraction, summary
 share) at the p50 and p95 turns, the lying client's turns against the honest one's at each
 turn number, and CPU per turn: the app (this process, less the scripted
@@ -269,6 +270,31 @@ async def _extraction_settled(endpoint: Endpoint, client: str, turn_number: int)
         await asyncio.sleep(0.01)
 
 
+def reach(endpoint: Endpoint, visits: list[int]) -> str:
+    """Of the honest client's return-visit turns, those whose round-1 notes hold at least one
+    exchange of an earlier visit (a line labelled "earlier visit")."""
+    from llm.note_lines import EARLIER_VISIT
+    from llm.prompts import NOTES_OPEN
+
+    first_return = visits[0]
+    carried: dict[int, bool] = {}
+    for turn, role, body in endpoint.calls:
+        if role != "assistant" or turn is None or turn[0] != "honest" or turn[1] < first_return:
+            continue
+        if any(m.get("role") == "tool" for m in body["messages"]):
+            continue  # round 2 repeats round 1's notes
+        notes = next(
+            (
+                m["content"]
+                for m in body["messages"]
+                if m.get("role") == "user" and NOTES_OPEN in str(m.get("content"))
+            ),
+            "",
+        )
+        carried[turn[1]] = f"[{EARLIER_VISIT} " in notes
+    return f"{sum(carried.values())} of {len(carried)}"
+
+
 def report(endpoint: Endpoint, visits: list[int], cpu: dict, clients: list[str]) -> None:
     per_turn: dict[str, dict[int, dict[str, int]]] = defaultdict(lambda: defaultdict(dict))
     kinds: dict[str, list[float]] = defaultdict(list)
@@ -316,6 +342,9 @@ def report(endpoint: Endpoint, visits: list[int], cpu: dict, clients: list[str])
     for kind in ("round 1", "round 2", "judge", "extraction", "visit summary"):
         print(f"  {kind:<16}{figures(kinds.get(kind, []))}")
     print(f"  {'notes message':<16}{figures(notes)}")
+    print(
+        f"  return-visit turns whose notes carry an earlier-visit exchange: {reach(endpoint, visits)}"
+    )
     for client in clients:
         print(f"\nWhole turn, {client} client: {figures(list(whole[client].values()))}")
         long = visits[0]

@@ -27,9 +27,9 @@ from memoryapp.consolidation import (
     newest_distinct,
 )
 from memoryapp.guard import attempted, guarded, outcome_noted
+from memoryapp.notes_budget import notes_budgeted
 from memoryapp.render import (
     exchange_compressed,
-    notes_budgeted,
     recall_items,
     tool_items,
 )

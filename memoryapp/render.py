@@ -4,8 +4,8 @@ Order of the notes: earlier visits first (past-visit summaries, then earlier exc
 always compressed), then the shopper's facts (whole, dated, oldest first so the newest
 statement is read last), then the conversation in progress, oldest first: its newest
 exchanges verbatim (each with its answer's products-shown line, which a
-follow-up reads), older ones compressed. `notes_budgeted` keeps the whole within the
-notes' token budget.
+follow-up reads), older ones compressed. `memoryapp.notes_budget` keeps the whole within
+the notes' token budget.
 """
 
 from __future__ import annotations
@@ -111,8 +111,26 @@ VERBATIM_MAX_LINES = 8
 CONTINUED_LABEL = note_label(THIS_VISIT, CONTINUED)
 
 
+# A continuation's label inside a sentence reads as words of it ("Slim through [this visit
+# · continued] the body"), so a line ends where a sentence, a line of the answer (" / ") or
+# a products-shown entry (" | ") does; only a sentence longer than a whole line is broken
+# between words. The mark stays on the line it ends, so the lines rejoined with a space are
+# the exchange again. The first line always holds "Assistant:" (it is how the offline
+# model's reader knows an exchange), so the " ‖ " between the halves is no end.
+_SENTENCE_END = re.compile(r"(?<=[.!?…;/|]) ")
+
+
+def _line_break(text: str, *, room: int) -> int:
+    """Where a line of at most room characters ends: after a sentence, else a word."""
+    ends = [m.start() for m in _SENTENCE_END.finditer(text, 0, room + 1)]
+    if ends and ends[-1] > 0:
+        return ends[-1]
+    cut = text.rfind(" ", room // 2, room + 1)
+    return cut if cut > 0 else room
+
+
 def verbatim_lines(text: str, *, max_chars: int) -> list[str]:
-    """Split a verbatim exchange over lines of at most max_chars, breaking between words."""
+    """Split a verbatim exchange over lines of at most max_chars, between sentences."""
     rest = note_clean(text, max_chars=max_chars * VERBATIM_MAX_LINES)
     lines: list[str] = []
     prefix = note_label(THIS_VISIT)
@@ -121,8 +139,7 @@ def verbatim_lines(text: str, *, max_chars: int) -> list[str]:
         if len(rest) <= room:
             lines.append(prefix + rest)
             break
-        cut = rest.rfind(" ", room // 2, room + 1)
-        cut = cut if cut > 0 else room
+        cut = _line_break(rest, room=room)
         lines.append(prefix + rest[:cut].rstrip())
         rest = rest[cut:].lstrip()
         prefix = CONTINUED_LABEL
@@ -327,57 +344,8 @@ def tokens_estimate(text: str) -> int:
     return count
 
 
-def _drop_order(items: Sequence[RecalledItem]) -> list[int]:
-    """Indexes of the lines that may go to keep the notes within budget, least valuable first.
-
-    This visit's older compressed exchanges (oldest first), then earlier visits' exchanges
-    (oldest first), then past-visit summaries (resolved before unresolved, oldest first).
-    The facts and the verbatim window are never dropped.
-    """
-    earlier = [
-        i
-        for i, it in enumerate(items)
-        if it.scope == "session" and it.line.startswith(EARLIER_THIS_VISIT)
-    ]
-    visits = [i for i, it in enumerate(items) if it.scope == "turn"]
-    # Episodes are rendered unresolved first, newest first within each group.
-    summaries = [i for i, it in enumerate(items) if it.scope == "episode"][::-1]
-    return earlier + visits + summaries
-
-
-def notes_budgeted(items: Sequence[RecalledItem], *, max_tokens: int) -> list[RecalledItem]:
-    """The items whose notes message fits in max_tokens, dropping the least valuable first.
-
-    When the facts and the verbatim window alone exceed it, they are kept whole: a fact
-    or the exchange a follow-up answers is worth more than the budget.
-    """
-
-    def fits(kept: Sequence[RecalledItem]) -> bool:
-        return tokens_estimate(notes_message([it.line for it in kept]) or "") <= max_tokens
-
-    # Each line's share (its tokens and its newline), so dropping is not re-counting.
-    costs = [tokens_estimate(it.line) + 1 for it in items]
-    size = tokens_estimate(_notes_frame()) + sum(costs)
-    dropped: set[int] = set()
-    order = _drop_order(items)
-    for index in order:
-        if size <= max_tokens:
-            break
-        dropped.add(index)
-        size -= costs[index]
-    kept = [it for i, it in enumerate(items) if i not in dropped]
-    # The shares add up to the whole within a token or two; the whole decides.
-    for index in order:
-        if index in dropped:
-            continue
-        if fits(kept):
-            break
-        dropped.add(index)
-        kept = [it for i, it in enumerate(items) if i not in dropped]
-    return kept
-
-
-def _notes_frame() -> str:
+def notes_frame() -> str:
+    """The notes message less its lines: the warning and the fence."""
     return f"{NOTES_WARNING}\n{NOTES_OPEN}\n{NOTES_CLOSE}"
 
 

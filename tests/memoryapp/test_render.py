@@ -239,13 +239,33 @@ def test_a_note_is_one_line_with_its_line_breaks_shown_and_its_spaces_collapsed(
     assert note_clean("x" * 9, max_chars=8) == "x" * 7 + "…"
 
 
-def test_a_verbatim_exchange_breaks_between_words_and_a_long_word_where_it_must():
-    block = turn("q", "one two three four five six", at=_at(1))
-    (item,) = session_items([block], window_turns=3, max_chars=40)
+def test_a_verbatim_exchange_breaks_between_sentences_never_inside_one():
+    # A continuation label inside a sentence reads as words of it ("slim through
+    # [this visit · continued] the body"): lines end where a sentence does.
+    answer = "Here are two. The Oxford shirt is slim through the body. The chinos come in navy."
+    (item,) = session_items([turn("shirts?", answer, at=_at(1))], window_turns=3, max_chars=70)
     assert item.line.split("\n") == [
-        "[this visit] Shopper: q ‖ Assistant: one",
-        "[this visit · continued] two three four",
-        "[this visit · continued] five six",
+        "[this visit] Shopper: shirts? ‖ Assistant: Here are two.",
+        "[this visit · continued] The Oxford shirt is slim through the body.",
+        "[this visit · continued] The chinos come in navy.",
+    ]
+    # A line of the answer, and a products-shown entry, end a line as a sentence does.
+    lines = render_module.verbatim_lines(
+        "I found two. / - the first / - the second | gg", max_chars=40
+    )
+    assert lines == [
+        "[this visit] I found two. /",
+        "[this visit · continued] - the first /",
+        "[this visit · continued] - the second |",
+        "[this visit · continued] gg",
+    ]
+
+
+def test_only_a_sentence_longer_than_a_line_breaks_between_words_a_long_word_where_it_must():
+    lines = render_module.verbatim_lines("one two three four five six seven eight", max_chars=40)
+    assert lines == [
+        "[this visit] one two three four five six",
+        "[this visit · continued] seven eight",
     ]
     word = turn("q", "y" * 40, at=_at(1))
     (item,) = session_items([word], window_turns=3, max_chars=40)

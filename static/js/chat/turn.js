@@ -216,7 +216,10 @@ export function createTurn(root, { socket, store, log, inspector, controls, show
     const turns = store.turns;
     for (let i = turns.length - 1; i >= 0; i -= 1) {
       if (turns[i].done && !turns[i].added) {
-        updateTurn(i, () => ({ added: { block_ids: event.block_ids || {}, facts: event.facts || [], duration_ms: event.duration_ms } }));
+        // `failed` names the writes that were lost: the inspector says "not saved" for them,
+        // never "none", which would read as a turn with nothing to save.
+        const failed = Array.isArray(event.failed) ? event.failed : [];
+        updateTurn(i, () => ({ added: { block_ids: event.block_ids || {}, facts: event.facts || [], failed, duration_ms: event.duration_ms } }));
         break;
       }
     }
