@@ -1,6 +1,6 @@
 """Benchmark whether a returning shopper's reference to an earlier visit reaches the model.
 
-    .venv/bin/python benchmarks/notes_reach.py [--gaps 1,3] [--embedder minilm]
+    .venv/bin/python -m benchmarks.notes_reach [--gaps 1,3] [--embedder minilm]
         [--floors 0,1,2,3,4] [--budgets 800,900,1000,1100,1200]
 
 Scenarios: for each of ten requests (a linen shirt, chinos, a light jacket, ...), a shopper
@@ -31,7 +31,6 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 from benchmarks.turn_cost import TMP, Endpoint, _extraction_settled, pct  # noqa: E402
 
@@ -205,7 +204,7 @@ def main() -> None:
     os.environ["OPENAI_API_KEY"] = "benchmark"
     os.environ["OPENAI_BASE_URL"] = endpoint.fake.base_url
 
-    from tests.support.agentmemory_server import agentmemory_process_start
+    from harness.memoryserver import agentmemory_process_start
 
     server = agentmemory_process_start(
         TMP / "memory",
