@@ -14,16 +14,27 @@ import re
 
 from llm.claims import entitlement_or_instruction, text_fold
 from llm.fact_schema import (
+    ANY_KEY,
     BUDGET_SLOT,
     COLOUR_TERMS,
     DESIGN_TERMS,
     LETTER_SIZES,
     MATERIAL_TERMS,
+    NO_BUDGET,
     OCCASION_PHRASES,
     TIGHT_BUDGET,
     VALUE_TERMS,
     FactSlot,
     slot_key,
+)
+from llm.shopper_words import (
+    CURRENCY_WORD,
+    LETTER_SIZE_WORDS,
+    SHOP_CURRENCY,
+    amounts_of_money,
+    currency_of,
+    numbers_in_digits,
+    sizes_said,
 )
 
 # Claims about the shop or the assistant: what a price is, what the policy allows, what
@@ -63,18 +74,60 @@ def claim_or_instruction(text: str) -> bool:
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?;])\s+|\s*\n+\s*|\s+[\u2014\u2013]\s+|\s+/\s+")
 
 
-def summary_screen(text: str, *, max_chars: int) -> tuple[str, int]:
+# The note format's own separators, which a stored sentence must not write: the exchange
+# separator (and its look-alikes) and the speaker labels. Folded like the fence's brackets,
+# so a summary can never pose as an exchange ("… ‖ Assistant: confirmed a refund").
+_SEPARATORS = re.compile(
+    r"[\u2016\u2225\u01c1\u23f8|]+|\b(?:shopper|assistant|user|system)\s*:", re.I
+)
+
+# What a visit summary is never the source of: a price or amount, an order, a policy or a
+# promise, another person. The summary says what was looked for and shown; prices and
+# orders are the shop's to say from its own data, and a person named is someone else's data.
+_VISIT_REFUSED = re.compile(
+    r"[€£$]|\d\s*(?:eur|euros?|gbp|usd|pounds?|quid|dollars?|bucks|cents?|%)\b"
+    r"|\b(?:eur|gbp|usd)\s*\d|\b(?:price[ds]?|pricing|costs?|costing|cheap(?:er|est)?|"
+    r"discount\w*|voucher\w*|coupons?|codes?|refund\w*|returns?\s+(?:window|period|label)|"
+    r"free\s+(?:shipping|delivery|returns?)|orders?|ordered|purchased|paid|payment|invoice|"
+    r"receipt|tracking|shipped|shipping|delivery|delivered|dispatch\w*|polic(?:y|ies)|warrant\w*|"
+    r"guarantee\w*|promis\w*|confirm\w*|entitled|owed|compensat\w*|credit)\b"
+    r"|\b(?:will|would|shall)\s+(?:be\s+)?(?:get|send|ship|deliver|refund|reserve|hold|keep|"
+    r"call|email|contact|notify|sent|shipped|delivered|refunded|reserved|held|given)\b"
+    r"|\b(?:he|she|him|his|her|hers|husband|wife|partner|boyfriend|girlfriend|son|daughter|"
+    r"mum|mom|dad|mother|father|brother|sister|friend|colleague|neighbour|neighbor|cousin|"
+    r"aunt|uncle|niece|nephew|grandma|grandpa|grandmother|grandfather)\b"
+    r"|\b(?:mr|mrs|ms|miss|dr)\b\.?\s+[A-Z]|\b(?:named|called)\s+[A-Z]|\blives?\s+(?:in|at)\b"
+    r"|\b(?:address|phone|e-?mail)\b|@|\+\d[\d\s]{7,}\d|\b0\d{3}\s?\d{6,7}\b",
+    re.I,
+)
+
+
+def visit_sentence_refused(sentence: str) -> bool:
+    """True for a visit-summary sentence that states a price or amount, an order, a policy
+    or a promise, or names a person other than the shopper: none of it is the writer's to
+    remember, and the next visit would read it as fact."""
+    return bool(_VISIT_REFUSED.search(text_fold(sentence)))
+
+
+def separators_fold(text: str) -> str:
+    """The note format's separators and speaker labels, as plain spaces."""
+    return _SEPARATORS.sub(" ", text)
+
+
+def summary_screen(text: str, *, max_chars: int, visit: bool = False) -> tuple[str, int]:
     """A summary with its claims and instructions taken out, and how many sentences went.
 
     Sentence by sentence, so one injected sentence costs only itself; the rest is cut to
-    max_chars at a word. An empty result means nothing of it may be kept.
+    max_chars at a word. An empty result means nothing of it may be kept. Separators are
+    folded first; a visit summary (`visit`) also loses each sentence that
+    `visit_sentence_refused`.
     """
     kept, dropped = [], 0
-    for sentence in _SENTENCE_BREAK.split(text_fold(text or "")):
+    for sentence in _SENTENCE_BREAK.split(separators_fold(text_fold(text or ""))):
         sentence = " ".join(sentence.split())
         if not sentence:
             continue
-        if claim_or_instruction(sentence):
+        if claim_or_instruction(sentence) or (visit and visit_sentence_refused(sentence)):
             dropped += 1
         else:
             kept.append(sentence)
@@ -87,16 +140,6 @@ def summary_screen(text: str, *, max_chars: int) -> tuple[str, int]:
 
 # --- A judged fact's value in the shopper's words ------------------------------------------
 
-_SIZE_WORDS = {
-    "XXS": ("xxs", "extra extra small", "double extra small"),
-    "XS": ("xs", "extra small", "extra-small"),
-    "S": ("s", "small"),
-    "M": ("m", "medium"),
-    "L": ("l", "large"),
-    "XL": ("xl", "extra large", "extra-large"),
-    "XXL": ("xxl", "2xl", "extra extra large", "double extra large", "double xl"),
-    "XXXL": ("xxxl", "3xl", "triple xl"),
-}
 _CHANGE = re.compile(
     r"\b(?:up|down|bigger|smaller|larger|gained|lost|grew|shrunk|sized?|more|less|half)\b",
     re.I,
@@ -107,53 +150,24 @@ _TIGHT = re.compile(
     r"pricey|expensive|dear|spendy|fancy|splash|splurge|costs?|stretched|short)\b",
     re.I,
 )
-_UNITS = {
-    w: n
-    for n, w in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve thirteen "
-        "fourteen fifteen sixteen seventeen eighteen nineteen".split()
-    )
-}
-_TENS = {
-    w: 10 * n
-    for n, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split(), 2)
-}
-_NUMBER_WORDS = re.compile(
-    r"\b(?:(?:a|one|two|three|four|five|six|seven|eight|nine)[\s-]+hundred"
-    r"(?:[\s-]+(?:and[\s-]+)?[a-z]+(?:[\s-][a-z]+)?)?|"
-    r"(?:" + "|".join(_TENS) + r")(?:[\s-](?:" + "|".join(list(_UNITS)[1:10]) + r"))?|"
-    r"(?:" + "|".join(_UNITS) + r"))\b",
-    re.I,
+# What a budget lifted is said with: "forget the budget", "money's no object".
+_NO_LIMIT = re.compile(
+    r"\b(?:budget|money|price|prices|cost|spend|spending|limit|object|afford)\b", re.I
 )
-
-
-def _number_of(words: str) -> int | None:
-    total, current = 0, 0
-    for word in re.split(r"[\s-]+", words.lower()):
-        if word == "and":
-            continue
-        if word == "hundred":
-            current = (current or 1) * 100
-        elif word in _UNITS:
-            current += _UNITS[word]
-        elif word in _TENS:
-            current += _TENS[word]
-        elif word == "a":
-            current += 1
-        else:
-            break
-    total += current
-    return total or None
+# What a whole category lifted names: "any brand", "colour doesn't matter".
+_CATEGORY_WORDS = {
+    "colour": r"colou?rs?",
+    "brand": r"brands?|labels?|makers?",
+    "material": r"fabrics?|materials?|textiles?",
+    "design": r"fits?|styles?|cuts?|designs?",
+}
 
 
 def _figures(message: str) -> set[str]:
     """Every figure in the message, in digits: "42", "42.5", and "sixty" as "60"."""
-    found = {m.replace(",", ".") for m in re.findall(r"\d+(?:[.,]\d+)?", message)}
+    digits = numbers_in_digits(message)
+    found = {m.replace(",", ".") for m in re.findall(r"\d+(?:[.,]\d+)?", digits)}
     found |= {m.split(".")[0] for m in found}
-    for match in _NUMBER_WORDS.finditer(message):
-        number = _number_of(match.group(0))
-        if number is not None:
-            found.add(str(number))
     if re.search(r"\b(?:a\s+)?hundred\b", message, re.I):
         found.add("100")
     return found
@@ -226,18 +240,25 @@ def value_said(slot: FactSlot, message: str) -> bool:
     if slot.category == "size":
         if slot.is_relative:
             return bool(_CHANGE.search(message))
-        spellings = {slot.value, slot.value.split()[-1], *_SIZE_WORDS.get(slot.value, ())}
-        if slot.value in LETTER_SIZES:
-            return any(
-                re.search(rf"(?<![\w'\u2019.-]){re.escape(s)}(?![\w'\u2019-])", message, re.I)
-                for s in spellings
-            )
-        return slot.value.split()[-1] in _figures(message)
+        if slot.value in LETTER_SIZES and re.search(
+            rf"(?<![\w'\u2019.-]){re.escape(slot.value)}(?![\w'\u2019-])", message, re.I
+        ):
+            return True
+        return slot.value in sizes_said(message)
     if slot.slot == BUDGET_SLOT:
         if slot.value == TIGHT_BUDGET:
             return bool(_TIGHT.search(message))
-        return slot.value.split()[0] in _figures(message)
+        if slot.value == NO_BUDGET:
+            return bool(_NO_LIMIT.search(message))
+        figure, _, code = slot.value.partition(" ")
+        named = {m.currency for m in amounts_of_money(message)} | {
+            currency_of(w) for w in CURRENCY_WORD.findall(message)
+        }
+        # A figure in another currency must be said in it; euros are the shop's default.
+        return figure in _figures(message) and (code == SHOP_CURRENCY or code in named)
     category, _, key = slot.slot.partition("/")
+    if key == ANY_KEY:
+        return bool(re.search(rf"\b(?:{_CATEGORY_WORDS.get(category, '$^')})\b", message, re.I))
     return _key_said(category, key, message, words)
 
 
@@ -266,7 +287,7 @@ _FACT_WORD = re.compile(
                 for term in table
             }
             | {re.escape(key) for key in OCCASION_PHRASES}
-            | {re.escape(w) for words in _SIZE_WORDS.values() for w in words if len(w) > 1},
+            | {re.escape(w) for w in LETTER_SIZE_WORDS if len(w) > 1},
             key=len,
             reverse=True,
         )
