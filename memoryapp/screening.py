@@ -244,7 +244,7 @@ def value_said(slot: FactSlot, message: str) -> bool:
             rf"(?<![\w'\u2019.-]){re.escape(slot.value)}(?![\w'\u2019-])", message, re.I
         ):
             return True
-        return slot.value in sizes_said(message)
+        return slot.value in sizes_said(message) | _figures(message)
     if slot.slot == BUDGET_SLOT:
         if slot.value == TIGHT_BUDGET:
             return bool(_TIGHT.search(message))

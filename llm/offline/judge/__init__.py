@@ -29,6 +29,14 @@ import re
 from llm.claims import entitlement_or_instruction
 from llm.fact_schema import DISLIKE, LIKE, OCCASION_PHRASES
 from llm.offline.judge.budget import budget_facts
+from llm.offline.judge.changes import (
+    ironic,
+    lift_facts,
+    once,
+    one_brands_sizing,
+    plain_readings,
+    relative_for_one_brand,
+)
 from llm.offline.judge.clauses import (
     Clause,
     Sentence,
@@ -79,13 +87,33 @@ def facts_judge(query: str) -> list[Judged]:
     A slot said twice keeps the later value: "I'm an M, well, an L now" is an L.
     """
     found: dict[str, Judged] = {}
-    for sentence in sentences_read(normalise(query or "")):
-        # An entitlement claim or an instruction taints its whole sentence: nothing is kept.
-        if not entitlement_or_instruction(sentence.text):
-            for fact in _sentence_facts(sentence):
-                found.pop(fact.slot, None)
-                found[fact.slot] = fact
+    for sentence in sentences_read(plain_readings(normalise(query or ""))):
+        # An entitlement claim or an instruction taints its whole sentence, and irony says
+        # the opposite of its words: nothing is kept.
+        if entitlement_or_instruction(sentence.text) or ironic(sentence.text):
+            continue
+        for fact in _standing_facts(sentence):
+            found.pop(fact.slot, None)
+            found[fact.slot] = fact
     return sorted(found.values(), key=lambda fact: fact.position)[:MAX_FACTS]
+
+
+def _standing_facts(sentence: Sentence) -> list[Judged]:
+    """A sentence's facts, less what holds once or for one brand, with its lifts in place
+    of what they lift."""
+    facts = _sentence_facts(sentence)
+    if once(sentence.text):
+        facts = [f for f in facts if f.category not in ("budget", "size")]
+    brand_from = one_brands_sizing(sentence.text)
+    if brand_from is not None:
+        # The sizes said before it are the shopper's usual ones; those after, the brand's.
+        cut = sentence.start + brand_from
+        facts = [f for f in facts if f.category != "size" or f.position < cut]
+    if relative_for_one_brand(sentence.text):
+        facts = [f for f in facts if not (f.category == "size" and f.value[:1] in "+-")]
+    lifted = lift_facts(sentence.text, sentence.start)
+    slots = {fact.slot for fact in lifted}
+    return [f for f in facts if f.slot not in slots] + lifted
 
 
 # A clause that only takes back what an earlier one said the shopper used to like.

@@ -8,6 +8,7 @@ import re
 from llm.fact_schema import BUDGET_SLOT, TIGHT_BUDGET, budget_sentence
 from llm.offline.judge.clauses import Clause
 from llm.offline.judge.judged import Judged
+from llm.shopper_words import SHOP_CURRENCY, currency_of
 
 # Words around a figure that leave it the figure: "nothing over about 60", "say 80 or so".
 _ROUGHLY = (
@@ -104,9 +105,9 @@ def budget_facts(clause: Clause, at: int, *, acceptable_only: bool = False) -> l
         match = pattern.search(text)
         if not match:
             continue
-        currency = (match.group("cur1") or "") + (match.group("cur2") or "")
-        if re.search(r"\$|£|dollar|pound|quid", currency, re.I):
-            return []  # the shop prices in EUR; another currency is not converted
+        sign = match.group("cur1") or match.group("cur2")
+        # The currency as said (no conversion: a budget is kept in the shopper's money).
+        code = (currency_of(sign) if sign else None) or SHOP_CURRENCY
         amount = float(match.group("amount").replace(",", "."))
         upper = re.match(r"\s*(?:-|\u2013|to)\s*(\d{1,5})\b", text[match.end("amount") :])
         if upper:
@@ -117,7 +118,7 @@ def budget_facts(clause: Clause, at: int, *, acceptable_only: bool = False) -> l
         if between:
             amount = float(between.group(1))
         if 1 <= amount <= 100_000:
-            value = f"{math.floor(amount + 0.5)} EUR"
+            value = f"{math.floor(amount + 0.5)} {code}"
             return [
                 Judged(at + match.start(), budget_sentence(value), "budget", BUDGET_SLOT, value)
             ]
