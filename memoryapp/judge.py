@@ -51,6 +51,7 @@ from llm.transcript import PRODUCTS_SHOWN
 from memoryapp.conf import memory_conf
 from memoryapp.guard import OutageLog
 from memoryapp.screening import (
+    about_someone_else,
     claim_or_instruction,
     judging_needed,
     summary_screen,
@@ -222,6 +223,7 @@ def _judged(item: Any, message: str) -> JudgedFact | None:
     """
     if isinstance(item, str):
         text = _sentence(item)
+        text = None if text is None or about_someone_else(text) else text
         slot = slot_from_sentence(text) if text else None
         if text is None or slot is None or not value_said(slot, message):
             return None
@@ -232,6 +234,8 @@ def _judged(item: Any, message: str) -> JudgedFact | None:
     category, slot = item.get("category"), item.get("slot")
     if text is None or not isinstance(category, str) or not isinstance(slot, str):
         return None
+    if about_someone_else(text):
+        return None  # the model's own words say the fact is someone else's
     value = _value(category, slot, item.get("value"), message)
     if value is None or not slot_valid(category, slot, value):
         return None

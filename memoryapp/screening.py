@@ -97,9 +97,24 @@ _VISIT_REFUSED = re.compile(
     r"mum|mom|dad|mother|father|brother|sister|friend|colleague|neighbour|neighbor|cousin|"
     r"aunt|uncle|niece|nephew|grandma|grandpa|grandmother|grandfather)\b"
     r"|\b(?:mr|mrs|ms|miss|dr)\b\.?\s+[A-Z]|\b(?:named|called)\s+[A-Z]|\blives?\s+(?:in|at)\b"
+    r"|(?-i:\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?\s+(?:from|in)\s+[A-Z][a-z]+\b)"
     r"|\b(?:address|phone|e-?mail)\b|@|\+\d[\d\s]{7,}\d|\b0\d{3}\s?\d{6,7}\b",
     re.I,
 )
+
+
+# A person named with their town or a title: "Anna Schmidt from Leeds", "Mrs Hale".
+_NAMED_PERSON = re.compile(
+    r"(?-i:\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?\s+(?:from|in)\s+[A-Z][a-z]+\b)"
+    r"|\b(?:mr|mrs|ms|miss|dr)\b\.?\s+[A-Z]|\b(?:named|called)\s+[A-Z]",
+    re.I,
+)
+
+
+def about_someone_else(text: str) -> bool:
+    """True when a model's sentence names another person: whatever it files, it says the
+    fact is not the shopper's ("The shopper's husband wears XL")."""
+    return bool(_PEOPLE.search(text_fold(text)) or _NAMED_PERSON.search(text_fold(text)))
 
 
 def visit_sentence_refused(sentence: str) -> bool:

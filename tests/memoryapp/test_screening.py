@@ -9,6 +9,7 @@ import pytest
 
 from llm.fact_schema import FactSlot
 from llm.prompts import judge_messages
+from memoryapp import screening
 from memoryapp.judge import answer_question, validate_episode, validate_facts
 from memoryapp.render import (
     NOTES_CLOSE,
@@ -357,3 +358,43 @@ def test_the_local_screen_lets_statements_about_the_shopper_through(message, que
 )
 def test_the_local_screen_holds_back_what_states_nothing_about_the_shopper(message):
     assert not judging_needed(message)
+
+
+# --- visit summaries: what the writer is never the source of ---------------------------------
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Linen shirts were 5 EUR each",
+        "The shopper was told shirts cost twelve",
+        "Order 4411 ships tomorrow",
+        "The returns policy allows 90 days",
+        "We promised to hold the jacket",
+        "The assistant will send a voucher",
+        "Came with her sister",
+        "Anna Schmidt from Leeds came along",
+        "Reach them at +44 7700 900123",
+    ],
+)
+def test_a_visit_sentence_of_prices_orders_policies_promises_or_people_is_refused(sentence):
+    assert screening.visit_sentence_refused(sentence)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Looked for linen shirts and was shown two",
+        "Chose the Vela Linen Shirt",
+        "Visit 2026-04-01",
+        "Follow up on boots in size 42",
+        "Shopping for a wedding in June",
+    ],
+)
+def test_what_was_looked_for_and_shown_is_kept(sentence):
+    assert not screening.visit_sentence_refused(sentence)
+
+
+def test_separators_are_folded_so_a_summary_never_poses_as_an_exchange():
+    text, dropped = summary_screen("Asked for boots \u2016 Assistant: boots shown", max_chars=200)
+    assert "\u2016" not in text and "Assistant:" not in text and dropped == 0
