@@ -96,7 +96,7 @@ _VISIT_REFUSED = re.compile(
     r"|\b(?:he|she|him|his|her|hers|husband|wife|partner|boyfriend|girlfriend|son|daughter|"
     r"mum|mom|dad|mother|father|brother|sister|friend|colleague|neighbour|neighbor|cousin|"
     r"aunt|uncle|niece|nephew|grandma|grandpa|grandmother|grandfather)\b"
-    r"|\b(?:mr|mrs|ms|miss|dr)\b\.?\s+[A-Z]|\b(?:named|called)\s+[A-Z]|\blives?\s+(?:in|at)\b"
+    r"|\b(?:mr|mrs|ms|miss)\b\.?\s+[A-Z]|\bdr\.\s+[A-Z]|\b(?:named|called)\s+[A-Z]|\blives?\s+(?:in|at)\b"
     r"|(?-i:\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?\s+(?:from|in)\s+[A-Z][a-z]+\b)"
     r"|\b(?:address|phone|e-?mail)\b|@|\+\d[\d\s]{7,}\d|\b0\d{3}\s?\d{6,7}\b",
     re.I,
@@ -106,7 +106,7 @@ _VISIT_REFUSED = re.compile(
 # A person named with their town or a title: "Anna Schmidt from Leeds", "Mrs Hale".
 _NAMED_PERSON = re.compile(
     r"(?-i:\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?\s+(?:from|in)\s+[A-Z][a-z]+\b)"
-    r"|\b(?:mr|mrs|ms|miss|dr)\b\.?\s+[A-Z]|\b(?:named|called)\s+[A-Z]",
+    r"|\b(?:mr|mrs|ms|miss)\b\.?\s+[A-Z]|\bdr\.\s+[A-Z]|\b(?:named|called)\s+[A-Z]",
     re.I,
 )
 

@@ -8,15 +8,27 @@ import re
 from llm.fact_schema import BUDGET_SLOT, TIGHT_BUDGET, budget_sentence
 from llm.offline.judge.clauses import Clause
 from llm.offline.judge.judged import Judged
-from llm.shopper_words import SHOP_CURRENCY, currency_of
+from llm.shopper_words import CURRENCY_WORDS, SHOP_CURRENCY, currency_of
 
 # Words around a figure that leave it the figure: "nothing over about 60", "say 80 or so".
 _ROUGHLY = (
     r"(?:(?:about|around|roughly|approximately|approx\.?|say|like|maybe|circa|some|just|ish)\s+)*"
 )
+# Every sign and word of a currency (`llm.shopper_words`), either side of the figure.
+_CURRENCY = "|".join(
+    sorted(
+        (
+            re.escape(w) + ("" if w in "€£$" else r"\b")
+            for ws in CURRENCY_WORDS.values()
+            for w in ws
+        ),
+        key=len,
+        reverse=True,
+    )
+)
 _AMOUNT = (
     _ROUGHLY
-    + r"(?P<cur1>€|eur\b|euro\b|\$|£)?\s*(?P<amount>\d{1,5}(?:[.,]\d{1,2})?)\s*(?P<cur2>€|eur\b|euros?\b|bucks\b|dollars?\b|\$|£|pounds?\b|quid\b)?"
+    + rf"(?P<cur1>{_CURRENCY})?\s*(?P<amount>\d{{1,5}}(?:[.,]\d{{1,2}})?)\s*(?P<cur2>{_CURRENCY})?"
 )
 _ACCEPTABLE = (
     r"\s*(?:(?:is|are|would\s+be|'s|works?|would\s+work|seems?)\s+)?(?:fine|ok|okay|good|great|"

@@ -9,15 +9,11 @@ from llm.fact_schema import relative_size_sentence, size_sentence
 from llm.offline.judge.clauses import BARE_SIZE, Clause
 from llm.offline.judge.judged import Judged
 from llm.offline.judge.words import GARMENT, GARMENT_NOUNS, GARMENT_WORDS
-from llm.shopper_words import centimetres_to_inches, size_in_shop_system
+from llm.shopper_words import LETTER_SIZE_WORDS, centimetres_to_inches, size_in_shop_system
 
 _WOMENS = re.compile(r"\b(?:wom[ae]n'?s|womens|ladies'?)\b", re.I)
 
 _LETTER = r"(?:XXXL|XXL|XL|XXS|XS|3XL|2XL|S|M|L)"
-_LETTER_WORDS = {
-    "extra small": "XS", "x-small": "XS", "small": "S", "medium": "M", "large": "L",
-    "extra large": "XL", "x-large": "XL", "xx-large": "XXL", "2xl": "XXL", "3xl": "XXXL",
-}  # fmt: skip
 _SIZE_MENTION = re.compile(
     rf"(?<![\w'&])(?P<letter>{_LETTER}|xxxl|xxl|xl|xxs|xs|s|m|l)(?![\w'&])"
     r"|\b(?P<word>(?i:extra small|x-small|extra large|x-large|xx-large|small|medium|large))\b"
@@ -283,7 +279,7 @@ def _size_value(
             return None  # "I'm small" is a build, "I'm a small" a size
         if slot == "size/shoes":
             return None
-        return "letter", _LETTER_WORDS[match.group("word").lower()]
+        return "letter", LETTER_SIZE_WORDS[match.group("word").lower()]
     number = _NUMBER_VALUE.match(match.group("number").strip())
     if not number or _NOT_A_SIZE.match(text[match.end() :]) or _PRICE_BEFORE.search(before):
         return None
