@@ -17,25 +17,14 @@ import openai
 
 from llm.fact_schema import (
     BUDGET_SLOT,
-    COLOUR_TERMS,
-    DESIGN_TERMS,
     DISLIKE,
     LIKE,
-    MATERIAL_TERMS,
     NEUTRAL,
     NO_BUDGET,
-    OCCASION_PHRASES,
     TIGHT_BUDGET,
-    VALUE_TERMS,
     FactSlot,
-    budget_sentence,
-    occasion_sentence,
-    preference_sentence,
-    relative_size_sentence,
     restatement_key,
-    size_sentence,
     slot_from_sentence,
-    slot_key,
     slot_valid,
 )
 from llm.factory import chat_client, model_for, model_mode
@@ -45,7 +34,6 @@ from llm.shopper_words import (
     currency_of,
     numbers_in_digits,
     size_in_shop_system,
-    size_wording,
 )
 from llm.transcript import PRODUCTS_SHOWN
 from memoryapp.conf import memory_conf
@@ -53,6 +41,7 @@ from memoryapp.guard import OutageLog
 from memoryapp.screening import (
     about_someone_else,
     claim_or_instruction,
+    fact_sentence,
     judging_needed,
     summary_screen,
     text_fold,
@@ -68,12 +57,6 @@ _FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL | re.IGNORE
 _BUDGET_VALUE = re.compile(
     r"^(?P<before>[€£$]|[a-z]{3,9})?\s*(?P<amount>\d{1,5})(?:[.,]\d{1,2})?\s*(?P<after>[€£$]|[a-z]{3,9})?$",
     re.IGNORECASE,
-)
-_PHRASE_TABLES = (
-    ("colour", COLOUR_TERMS),
-    ("design", DESIGN_TERMS),
-    ("material", MATERIAL_TERMS),
-    ("values", VALUE_TERMS),
 )
 
 
@@ -176,45 +159,6 @@ def _says_its_value(text: str, slot: FactSlot) -> bool:
     return True
 
 
-def _phrase(category: str, key: str, message: str) -> str:
-    """How the fact sentence names a slot's key: the closed list's phrase, or the
-    shopper's own spelling of it ("Fjord & Pine"), or the key in words."""
-    for table_category, table in _PHRASE_TABLES:
-        if table_category == category:
-            for term_key, phrase in table.values():
-                if term_key == key:
-                    return phrase
-    if category == "occasion" and key in OCCASION_PHRASES:
-        return OCCASION_PHRASES[key]
-    words = re.findall(r"[\w'\u2019&.-]+", text_fold(message))
-    spans = [
-        span
-        for size in range(1, 5)
-        for start in range(len(words) - size + 1)
-        if slot_key(span := " ".join(words[start : start + size]).strip(".")) == key
-    ]
-    # A brand is a name: its capitalised spelling ("Off-White", not the colour off-white).
-    named = [span for span in spans if category == "brand" and span[:1].isupper()]
-    return (named or spans or [key.replace("-", " ")])[0]
-
-
-def _canonical_sentence(slot: FactSlot, message: str) -> str:
-    """The closed list's own sentence for a slot and value: all a kept fact ever says, so no
-    tail, claim or separator a model adds to its wording can ride along."""
-    category, _, key = slot.slot.partition("/")
-    if category == "size":
-        if slot.is_relative:
-            return relative_size_sentence(slot.slot, slot.value)
-        said = size_wording(slot.value, text_fold(message), shoes=slot.slot == "size/shoes")
-        return size_sentence(slot.slot, slot.value, said=said)
-    if category == BUDGET_SLOT:
-        return budget_sentence(slot.value)
-    if category == "occasion":
-        return occasion_sentence(_phrase(category, key, message))
-    phrase = key if key == "any" else _phrase(category, key, message)
-    return preference_sentence(category, slot.value, phrase)
-
-
 def _judged(item: Any, message: str) -> JudgedFact | None:
     """The fact of one judge item, or None: the screen drops it.
 
@@ -227,7 +171,7 @@ def _judged(item: Any, message: str) -> JudgedFact | None:
         slot = slot_from_sentence(text) if text else None
         if text is None or slot is None or not value_said(slot, message):
             return None
-        return JudgedFact(_canonical_sentence(slot, message), slot)
+        return JudgedFact(fact_sentence(slot, message), slot)
     if not isinstance(item, dict):
         return None
     text = _sentence(item.get("fact"))
@@ -242,7 +186,7 @@ def _judged(item: Any, message: str) -> JudgedFact | None:
     fact_slot = FactSlot(category, slot, value)
     if not _says_its_value(text, fact_slot) or not value_said(fact_slot, message):
         return None
-    return JudgedFact(_canonical_sentence(fact_slot, message), fact_slot)
+    return JudgedFact(fact_sentence(fact_slot, message), fact_slot)
 
 
 def validate_facts(raw: Any, *, message: str, cap: int | None = None) -> Screened:

@@ -25,6 +25,11 @@ from llm.fact_schema import (
     TIGHT_BUDGET,
     VALUE_TERMS,
     FactSlot,
+    budget_sentence,
+    occasion_sentence,
+    preference_sentence,
+    relative_size_sentence,
+    size_sentence,
     slot_key,
 )
 from llm.shopper_words import (
@@ -34,6 +39,7 @@ from llm.shopper_words import (
     amounts_of_money,
     currency_of,
     numbers_in_digits,
+    size_wording,
     sizes_said,
 )
 
@@ -275,6 +281,55 @@ def value_said(slot: FactSlot, message: str) -> bool:
     if key == ANY_KEY:
         return bool(re.search(rf"\b(?:{_CATEGORY_WORDS.get(category, '$^')})\b", message, re.I))
     return _key_said(category, key, message, words)
+
+
+# --- A kept fact's sentence ------------------------------------------------------------
+
+_PHRASE_TABLES = (
+    ("colour", COLOUR_TERMS),
+    ("design", DESIGN_TERMS),
+    ("material", MATERIAL_TERMS),
+    ("values", VALUE_TERMS),
+)
+
+
+def _phrase(category: str, key: str, message: str) -> str:
+    """How the fact sentence names a slot's key: the closed list's phrase, or the
+    shopper's own spelling of it ("Fjord & Pine"), or the key in words."""
+    for table_category, table in _PHRASE_TABLES:
+        if table_category == category:
+            for term_key, phrase in table.values():
+                if term_key == key:
+                    return phrase
+    if category == "occasion" and key in OCCASION_PHRASES:
+        return OCCASION_PHRASES[key]
+    words = re.findall(r"[\w'\u2019&.-]+", text_fold(message))
+    spans = [
+        span
+        for size in range(1, 5)
+        for start in range(len(words) - size + 1)
+        if slot_key(span := " ".join(words[start : start + size]).strip(".")) == key
+    ]
+    # A brand is a name: its capitalised spelling ("Off-White", not the colour off-white).
+    named = [span for span in spans if category == "brand" and span[:1].isupper()]
+    return (named or spans or [key.replace("-", " ")])[0]
+
+
+def fact_sentence(slot: FactSlot, message: str) -> str:
+    """The closed list's own sentence for a slot and value: all a kept fact ever says, so no
+    tail, claim or separator a model adds to its wording can ride along."""
+    category, _, key = slot.slot.partition("/")
+    if category == "size":
+        if slot.is_relative:
+            return relative_size_sentence(slot.slot, slot.value)
+        said = size_wording(slot.value, text_fold(message), shoes=slot.slot == "size/shoes")
+        return size_sentence(slot.slot, slot.value, said=said)
+    if category == BUDGET_SLOT:
+        return budget_sentence(slot.value)
+    if category == "occasion":
+        return occasion_sentence(_phrase(category, key, message))
+    phrase = key if key == "any" else _phrase(category, key, message)
+    return preference_sentence(category, slot.value, phrase)
 
 
 # --- Is there anything to judge -----------------------------------------------------------

@@ -14,11 +14,18 @@ How a message is read:
    disliked; a negator flips a liking ("don't really like"); a comparison ends it ("blue
    over black" likes blue and says nothing of black); a predicate after the word resolves
    it ("green is my favourite", "beige washes me out"). A list after a comma goes on.
-4. Sizes, budgets and occasions by pattern, within the same clauses.
-Every fact is written in the sentences of `llm.fact_schema`, with its category and slot.
+4. Sizes, budgets and occasions by pattern, within the same clauses; sizes in the shop's
+   system (`llm.shopper_words`), budgets in their currency.
+Before all this, changes and standing refusals are said plainly ("never show me orange" is
+a dislike, "I switched from Vela to Tern" dislikes Vela and likes Tern); after it, a
+sentence said in irony keeps nothing, one for a single purchase or one brand's sizing keeps
+no figure or size, and a lift ("yellow's fine now", "any brand is fine") replaces what it
+lifts. Every fact is written in the sentences of `llm.fact_schema`, with its category and
+slot.
 
 The package is laid out by what it reads: `clauses` (sentences, clauses and what kind each
-is), `predicates` (the lexicon of cues) and `preferences`, `sizes`, `budget`, `occasion`.
+is), `predicates` (the lexicon of cues) and `preferences`, `sizes`, `budget`, `occasion`,
+`changes` (changes of mind, lifts, one-offs and irony).
 """
 
 from __future__ import annotations
