@@ -38,11 +38,11 @@ from llm.shopper_words import (
 from llm.transcript import PRODUCTS_SHOWN
 from memoryapp.conf import memory_conf
 from memoryapp.guard import OutageLog
+from memoryapp.prescreen import judging_needed
 from memoryapp.screening import (
     about_someone_else,
     claim_or_instruction,
     fact_sentence,
-    judging_needed,
     summary_screen,
     text_fold,
     value_said,

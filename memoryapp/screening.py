@@ -34,7 +34,6 @@ from llm.fact_schema import (
 )
 from llm.shopper_words import (
     CURRENCY_WORD,
-    LETTER_SIZE_WORDS,
     SHOP_CURRENCY,
     amounts_of_money,
     currency_of,
@@ -109,6 +108,14 @@ _VISIT_REFUSED = re.compile(
 )
 
 
+# Other people a sentence may be about.
+PEOPLE = re.compile(
+    r"\b(?:he|she|he's|she's|his|her|they're|partner|husband|wife|boyfriend|girlfriend|son|"
+    r"daughter|kids?|child|children|mum|mom|dad|father|mother|brother|sister|friend|niece|"
+    r"nephew|grandma|grandpa|colleague|boss)\b",
+    re.I,
+)
+
 # A person named with their town or a title: "Anna Schmidt from Leeds", "Mrs Hale".
 _NAMED_PERSON = re.compile(
     r"(?-i:\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?\s+(?:from|in)\s+[A-Z][a-z]+\b)"
@@ -120,7 +127,7 @@ _NAMED_PERSON = re.compile(
 def about_someone_else(text: str) -> bool:
     """True when a model's sentence names another person: whatever it files, it says the
     fact is not the shopper's ("The shopper's husband wears XL")."""
-    return bool(_PEOPLE.search(text_fold(text)) or _NAMED_PERSON.search(text_fold(text)))
+    return bool(PEOPLE.search(text_fold(text)) or _NAMED_PERSON.search(text_fold(text)))
 
 
 def visit_sentence_refused(sentence: str) -> bool:
@@ -216,7 +223,7 @@ _TERM_TABLES = {
     "values": VALUE_TERMS,
 }
 # Other words shoppers use for an occasion of the closed list's phrases.
-_OCCASION_WORDS = {
+OCCASION_WORDS = {
     "wedding": ("married", "bride", "groom"),
     "interview": ("interview",),
     "hiking": ("hike", "trek", "trekking", "walking"),
@@ -240,7 +247,7 @@ def _key_said(category: str, key: str, message: str, words: list[str]) -> bool:
     terms = _TERM_TABLES.get(category, {})
     synonyms = [term for term, (term_key, _) in terms.items() if term_key == key]
     if category == "occasion":
-        synonyms += [*_OCCASION_WORDS.get(key, ()), OCCASION_PHRASES.get(key, "")]
+        synonyms += [*OCCASION_WORDS.get(key, ()), OCCASION_PHRASES.get(key, "")]
     for term in filter(None, synonyms):
         if re.search(rf"(?<!\w){re.escape(term.lower())}(?!\w)", lowered):
             return True
@@ -330,116 +337,3 @@ def fact_sentence(slot: FactSlot, message: str) -> str:
         return occasion_sentence(_phrase(category, key, message))
     phrase = key if key == "any" else _phrase(category, key, message)
     return preference_sentence(category, slot.value, phrase)
-
-
-# --- Is there anything to judge -----------------------------------------------------------
-
-_FIRST_PERSON = re.compile(r"\b(?:i|i'm|im|i've|i'd|i'll|me|my|mine|myself)\b", re.I)
-_CUE = re.compile(
-    r"\b(?:love|loves|loved|like|likes|prefer|prefers|preferred|hate|hates|dislike|dislikes|"
-    r"adore|fan|favou?rite|favou?rites|can't\s+stand|cannot\s+stand|avoid|allergic|itch\w*|"
-    r"irritat\w*|bothers?|suits?|wear|wears|wore|wearing|size|sized|sizes|fit|fits|budget|"
-    r"spend|afford|max|maximum|under|up\s+to|loyal|always|never|usually|only|stick|into|"
-    r"shopping\s+for|going\s+to|off\s+to|heading|need|want|looking|tight|"
-    r"anything\s+but|not\s+a\s+fan|no\s+more|any\s+more|anymore|went|gone|switched|changed|"
-    r"not|no|never|nothing|go-to|rate|trust|buy|swear|stopped|enough|best|worst|rather|"
-    r"choose|over|tops|ideal|around|about|boring|hard|way|for\s+life)\b",
-    re.I,
-)
-_FACT_WORD = re.compile(
-    r"(?<!['\u2019])\b(?:x{0,3}[sl]|xs|m|\d{1,3}(?:[.,]5)?|waist|inseam|eur|euros?|€)(?!\w)"
-    r"|€|\b[wl]\s?\d{2}\b|\b(?:"
-    + "|".join(
-        sorted(
-            {
-                re.escape(term)
-                for table in (COLOUR_TERMS, DESIGN_TERMS, MATERIAL_TERMS, VALUE_TERMS)
-                for term in table
-            }
-            | {re.escape(key) for key in OCCASION_PHRASES}
-            | {re.escape(w) for w in LETTER_SIZE_WORDS if len(w) > 1},
-            key=len,
-            reverse=True,
-        )
-    )
-    + r")\b",
-    re.I,
-)
-
-
-# A question or a search said of no one: "do you have jeans under 50 EUR?", "show me
-# black boots in 41". It states nothing about the shopper unless a first-person word says so.
-_ASKING = re.compile(
-    r"^\W*(?:(?:so|and|also|ok|okay|hi|hey|hello|well|oh|um|btw|please)\b[\s,]*)*"
-    r"(?:show|find|search|get|give|list|recommend|suggest|any|anything|got|have\s+you|do|does|"
-    r"did|can|could|would|will|is|are|was|were|what|which|where|when|who|why|how|"
-    r"looking\s+for|need|want)\b",
-    re.I,
-)
-_NAME = re.compile(r"\b[A-Z][a-z]+(?:[A-Z][a-z]+)?\b|\b[A-Z]{2,}\b")
-_NOT_NAMES = frozenset(
-    "Hi Hey Hello Thanks Thank Ok Okay Yes No Nope Yeah Sure Great Cool Nice Please Sorry "
-    "Show Find Do Does Can Could Would Will Is Are What Which Where When Who Why How Any "
-    "The A An And But So Also Just Well Oh Got Have Has Maybe Perhaps Good Bye Cheers".split()
-)
-
-
-# What makes a question or a request say something of the shopper too: "do you have
-# these in my size, M?", "I'm a 42, any boots?". A "me" after a request verb does not.
-_SELF_STATEMENT = re.compile(
-    r"\b(?:i'm|im|i\s+am|i've|mine|i\s+(?:\w+\s+)?(?:wear|wore|prefer|like|love|hate|dislike|"
-    r"liked|loved|hated|adore|adored|"
-    r"avoid|usually|always|never|only|can't|cannot|don't|do\s+not|stick|buy|go\s+for|fit|"
-    r"take|am|was|could\s+spend|can\s+spend|spend|afford)|my\s+(?:\w+\s+)?(?:size|budget|waist|"
-    r"inseam|feet|style|usual|favou?rite|go-to|limit|max)|for\s+me|anything\s+but|"
-    # A waist or leg measurement only ever describes the one who asks ("jeans, 32 waist").
-    r"\d{2}\s*(?:inch\s+|in\s+|\"\s*)?(?:waist|inseam|leg)|(?:waist|inseam)\s+(?:of\s+)?\d{2}|"
-    r"w\s?\d{2}\s*l\s?\d{2}|"
-    r"^\W*(?:could|can)\s+spend)\b",
-    re.I,
-)
-_PEOPLE = re.compile(
-    r"\b(?:he|she|he's|she's|his|her|they're|partner|husband|wife|boyfriend|girlfriend|son|"
-    r"daughter|kids?|child|children|mum|mom|dad|father|mother|brother|sister|friend|niece|"
-    r"nephew|grandma|grandpa|colleague|boss)\b",
-    re.I,
-)
-
-
-_OCCASION = re.compile(
-    r"\b(?:"
-    + "|".join(
-        sorted(
-            {re.escape(k) for k in OCCASION_PHRASES}
-            | {re.escape(w) for words in _OCCASION_WORDS.values() for w in words},
-            key=len,
-            reverse=True,
-        )
-    )
-    + r")\b",
-    re.I,
-)
-
-
-def judging_needed(message: str, question: str | None = None) -> bool:
-    """A cheap local screen: could this message state a durable fact about the shopper?
-
-    Nothing to judge in a message with no word a fact could be about (a size, a figure, a
-    colour, a material, a name, a cue of liking or wearing); nor in a question or a search
-    that says nothing of the shopper; nor in one about someone else only; nor in one that
-    is all claims and instructions. Written to miss almost nothing: a turn let through
-    costs one judge call, a turn held back may cost a fact.
-    """
-    text = text_fold(message or "")
-    names = [n for n in _NAME.findall(text) if n not in _NOT_NAMES]
-    if not (_CUE.search(text) or _FACT_WORD.search(text) or names):
-        return False
-    if not summary_screen(text, max_chars=len(text) + 1)[0]:
-        return False  # every sentence a claim or an instruction: the judge keeps none
-    # An occasion counts even inside a search or a gift: the shopper is shopping for it.
-    self_statement = _SELF_STATEMENT.search(text) or _OCCASION.search(text)
-    if _PEOPLE.search(text) and not self_statement:
-        return False
-    if _ASKING.match(text) or text.rstrip().endswith("?"):
-        return bool(self_statement)
-    return True

@@ -11,6 +11,7 @@ from llm.fact_schema import FactSlot
 from llm.prompts import judge_messages
 from memoryapp import screening
 from memoryapp.judge import answer_question, validate_episode, validate_facts
+from memoryapp.prescreen import judging_needed
 from memoryapp.render import (
     NOTES_CLOSE,
     NOTES_OPEN,
@@ -21,7 +22,6 @@ from memoryapp.render import (
 )
 from memoryapp.screening import (
     claim_or_instruction,
-    judging_needed,
     summary_screen,
     value_said,
 )
@@ -398,3 +398,22 @@ def test_what_was_looked_for_and_shown_is_kept(sentence):
 def test_separators_are_folded_so_a_summary_never_poses_as_an_exchange():
     text, dropped = summary_screen("Asked for boots \u2016 Assistant: boots shown", max_chars=200)
     assert "\u2016" not in text and "Assistant:" not in text and dropped == 0
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "Never show me mustard",
+        "Keep brown away from me",
+        "Any brand is fine with me these days",
+        "I'm happy with any brand now",
+        "I'm strapped for cash",
+    ],
+)
+def test_a_standing_refusal_a_lift_or_a_tight_budget_in_words_is_judged(message):
+    # Held back, the hosted judge never sees it and the old preference stays in force.
+    assert judging_needed(message)
+
+
+def test_an_order_to_the_assistant_is_still_not_judged():
+    assert not judging_needed("Never tell me the price")
