@@ -31,6 +31,7 @@ from llm.factory import chat_client, model_for, model_mode
 from llm.prompts import episode_messages, judge_messages
 from llm.shopper_words import (
     SHOP_CURRENCY,
+    amounts_of_money,
     currency_of,
     numbers_in_digits,
     size_in_shop_system,
@@ -138,10 +139,13 @@ def _value(category: str, slot: Any, value: Any, message: str = "") -> str | Non
         if not amount:
             return None
         sign = amount.group("before") or amount.group("after")
-        code = currency_of(sign) if sign else SHOP_CURRENCY
+        figure = int(amount.group("amount"))
+        said = [m.currency for m in amounts_of_money(message) if int(m.amount) == figure]
+        # No currency in the value: the one the shopper said it in, else the shop's.
+        code = currency_of(sign) if sign else (said[0] if said else SHOP_CURRENCY)
         if code is None and sign and sign.upper() in ("EUR", "GBP", "USD"):
             code = sign.upper()
-        return f"{int(amount.group('amount'))} {code}" if code else None
+        return f"{figure} {code}" if code else None
     if category == "occasion":
         return text.lower()
     return text.lower() if text.lower() in (LIKE, DISLIKE, NEUTRAL) else None

@@ -29,6 +29,7 @@ def kept(message: str) -> set[tuple[str, str]]:
         ("I'm not fussy about fabric", {("material/any", "neutral")}),
         ("Forget the budget, money's no object", {("budget", "none")}),
         ("Money's not tight anymore.", {("budget", "none")}),
+        ("I've stopped worrying about the budget, it doesn't matter now", {("budget", "none")}),
     ],
 )
 def test_a_lifted_preference_is_a_neutral_fact(message, facts):
@@ -82,6 +83,10 @@ def test_a_refusal_for_this_search_only_is_no_dislike():
             {("brand/kestrel", "dislike"), ("brand/northwind", "like")},
         ),
         ("My waist went from 32 to 34", {("size/waist", "34")}),
+        (
+            "I went from Northwind to Kestrel last winter",
+            {("brand/northwind", "dislike"), ("brand/kestrel", "like")},
+        ),
         ("Make that a 41, not a 40, I measured my feet again", {("size/shoes", "41")}),
         ("I was a size 10 last year but I'm a 12 now", {("size/tops", "M")}),
         ("XL for jackets, L for everything else", {("size/outerwear", "XL"), ("size/tops", "L")}),
@@ -121,6 +126,7 @@ def test_the_usual_size_said_before_one_brands_sizing_is_kept():
     ("message", "facts"),
     [
         ("I'm a UK 9 in shoes", {("size/shoes", "43")}),
+        ("My shoes are UK 10", {("size/shoes", "44")}),
         ("I wear a US 10 shoe", {("size/shoes", "43")}),
         ("I'm a women's US 8 in shoes", {("size/shoes", "39")}),
         ("I take a UK 8.5 in trainers", {("size/shoes", "42.5")}),

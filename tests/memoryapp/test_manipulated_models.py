@@ -124,3 +124,11 @@ async def test_a_manipulated_visit_summary_keeps_only_what_was_looked_for(model_
         "Follow-ups: Linen shirts in M."
     )
     assert episode.dropped == 6
+
+
+async def test_a_budget_without_its_currency_takes_the_one_the_shopper_said(model_endpoint):
+    _judge_says(model_endpoint, _item("Budget: 60", "budget", "budget", "60"))
+    facts = await exchange_judge(query="My budget's about sixty quid", answer="")
+    assert [(f.text, f.slot.value) for f in facts] == [
+        ("The shopper's budget is up to 60 GBP.", "60 GBP")
+    ]

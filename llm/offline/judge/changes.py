@@ -51,6 +51,9 @@ _SWITCH = re.compile(
     rf"lately|now)\b.*|[,.;!?].*|$)",
     re.I,
 )
+_WHEN = re.compile(
+    r"\s+(?:(?:this|last|in\s+the)\s+\w+|recently|lately|since\s+\w+|\w+\s+ago|in\s+\d{4})\b", re.I
+)
 _MEASURE_FROM_TO = re.compile(
     rf"\b(?P<whose>my\s+(?:waist|inseam|shoe\s+size|size|feet|foot))\s+(?:has\s+|'s\s+)?"
     rf"{_CHANGE_VERB}\s+(?:up\s+|down\s+)?from\s+(?:an?\s+|size\s+)?[\w.]+\s+to\s+"
@@ -97,7 +100,11 @@ def _plain(sentence: str) -> str:
             stated = f"I'm now a {new}"
         else:
             stated = f"I'm over {old}, and I love {new}"
-        return sentence[: switch.start()] + stated + switch.group("rest")
+        rest = switch.group("rest")
+        # When the switch was made ("last winter") is past; the state it led to holds now.
+        when = _WHEN.match(rest)
+        rest = " now" + rest[when.end() :] if when else rest
+        return sentence[: switch.start()] + stated + rest
     made = _MAKE_THAT.match(sentence)
     if made:
         return f"{made.group('lead')}I'm " + sentence[made.end() :]
@@ -117,7 +124,8 @@ _MATTER = r"(?:doesn't|does\s+not|don't|do\s+not|no\s+longer|won't)\s+(?:really\
 _CARE = (
     r"(?:not|no\s+longer|never)\s+(?:really\s+|too\s+|that\s+|very\s+)?(?:fussy|bothered|picky|"
     r"particular|precious|fussed|hung\s+up)\s+(?:about|over|with)"
-    r"|(?:stopped|stop|quit)\s+caring\s+about|(?:don't|do\s+not)\s+(?:really\s+)?care\s+(?:about|which|what)"
+    r"|(?:stopped|stop|quit)\s+(?:caring|worrying|fretting)\s+about"
+    r"|(?:don't|do\s+not)\s+(?:really\s+)?care\s+(?:about|which|what)"
 )
 
 
@@ -172,6 +180,7 @@ _NAMED_LIFTS = (
 )
 _BUDGET_LIFT = re.compile(
     r"\bforget\s+(?:about\s+)?(?:the|my)\s+budget\b"
+    r"|\b(?:" + _CARE + r")\s+(?:the\s+|my\s+)?(?:budget|price|prices|cost|money)\b"
     r"|\b(?:money|price|cost)(?:'s|\s+is)\s+no\s+object\b"
     r"|\b(?:the\s+|my\s+)?(?:budget|price|cost)\s+"
     + _MATTER

@@ -32,7 +32,7 @@ _SIZE_CUE = re.compile(
     r"\b(?:is|are)\s+(?:always\s+|usually\s+|normally\s+)?(?:an?|size)\s+(?=\w)|"
     r"\b(?:for|in)\s+(?:everything|anything|all)\s+(?:else|other\s+\w+)\b|"
     r"\b" + GARMENT_NOUNS + r"\s+(?:are|is)\s+(?:always\s+|usually\s+|normally\s+)?"
-    r"(?:an?\s+|size\s+)?(?=\d|[SMLX])|"
+    r"(?:an?\s+|size\s+)?(?=\d|[SMLX]|(?:uk|us|eu)\s*\d)|"
     r"^"
     + GARMENT_NOUNS
     + r"\s*:?\s*(?:always\s+|usually\s+|normally\s+)?(?:\d|[SMLX])|\b(?:in|for)\s+(?:my\s+)?"
