@@ -98,7 +98,7 @@ _VISIT_REFUSED = re.compile(
     r"guarantee\w*|promis\w*|confirm\w*|entitled|owed|compensat\w*|credit)\b"
     r"|\b(?:will|would|shall)\s+(?:be\s+)?(?:get|send|ship|deliver|refund|reserve|hold|keep|"
     r"call|email|contact|notify|sent|shipped|delivered|refunded|reserved|held|given)\b"
-    r"|\b(?:he|she|him|his|her|hers|husband|wife|partner|boyfriend|girlfriend|son|daughter|"
+    r"|\b(?:husband|wife|partner|boyfriend|girlfriend|son|daughter|"
     r"mum|mom|dad|mother|father|brother|sister|friend|colleague|neighbour|neighbor|cousin|"
     r"aunt|uncle|niece|nephew|grandma|grandpa|grandmother|grandfather)\b"
     r"|\b(?:mr|mrs|ms|miss)\b\.?\s+[A-Z]|\bdr\.\s+[A-Z]|\b(?:named|called)\s+[A-Z]|\blives?\s+(?:in|at)\b"

@@ -417,3 +417,8 @@ def test_a_standing_refusal_a_lift_or_a_tight_budget_in_words_is_judged(message)
 
 def test_an_order_to_the_assistant_is_still_not_judged():
     assert not judging_needed("Never tell me the price")
+
+
+def test_a_pronoun_for_the_shopper_is_no_other_person():
+    # A writer may call the shopper "she"; another person comes with a noun or a name.
+    assert not screening.visit_sentence_refused("She looked for boots for her hiking trip")
