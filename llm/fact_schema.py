@@ -2,28 +2,51 @@
 
 Shared by the judge prompt for real models, the offline judge and the memory policy (which
 validates judge output against it and consolidates facts by slot). A fact is
-(sentence, category, slot, value):
+(sentence, category, slot, value), and only a durable fact the shopper states about
+themselves is one:
 
 | category | slot | value |
 |---|---|---|
-| size | size/tops (also a size given for no garment), size/bottoms, size/dresses, size/outerwear, size/shoes, size/waist, size/inseam; a size for a garment or an activity is that garment's slot | the size as said ("M", "44", "UK 8", "32"), or a change: "+1" / "-1" |
-| budget | budget | "<amount> EUR", or "tight" |
-| colour | colour/<colour> | like / dislike |
-| brand | brand/<brand> | like / dislike |
-| design | design/<term> (fit, cut, pattern, style) | like / dislike |
-| material | material/<material> | like / dislike |
-| values | values/<value> (sustainable, vegan, fair-trade, ...) | like / dislike |
+| size | size/tops (also a size given for no garment), size/bottoms, size/dresses, size/outerwear, size/shoes, size/waist, size/inseam | letters for clothes ("M"), EU numbers for shoes, half sizes kept ("42.5"), inches for waist and inseam ("32"); "+1" / "-1" for "I've gone up/down a size" with no new size named |
+| budget | budget | "<amount> <CUR>" (EUR, GBP, USD; no currency word is EUR), "tight", or "none" (lifted) |
+| colour | colour/<colour> | like / dislike / neutral |
+| brand | brand/<brand> | like / dislike / neutral |
+| design | design/<term> (fit, cut, neck, width, pattern, style) | like / dislike / neutral |
+| material | material/<material> | like / dislike / neutral |
+| values | values/<value> (sustainable, vegan, fair-trade, ...) | like / dislike / neutral |
 | occasion | occasion/<occasion> | the occasion, as in the slot |
 
+The labelling rules (tests/data/README.md has them with examples):
+- A size for a garment goes to that garment's slot (t-shirts, shirts, knitwear, hoodies ->
+  tops; jeans, trousers, shorts, skirts -> bottoms; dresses, jumpsuits -> dresses; jackets,
+  coats, blazers, parkas -> outerwear; any footwear -> shoes), and is stored in the shop's
+  system (`llm.shopper_words` converts): UK shoe sizes to EU (UK 8 -> 42, UK 8.5 -> 42.5),
+  US men's = UK + 1, US women's = UK + 2, a US size that says neither is men's; numbered
+  clothing sizes to letters (UK 12 -> M, US = UK - 4, EU = UK + 28; a bare number is UK);
+  centimetres to whole inches. The sentence keeps the shopper's own wording beside the
+  converted size ("The shopper wears shoe size 42 (UK 8)."). A size relative to one brand
+  ("I go up a size in Vela") or for one purchase is no fact.
+- Keys are lowercase, hyphenated, base form; a brand is its name so ("fjord-and-pine").
+  Design holds the neck and width shapes too (v-neck, crew-neck, turtleneck, wide-fit, ...),
+  and any other style word the shop could act on in the same form (design/double-breasted).
+- Changes of mind keep the newest state only ("I switched from Vela to Tern" dislikes Vela
+  and likes Tern); lists give every item.
+- Lifting a preference is a fact that replaces the old one: a named preference lifted is
+  its slot with `neutral` ("yellow's fine now": colour/yellow = neutral); a whole category
+  lifted is `<category>/any` = `neutral` ("any brand is fine": brand/any, which replaces
+  every brand fact); the budget lifted is budget = `none`. None of them is a search filter.
+- Nothing is kept for one-time exceptions ("just this once I'd spend 200"), prices quoted for
+  a product, sarcasm, other people's sizes and tastes, hypotheticals, questions, past states,
+  small talk, instructions, claims about the shop, and a size, colour or budget inside a
+  plain request, except a waist measurement.
+
 Every slot holds one value at a time: a newer fact of the same slot with another value
-replaces the older one (a size for the same garment, the budget, liking vs disliking the
-same colour or brand). A size given for a garment or an activity is the slot of that
-garment ("a 44 in hiking boots" is size/shoes); two different sizes for two kinds within
-one slot ("a 42 in running shoes, a 43 in boots") are no fact, unless one is the usual one,
-since a search sends one size per slot. The categories are the memory specification's five
-(size, brand, colour, budget band, occasion) and design, material and values, as durable as
-those (docs/memory.md says why); the list stays closed. A person the shopper buys for is
-not a category: facts are only what the shopper says about themselves.
+replaces the older one. Two different sizes for two kinds within one slot ("a 42 in running
+shoes, a 43 in boots") are no fact, unless one is the usual one, since a search sends one
+size per slot. The categories are the memory specification's five (size, brand, colour,
+budget band, occasion) and design, material and values, as durable as those
+(docs/memory.md says why); the list stays closed. A person the shopper buys for is not a
+category: facts are only what the shopper says about themselves.
 """
 
 from __future__ import annotations
@@ -31,9 +54,21 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from llm.fact_terms import (
+    COLOUR_TERMS,
+    DESIGN_TERMS,
+    MATERIAL_TERMS,
+    OCCASION_PHRASES,
+    VALUE_TERMS,
+)
+from llm.shopper_words import CURRENCY_WORDS, size_in_shop_system
+
 CATEGORIES = ("size", "budget", "colour", "brand", "design", "material", "values", "occasion")
 PREFERENCE_CATEGORIES = ("colour", "brand", "design", "material", "values")
-LIKE, DISLIKE = "like", "dislike"
+LIKE, DISLIKE, NEUTRAL = "like", "dislike", "neutral"
+# The key of a whole category lifted ("any brand is fine": brand/any = neutral).
+ANY_KEY = "any"
+ANY_CATEGORIES = ("colour", "brand", "design", "material")
 SIZE_SLOTS = (
     "size/tops",
     "size/bottoms",
@@ -45,6 +80,7 @@ SIZE_SLOTS = (
 )
 BUDGET_SLOT = "budget"
 TIGHT_BUDGET = "tight"
+NO_BUDGET = "none"
 LETTER_SIZES = ("XXS", "XS", "S", "M", "L", "XL", "XXL", "XXXL")
 
 # Garment words a size can be given for, by slot; "I'm an M" alone counts as tops.
@@ -69,151 +105,20 @@ GARMENT_SLOTS: dict[str, tuple[str, ...]] = {
     ),
 }  # fmt: skip
 
-# Terms the judge recognises, keyed by what the shopper says; each names its slot key and
-# the phrase the fact sentence uses. A real model may use other keys of the same shape.
-COLOUR_TERMS: dict[str, tuple[str, str]] = {
-    "black": ("black", "black"), "white": ("white", "white"), "off-white": ("off-white", "off-white"),
-    "off white": ("off-white", "off-white"), "ivory": ("ivory", "ivory"), "cream": ("cream", "cream"),
-    "grey": ("grey", "grey"), "gray": ("grey", "grey"), "charcoal": ("charcoal", "charcoal"),
-    "silver": ("silver", "silver"), "navy": ("navy", "navy"), "navy blue": ("navy", "navy"),
-    "dark blue": ("dark-blue", "dark blue"), "blue": ("blue", "blue"),
-    "light blue": ("light-blue", "light blue"), "sky blue": ("light-blue", "light blue"),
-    "baby blue": ("light-blue", "light blue"), "turquoise": ("turquoise", "turquoise"),
-    "teal": ("teal", "teal"), "green": ("green", "green"), "dark green": ("dark-green", "dark green"),
-    "emerald": ("emerald", "emerald"), "emerald green": ("emerald", "emerald"),
-    "forest green": ("dark-green", "dark green"), "bottle green": ("dark-green", "dark green"),
-    "olive green": ("olive", "olive"), "royal blue": ("royal-blue", "royal blue"),
-    "cobalt": ("royal-blue", "royal blue"), "cobalt blue": ("royal-blue", "royal blue"), "olive": ("olive", "olive"), "khaki": ("khaki", "khaki"),
-    "mint": ("mint", "mint"), "yellow": ("yellow", "yellow"), "mustard": ("mustard", "mustard"),
-    "mustard yellow": ("mustard", "mustard"),
-    "gold": ("gold", "gold"), "orange": ("orange", "orange"), "rust": ("rust", "rust"),
-    "coral": ("coral", "coral"), "peach": ("peach", "peach"), "red": ("red", "red"),
-    "burgundy": ("burgundy", "burgundy"), "maroon": ("maroon", "maroon"), "wine": ("burgundy", "burgundy"),
-    "pink": ("pink", "pink"), "hot pink": ("hot-pink", "hot pink"), "fuchsia": ("fuchsia", "fuchsia"),
-    "magenta": ("magenta", "magenta"), "purple": ("purple", "purple"), "violet": ("purple", "purple"),
-    "lilac": ("lilac", "lilac"), "lavender": ("lilac", "lilac"), "plum": ("plum", "plum"),
-    "beige": ("beige", "beige"), "camel": ("camel", "camel"), "tan": ("tan", "tan"),
-    "sand": ("beige", "beige"), "nude": ("nude", "nude"), "brown": ("brown", "brown"),
-    "chocolate": ("brown", "brown"), "lime": ("lime", "lime"), "lime green": ("lime", "lime"),
-    "mauve": ("mauve", "mauve"), "taupe": ("taupe", "taupe"), "crimson": ("crimson", "crimson"),
-    "scarlet": ("scarlet", "scarlet"), "indigo": ("indigo", "indigo"), "aqua": ("aqua", "aqua"),
-    "sage": ("sage", "sage"), "sage green": ("sage", "sage"), "terracotta": ("terracotta", "terracotta"),
-    "ochre": ("ochre", "ochre"), "lemon": ("lemon", "lemon"), "neon": ("neon", "neon colours"),
-    "neon colours": ("neon", "neon colours"), "neon colors": ("neon", "neon colours"),
-    "pastel": ("pastels", "pastel colours"), "pastels": ("pastels", "pastel colours"),
-    "pastel colours": ("pastels", "pastel colours"), "pastel colors": ("pastels", "pastel colours"),
-    "neutral": ("neutrals", "neutral colours"), "neutrals": ("neutrals", "neutral colours"),
-    "neutral colours": ("neutrals", "neutral colours"), "neutral colors": ("neutrals", "neutral colours"),
-    "neutral tones": ("neutrals", "neutral colours"), "earth tones": ("earth-tones", "earth tones"),
-    "earthy tones": ("earth-tones", "earth tones"), "earthy colours": ("earth-tones", "earth tones"),
-    "bright colours": ("bright-colours", "bright colours"), "bright colors": ("bright-colours", "bright colours"),
-    "brights": ("bright-colours", "bright colours"), "bright": ("bright-colours", "bright colours"), "dark colours": ("dark-colours", "dark colours"),
-    "dark colors": ("dark-colours", "dark colours"),
-}  # fmt: skip
-DESIGN_TERMS: dict[str, tuple[str, str]] = {
-    "slim fit": ("slim-fit", "a slim fit"), "slim-fit": ("slim-fit", "a slim fit"),
-    "slim": ("slim-fit", "a slim fit"), "regular fit": ("regular-fit", "a regular fit"),
-    "relaxed fit": ("relaxed-fit", "a relaxed fit"), "relaxed fits": ("relaxed-fit", "a relaxed fit"),
-    "relaxed": ("relaxed-fit", "a relaxed fit"), "loose fit": ("loose-fit", "a loose fit"),
-    "loose": ("loose-fit", "a loose fit"), "baggy": ("loose-fit", "a loose fit"),
-    "oversized": ("oversized", "an oversized fit"), "tailored": ("tailored", "a tailored fit"),
-    "fitted": ("fitted", "a fitted cut"), "skinny": ("skinny", "a skinny fit"),
-    "straight leg": ("straight-leg", "a straight-leg cut"),
-    "straight-leg": ("straight-leg", "a straight-leg cut"),
-    "wide leg": ("wide-leg", "a wide-leg cut"), "wide-leg": ("wide-leg", "a wide-leg cut"),
-    "high-waisted": ("high-waisted", "a high-waisted cut"),
-    "high waisted": ("high-waisted", "a high-waisted cut"),
-    "cropped": ("cropped", "a cropped cut"), "crop tops": ("cropped", "a cropped cut"),
-    "crop top": ("cropped", "a cropped cut"), "crop": ("cropped", "a cropped cut"), "boxy": ("boxy", "a boxy cut"),
-    "minimalist": ("minimalist", "minimalist designs"), "minimal": ("minimalist", "minimalist designs"),
-    "simple designs": ("minimalist", "minimalist designs"), "simple": ("minimalist", "minimalist designs"),
-    "clean lines": ("minimalist", "minimalist designs"), "clean designs": ("minimalist", "minimalist designs"),
-    "understated": ("minimalist", "minimalist designs"), "plain": ("plain", "plain designs"),
-    "patterned": ("patterns", "patterns"), "patterns": ("patterns", "patterns"),
-    "pattern": ("patterns", "patterns"), "stripes": ("stripes", "stripes"), "stripe": ("stripes", "stripes"),
-    "striped": ("stripes", "stripes"), "floral": ("floral", "floral prints"),
-    "floral patterns": ("floral", "floral prints"), "floral prints": ("floral", "floral prints"),
-    "graphic tees": ("graphic-prints", "graphic prints"),
-    "florals": ("floral", "floral prints"), "prints": ("prints", "prints"),
-    "printed": ("prints", "prints"), "graphic": ("graphic-prints", "graphic prints"),
-    "graphics": ("graphic-prints", "graphic prints"), "logos": ("logos", "logos"),
-    "logo": ("logos", "logos"), "branding": ("logos", "logos"),
-    "vintage": ("vintage", "vintage styles"), "retro": ("vintage", "vintage styles"),
-    "classic": ("classic", "classic styles"), "timeless": ("classic", "classic styles"),
-    "sporty": ("sporty", "sporty styles"), "athleisure": ("sporty", "sporty styles"),
-    "ruffles": ("ruffles", "ruffles"), "sequins": ("sequins", "sequins"),
-    "animal print": ("animal-print", "animal prints"), "leopard print": ("animal-print", "animal prints"),
-    "flashy": ("flashy", "flashy designs"), "colourful": ("colourful", "colourful designs"),
-}  # fmt: skip
-MATERIAL_TERMS: dict[str, tuple[str, str]] = {
-    "organic cotton": ("organic-cotton", "organic cotton"), "cotton": ("cotton", "cotton"),
-    "linen": ("linen", "linen"), "wool": ("wool", "wool"), "merino": ("merino", "merino wool"),
-    "merino wool": ("merino", "merino wool"), "cashmere": ("cashmere", "cashmere"),
-    "silk": ("silk", "silk"), "leather": ("leather", "leather"), "suede": ("suede", "suede"),
-    "denim": ("denim", "denim"), "polyester": ("polyester", "polyester"),
-    "nylon": ("nylon", "nylon"), "acrylic": ("acrylic", "acrylic"), "viscose": ("viscose", "viscose"),
-    "fleece": ("fleece", "fleece"), "corduroy": ("corduroy", "corduroy"),
-    "synthetics": ("synthetics", "synthetic fabrics"), "synthetic": ("synthetics", "synthetic fabrics"),
-    "synthetic fabrics": ("synthetics", "synthetic fabrics"),
-    "natural fibres": ("natural-fibres", "natural fibres"),
-    "natural fibers": ("natural-fibres", "natural fibres"),
-    "natural fabrics": ("natural-fibres", "natural fibres"),
-    "natural materials": ("natural-fibres", "natural fibres"),
-    "hemp": ("hemp", "hemp"), "bamboo": ("bamboo", "bamboo"), "gore-tex": ("gore-tex", "Gore-Tex"),
-    "mohair": ("mohair", "mohair"), "alpaca": ("alpaca", "alpaca"), "satin": ("satin", "satin"),
-    "velvet": ("velvet", "velvet"), "jersey": ("jersey", "jersey"), "flannel": ("flannel", "flannel"),
-    "canvas": ("canvas", "canvas"), "lycra": ("elastane", "elastane"), "elastane": ("elastane", "elastane"),
-    "spandex": ("elastane", "elastane"), "rayon": ("viscose", "viscose"), "tencel": ("lyocell", "lyocell"),
-    "lyocell": ("lyocell", "lyocell"), "modal": ("modal", "modal"), "faux fur": ("faux-fur", "faux fur"),
-}  # fmt: skip
-VALUE_TERMS: dict[str, tuple[str, str]] = {
-    "sustainable": ("sustainable", "sustainable brands"),
-    "sustainably": ("sustainable", "sustainable brands"),
-    "sustainability": ("sustainable", "sustainable brands"),
-    "eco-friendly": ("sustainable", "sustainable brands"),
-    "eco friendly": ("sustainable", "sustainable brands"),
-    "environmentally friendly": ("sustainable", "sustainable brands"),
-    "ethical": ("ethical", "ethically made clothes"), "ethically": ("ethical", "ethically made clothes"),
-    "fair trade": ("fair-trade", "fair-trade products"), "fair-trade": ("fair-trade", "fair-trade products"),
-    "fairtrade": ("fair-trade", "fair-trade products"),
-    "vegan leather": ("vegan", "vegan materials"), "vegan": ("vegan", "vegan materials"),
-    "cruelty-free": ("cruelty-free", "cruelty-free products"),
-    "cruelty free": ("cruelty-free", "cruelty-free products"),
-    "recycled": ("recycled", "recycled materials"),
-    "recycled polyester": ("recycled", "recycled materials"),
-    "recycled cotton": ("recycled", "recycled materials"), "organic": ("organic", "organic materials"),
-    "locally made": ("local", "locally made clothes"), "made locally": ("local", "locally made clothes"),
-    "second-hand": ("second-hand", "second-hand clothes"), "secondhand": ("second-hand", "second-hand clothes"),
-    "pre-loved": ("second-hand", "second-hand clothes"),
-    "independent brands": ("independent", "independent brands"),
-    "independent labels": ("independent", "independent brands"),
-    "fast fashion": ("fast-fashion", "fast fashion"), "fast-fashion": ("fast-fashion", "fast fashion"),
-}  # fmt: skip
-OCCASION_PHRASES: dict[str, str] = {
-    "wedding": "a wedding", "interview": "a job interview", "hiking": "hiking",
-    "running": "running", "beach": "the beach", "party": "a party", "travel": "travel",
-    "holiday": "a holiday", "festival": "a festival", "funeral": "a funeral",
-    "office": "the office", "work": "work", "ski": "a ski trip", "camping": "camping",
-    "date": "a date", "gym": "the gym", "formal": "a formal event", "business": "business",
-    "cycling": "cycling", "yoga": "yoga", "winter": "winter", "summer": "summer",
-    "christmas": "Christmas", "graduation": "a graduation", "christening": "a christening",
-    "prom": "a prom", "dinner": "a dinner", "marathon": "a marathon", "gala": "a gala",
-}  # fmt: skip
-
 _KEY = r"[a-z0-9]+(?:-[a-z0-9]+)*"
 SLOT_RE = re.compile(rf"^(?:size/(?:tops|bottoms|dresses|outerwear|shoes|waist|inseam)|budget|"
                      rf"(?:colour|brand|design|material|values|occasion)/{_KEY})$")  # fmt: skip
 MAX_SLOT_CHARS = 60
 _RELATIVE = r"[+-][1-3]"
 _SIZE_VALUE = {
-    "size/shoes": re.compile(rf"^(?:(?:(?:EU|UK|US) )?\d{{1,2}}(?:\.5)?|{_RELATIVE})$"),
+    "size/shoes": re.compile(rf"^(?:(?:3\d|4\d|50)(?:\.5)?|{_RELATIVE})$"),
     "size/waist": re.compile(r"^\d{2}$"),
     "size/inseam": re.compile(r"^\d{2}$"),
 }
-_GARMENT_SIZE_VALUE = re.compile(
-    rf"^(?:{'|'.join(LETTER_SIZES)}|(?:(?:EU|UK|US) )?\d{{1,2}}|{_RELATIVE})$"
+_GARMENT_SIZE_VALUE = re.compile(rf"^(?:{'|'.join(LETTER_SIZES)}|{_RELATIVE})$")
+_BUDGET_VALUE = re.compile(
+    rf"^(?:\d{{1,5}} (?:{'|'.join(CURRENCY_WORDS)})|{TIGHT_BUDGET}|{NO_BUDGET})$"
 )
-_BUDGET_VALUE = re.compile(r"^(?:\d{1,5} EUR|tight)$")
 
 
 @dataclass(frozen=True)
@@ -247,7 +152,9 @@ def slot_valid(category: str, slot: str, value: str) -> bool:
         return bool(_BUDGET_VALUE.match(value))
     if category == "occasion":
         return value == slot.split("/", 1)[1]
-    return value in (LIKE, DISLIKE)
+    if slot.split("/", 1)[1] == ANY_KEY:
+        return category in ANY_CATEGORIES and value == NEUTRAL
+    return value in (LIKE, DISLIKE, NEUTRAL)
 
 
 def slot_key(name: str) -> str:
@@ -279,20 +186,22 @@ def size_step(value: str, change: str) -> str | None:
 # --- Sentences ---------------------------------------------------------------------------
 
 
-def size_sentence(slot: str, value: str, garment: str | None = None) -> str:
+def size_sentence(
+    slot: str, value: str, garment: str | None = None, *, said: str | None = None
+) -> str:
+    """The size in the shop's system, with the shopper's own wording beside it when that
+    differs ("The shopper wears shoe size 42 (UK 8).")."""
+    aside = f" ({said})" if said and said.lower() != value.lower() else ""
     if slot == "size/shoes":
-        return f"The shopper wears shoe size {value}."
+        return f"The shopper wears shoe size {value}{aside}."
     if slot == "size/waist":
-        return f"The shopper's waist size is {value}."
+        return f"The shopper's waist size is {value}{aside}."
     if slot == "size/inseam":
-        return f"The shopper's inseam length is {value}."
+        return f"The shopper's inseam length is {value}{aside}."
     if garment is None and slot != "size/tops":
         garment = GARMENT_SLOTS[slot][0]
-    return (
-        f"The shopper wears size {value} in {garment}."
-        if garment
-        else (f"The shopper wears size {value}.")
-    )
+    where = f" in {garment}" if garment else ""
+    return f"The shopper wears size {value}{where}{aside}."
 
 
 def relative_size_sentence(slot: str, change: str) -> str:
@@ -308,10 +217,21 @@ def relative_size_sentence(slot: str, change: str) -> str:
 def budget_sentence(value: str) -> str:
     if value == TIGHT_BUDGET:
         return "The shopper is on a tight budget."
+    if value == NO_BUDGET:
+        return "The shopper has no budget limit any more."
     return f"The shopper's budget is up to {value}."
 
 
+# What "any" lifts, as the sentence names it.
+_ANY_NOUNS = {"colour": "colour", "brand": "brand", "design": "fit or style", "material": "fabric"}
+
+
 def preference_sentence(category: str, value: str, phrase: str) -> str:
+    if value == NEUTRAL:
+        if phrase == ANY_KEY:
+            return f"The shopper does not mind which {_ANY_NOUNS[category]}."
+        brand = "the brand " if category == "brand" else ""
+        return f"The shopper no longer minds {brand}{phrase}."
     if category == "colour":
         return f"The shopper {'likes' if value == LIKE else 'dislikes'} {phrase}."
     if category == "brand":
@@ -335,14 +255,19 @@ for _category, _terms in (
     for _key, _phrase in _terms.values():
         _PHRASE_SLOTS[_phrase.lower()] = (_category, f"{_category}/{_key}")
 _OCCASION_SLOTS = {phrase.lower(): f"occasion/{key}" for key, phrase in OCCASION_PHRASES.items()}
+_ASIDE = r"(?: \([^()]{1,20}\))?"
 _SENTENCES = (
-    (re.compile(r"^The shopper wears shoe size ((?:(?:EU|UK|US) )?\d{1,2}(?:\.5)?)\.?$"), "shoe"),
-    (re.compile(r"^The shopper wears size (\S+) in ([a-z-]+)\.?$"), "garment"),
-    (re.compile(r"^The shopper wears size (\S+?)\.?$"), "size"),
-    (re.compile(r"^The shopper's waist size is (\d{2})\.?$"), "waist"),
-    (re.compile(r"^The shopper's inseam length is (\d{2})\.?$"), "inseam"),
-    (re.compile(r"^The shopper's budget is up to (\d{1,5} EUR)\.?$"), "budget"),
+    (re.compile(rf"^The shopper wears shoe size ((?:(?:EU|UK|US) )?\d{{1,2}}(?:\.5)?){_ASIDE}\.?$"), "shoe"),
+    (re.compile(rf"^The shopper wears size (\S+) in ([a-z-]+){_ASIDE}\.?$"), "garment"),
+    (re.compile(rf"^The shopper wears size (\S+?){_ASIDE}\.?$"), "size"),
+    (re.compile(rf"^The shopper's waist size is (\d{{2}}){_ASIDE}\.?$"), "waist"),
+    (re.compile(rf"^The shopper's inseam length is (\d{{2}}){_ASIDE}\.?$"), "inseam"),
+    (re.compile(r"^The shopper's budget is up to (\d{1,5} (?:EUR|GBP|USD))\.?$"), "budget"),
     (re.compile(r"^The shopper is on a tight budget\.?$"), "tight"),
+    (re.compile(r"^The shopper has no budget limit(?: any more)?\.?$"), "no budget"),
+    (re.compile(r"^The shopper does not mind which (colour|brand|fit or style|fabric)\.?$"), "any"),
+    (re.compile(r"^The shopper no longer minds the brand (.{1,40}?)\.?$"), "brand neutral"),
+    (re.compile(r"^The shopper no longer minds (.{1,40}?)\.?$"), "neutral"),
     (re.compile(r"^The shopper (prefers|dislikes) the brand (.{1,40}?)\.?$"), "brand"),
     (re.compile(r"^The shopper is shopping for (.{1,40}?)\.?$"), "occasion"),
     (re.compile(r"^The shopper (likes|prefers|dislikes) (.{1,40}?)\.?$"), "preference"),
@@ -365,17 +290,34 @@ def slot_from_sentence(sentence: str) -> FactSlot | None:
 
 def _slot_of(kind: str, match: re.Match) -> FactSlot | None:
     if kind == "shoe":
-        return FactSlot("size", "size/shoes", match.group(1))
+        value = size_in_shop_system(match.group(1), shoes=True)
+        return FactSlot("size", "size/shoes", value) if value else None
     if kind in ("waist", "inseam"):
         return FactSlot("size", f"size/{kind}", match.group(1))
     if kind in ("garment", "size"):
         slot = garment_slot(match.group(2)) if kind == "garment" else "size/tops"
-        fact = FactSlot("size", slot or "", match.group(1))
+        said = match.group(1)
+        value = said if re.fullmatch(_RELATIVE, said) else size_in_shop_system(said, shoes=False)
+        fact = FactSlot("size", slot or "", value or "")
         return fact if slot and slot_valid("size", slot, fact.value) else None
     if kind == "budget":
         return FactSlot("budget", BUDGET_SLOT, match.group(1))
     if kind == "tight":
         return FactSlot("budget", BUDGET_SLOT, TIGHT_BUDGET)
+    if kind == "no budget":
+        return FactSlot("budget", BUDGET_SLOT, NO_BUDGET)
+    if kind == "any":
+        category = next(c for c, noun in _ANY_NOUNS.items() if noun == match.group(1))
+        return FactSlot(category, f"{category}/{ANY_KEY}", NEUTRAL)
+    if kind == "brand neutral":
+        key = slot_key(match.group(1))
+        return FactSlot("brand", f"brand/{key}", NEUTRAL) if key else None
+    if kind == "neutral":
+        phrase = match.group(1).lower()
+        if phrase not in _PHRASE_SLOTS:
+            return None
+        category, slot = _PHRASE_SLOTS[phrase]
+        return FactSlot(category, slot, NEUTRAL)
     if kind == "brand":
         key = slot_key(match.group(2))
         value = LIKE if match.group(1) == "prefers" else DISLIKE

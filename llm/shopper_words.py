@@ -202,3 +202,108 @@ def waist_size_letter(inches: float) -> str | None:
 
 def centimetres_to_inches(cm: float) -> int:
     return round(cm / 2.54)
+
+
+# --- A size as said, in the shop's system ------------------------------------------------
+
+# "UK 8", "8 UK", "EU 40", "US women's 8", "8.5", "42,5": a numbered size and its system.
+SIZE_SAID = re.compile(
+    r"(?<![\w.,])(?:(?P<before>uk|us|eu|au)\s*(?:(?P<g1>women'?s|womens|ladies'?|men'?s|mens)\s+)?)?"
+    r"(?P<number>\d{1,2}(?:[.,]5)?)(?![\d%])"
+    r"(?:\s*(?P<after>uk|us|eu|au)\b)?(?:\s*(?P<g2>women'?s|womens|ladies'?|men'?s|mens)\b)?",
+    re.I,
+)
+_WOMENS = re.compile(r"\b(?:wom[ae]n'?s|womens|ladies'?|female)\b", re.I)
+_CENTIMETRES = re.compile(r"(?<![\w.])(?P<cm>\d{2,3})\s*(?:cm|centimet(?:re|er)s?)\b", re.I)
+# A bare shoe number below this is UK ("a 9 in shoes"); from it up, EU.
+_EU_SHOE_FLOOR = 30
+
+
+def _system_number(said: str) -> tuple[str | None, float, bool | None] | None:
+    match = SIZE_SAID.fullmatch(said.strip())
+    if not match:
+        return None
+    system = (match.group("before") or match.group("after") or "").upper() or None
+    gender = match.group("g1") or match.group("g2") or ""
+    womens = bool(_WOMENS.match(gender)) if gender else None
+    return system, float(match.group("number").replace(",", ".")), womens
+
+
+def size_in_shop_system(said: str, *, shoes: bool, womens: bool | None = None) -> str | None:
+    """A size as the shopper said it, in the shop's system: EU numbers for shoes (UK 8 ->
+    "42", US 10 -> "43", US women's 8 -> "39", a bare 9 -> UK 9 -> "43"), letters for
+    clothes ("medium" -> "M", UK 12 -> "M", US 8 -> "M", EU 40 -> "M", a bare 14 -> UK 14 ->
+    "L"; a bare number that is no UK size but an EU one, "36", is EU). None when it is none."""
+    text = " ".join(said.split())
+    letter = LETTER_SIZE_WORDS.get(text.lower()) or (
+        text.upper() if text.upper() in LETTER_SIZES else None
+    )
+    if letter:
+        return None if shoes else letter
+    read = _system_number(text)
+    if read is None:
+        return None
+    system, number, said_womens = read
+    womens = said_womens if said_womens is not None else womens
+    if shoes:
+        if system is None:
+            system = "EU" if number >= _EU_SHOE_FLOOR else "UK"
+        return shoe_size_eu("UK" if system == "AU" else system, number, womens=womens)
+    if number != int(number):
+        return None
+    if system is None:
+        return clothing_size_letter("UK", int(number)) or (
+            clothing_size_letter("EU", int(number)) if int(number) > 20 else None
+        )
+    return clothing_size_letter(system, int(number))
+
+
+def sizes_said(text: str) -> set[str]:
+    """Every size in the shop's system a text could mean: each numbered size read for shoes
+    and for clothes in the system it names (or every system when it names none), letter
+    words, and centimetres as whole inches. For checking that a size was said at all."""
+    found: set[str] = set()
+    lowered = numbers_in_digits(text).lower()
+    for word, letter in LETTER_SIZE_WORDS.items():
+        if re.search(rf"(?<![\w'\u2019-]){re.escape(word)}(?![\w'\u2019-])", lowered):
+            found.add(letter)
+    for match in SIZE_SAID.finditer(lowered):
+        figure = match.group("number").replace(",", ".")
+        found.add(_figure(float(figure)))
+        named = match.group("before") or match.group("after")
+        said = match.group(0).strip()
+        for womens in (None, True):
+            for shoes in (True, False):
+                if named:
+                    value = size_in_shop_system(said, shoes=shoes, womens=womens)
+                    found |= {value} if value else set()
+                else:
+                    for system in ("UK", "US", "EU"):
+                        value = size_in_shop_system(
+                            f"{system} {figure}", shoes=shoes, womens=womens
+                        )
+                        found |= {value} if value else set()
+    for match in _CENTIMETRES.finditer(lowered):
+        found.add(str(centimetres_to_inches(float(match.group("cm")))))
+    return found
+
+
+def size_wording(value: str, text: str, *, shoes: bool) -> str | None:
+    """How the text says a size that is `value` in the shop's system, when it says it in
+    another system ("UK 8" for shoe size 42, "size 14" for L, "86 cm" for a 34 waist)."""
+    lowered = numbers_in_digits(text)
+    if re.search(rf"(?<![\d.,]){re.escape(value)}(?![\d]|[.,]\d)", lowered):
+        return None  # said in the shop's system already
+    womens = bool(_WOMENS.search(lowered)) or None
+    for match in SIZE_SAID.finditer(lowered):
+        said = " ".join(match.group(0).split())
+        if (
+            said.replace(",", ".") != value
+            and size_in_shop_system(said, shoes=shoes, womens=womens) == value
+        ):
+            system = match.group("before") or match.group("after")
+            return said if system else f"size {said}"
+    for match in _CENTIMETRES.finditer(lowered):
+        if str(centimetres_to_inches(float(match.group("cm")))) == value:
+            return f"{match.group('cm')} cm"
+    return None

@@ -6,7 +6,11 @@ facts of its slot:
 - the same value: a restatement, not stored again;
 - another value: stored as the new current fact, and the older one stops being recalled;
 - a relative size change ("+1"): applied to the current size of the slot, or dropped when
-  there is none (a change with nothing to change is not a fact).
+  there is none (a change with nothing to change is not a fact);
+- a lift: a slot's `neutral` ("yellow's fine now") or the budget's `none` is another value
+  of the slot and replaces the like, dislike or budget like any other; a whole category
+  lifted (`brand/any` = `neutral`, "any brand is fine") replaces every older fact of its
+  category, since each of them is a filter the shopper has just set aside.
 Newest wins by the date the fact speaks for (created_at, else ingested_at), as the memory
 specification has it: a fact from a session dated in the past that arrives after a newer
 one is stored straight away as superseded.
@@ -34,6 +38,7 @@ from datetime import datetime
 from typing import Any
 
 from llm.fact_schema import (
+    ANY_KEY,
     FactSlot,
     restatement_key,
     size_sentence,
@@ -136,9 +141,29 @@ def facts_plan(
         else:
             plan.store.append(resolved)
             _retire(plan, group, keep=None, by=len(plan.store) - 1)
+            if _category_lift(resolved.slot):
+                _category_retire(plan, groups, resolved.slot.category, stated_at=stated_at)
         groups[key] = []  # a slot is settled once per turn
     plan.duplicates = [b for b in plan.duplicates if b.block_id not in protected]
     return plan
+
+
+def _category_lift(slot: FactSlot | None) -> bool:
+    return slot is not None and slot.slot == f"{slot.category}/{ANY_KEY}"
+
+
+def _category_retire(
+    plan: FactsPlan, groups: dict[str, list[Any]], category: str, *, stated_at: datetime
+) -> None:
+    """Every older fact of a lifted category stops being current ("any brand is fine" ends
+    the liking of Vela and the dislike of Tern alike); a fact newer than the lift stays."""
+    for key, blocks in groups.items():
+        slot = block_slot(blocks[0]) if blocks else None
+        if slot is None or slot.category != category or _category_lift(slot):
+            continue
+        older = [block for block in blocks if block_time(block) <= stated_at]
+        _retire(plan, older, keep=None, by=len(plan.store) - 1)
+        groups[key] = [block for block in blocks if block_time(block) > stated_at]
 
 
 def _resolve(fact: JudgedFact, groups: dict[str, list[Any]]) -> JudgedFact | None:

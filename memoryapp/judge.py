@@ -17,34 +17,33 @@ import openai
 
 from llm.fact_schema import (
     BUDGET_SLOT,
-    COLOUR_TERMS,
-    DESIGN_TERMS,
     DISLIKE,
-    LETTER_SIZES,
     LIKE,
-    MATERIAL_TERMS,
-    OCCASION_PHRASES,
+    NEUTRAL,
+    NO_BUDGET,
     TIGHT_BUDGET,
-    VALUE_TERMS,
     FactSlot,
-    budget_sentence,
-    occasion_sentence,
-    preference_sentence,
-    relative_size_sentence,
     restatement_key,
-    size_sentence,
     slot_from_sentence,
-    slot_key,
     slot_valid,
 )
 from llm.factory import chat_client, model_for, model_mode
 from llm.prompts import episode_messages, judge_messages
+from llm.shopper_words import (
+    SHOP_CURRENCY,
+    amounts_of_money,
+    currency_of,
+    numbers_in_digits,
+    size_in_shop_system,
+)
 from llm.transcript import PRODUCTS_SHOWN
 from memoryapp.conf import memory_conf
 from memoryapp.guard import OutageLog
+from memoryapp.prescreen import judging_needed
 from memoryapp.screening import (
+    about_someone_else,
     claim_or_instruction,
-    judging_needed,
+    fact_sentence,
     summary_screen,
     text_fold,
     value_said,
@@ -55,15 +54,10 @@ logger = logging.getLogger("memoryapp")
 MAX_FACT_CHARS = 160
 _FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL | re.IGNORECASE)
 
-_SIZE_WORDS = {"extra small": "XS", "small": "S", "medium": "M", "large": "L", "extra large": "XL"}
+# A budget as a model may write it: "60", "60 EUR", "£60", "60 quid", "GBP 60".
 _BUDGET_VALUE = re.compile(
-    r"^(?:€\s*)?(\d{1,5})(?:[.,]\d{1,2})?\s*(?:€|eur|euros?)?$", re.IGNORECASE
-)
-_PHRASE_TABLES = (
-    ("colour", COLOUR_TERMS),
-    ("design", DESIGN_TERMS),
-    ("material", MATERIAL_TERMS),
-    ("values", VALUE_TERMS),
+    r"^(?P<before>[€£$]|[a-z]{3,9})?\s*(?P<amount>\d{1,5})(?:[.,]\d{1,2})?\s*(?P<after>[€£$]|[a-z]{3,9})?$",
+    re.IGNORECASE,
 )
 
 
@@ -127,79 +121,46 @@ def _sentence(item: Any) -> str | None:
     return text
 
 
-def _value(category: str, value: Any) -> str | None:
-    """The value in its one spelling ("m" -> "M", 100 -> "100 EUR"), or None if malformed."""
+def _value(category: str, slot: Any, value: Any, message: str = "") -> str | None:
+    """The value in its one spelling, in the shop's system ("m" -> "M", "UK 8" shoes ->
+    "42", "14" dresses -> "L", 100 -> "100 EUR", "£60" -> "60 GBP"), or None if malformed."""
     if isinstance(value, bool) or not isinstance(value, str | int):
         return None
     text = " ".join(str(value).split())
     if category == "size":
-        if text.lower() in _SIZE_WORDS:
-            return _SIZE_WORDS[text.lower()]
-        system = re.match(r"^(eu|uk|us)\s*(\S+)$", text, re.IGNORECASE)
-        if system:
-            text = f"{system.group(1).upper()} {system.group(2)}"
-        text = re.sub(r"(?<=\d),(?=5$)", ".", text)
-        return text.upper() if text.upper() in LETTER_SIZES else text
+        if re.fullmatch(r"[+-][1-3]", text) or slot in ("size/waist", "size/inseam"):
+            return text
+        womens = bool(re.search(r"\bwom[ae]n'?s\b|\bladies\b", text_fold(message), re.I)) or None
+        return size_in_shop_system(text, shoes=slot == "size/shoes", womens=womens)
     if category == "budget":
-        if text.lower() == TIGHT_BUDGET:
-            return TIGHT_BUDGET
+        if text.lower() in (TIGHT_BUDGET, NO_BUDGET):
+            return text.lower()
         amount = _BUDGET_VALUE.match(text)
-        return f"{int(amount.group(1))} EUR" if amount else None
+        if not amount:
+            return None
+        sign = amount.group("before") or amount.group("after")
+        figure = int(amount.group("amount"))
+        said = [m.currency for m in amounts_of_money(message) if int(m.amount) == figure]
+        # No currency in the value: the one the shopper said it in, else the shop's.
+        code = currency_of(sign) if sign else (said[0] if said else SHOP_CURRENCY)
+        if code is None and sign and sign.upper() in ("EUR", "GBP", "USD"):
+            code = sign.upper()
+        return f"{figure} {code}" if code else None
     if category == "occasion":
         return text.lower()
-    return text.lower() if text.lower() in (LIKE, DISLIKE) else None
+    return text.lower() if text.lower() in (LIKE, DISLIKE, NEUTRAL) else None
 
 
 def _says_its_value(text: str, slot: FactSlot) -> bool:
     """A size or budget must be the one the sentence states: consolidation trusts the value."""
-    if slot.is_relative or slot.value == TIGHT_BUDGET:
+    if slot.is_relative or slot.value in (TIGHT_BUDGET, NO_BUDGET):
         return True
     if slot.category == "size":
-        words = {word for word, letter in _SIZE_WORDS.items() if letter == slot.value}
-        spellings = {slot.value, slot.value.split()[-1], *words}
-        return any(
-            re.search(rf"(?<![\w.]){re.escape(s)}(?!\w|\.\d)", text, re.I) for s in spellings
-        )
+        return value_said(slot, text)
     if slot.slot == BUDGET_SLOT:
-        return re.search(rf"(?<![\d]){slot.value.split()[0]}(?![\d])", text) is not None
+        figure = slot.value.split()[0]
+        return re.search(rf"(?<![\d]){figure}(?![\d])", numbers_in_digits(text)) is not None
     return True
-
-
-# One third-person sentence, as the judge is asked to write: anything else (a second
-# sentence, a list, a label) is replaced by the closed list's own sentence for the slot.
-_FACT_SENTENCE = re.compile(r"^The shopper(?:'s)?\s[^.!?:;\n\[\]{}<>]*[.!]?$")
-
-
-def _phrase(category: str, key: str, message: str) -> str:
-    """How the fact sentence names a slot's key: the closed list's phrase, or the
-    shopper's own spelling of it ("Fjord & Pine"), or the key in words."""
-    for table_category, table in _PHRASE_TABLES:
-        if table_category == category:
-            for term_key, phrase in table.values():
-                if term_key == key:
-                    return phrase
-    if category == "occasion" and key in OCCASION_PHRASES:
-        return OCCASION_PHRASES[key]
-    words = re.findall(r"[\w'\u2019&.-]+", text_fold(message))
-    for size in range(1, 5):
-        for start in range(len(words) - size + 1):
-            span = " ".join(words[start : start + size]).strip(".")
-            if slot_key(span) == key:
-                return span
-    return key.replace("-", " ")
-
-
-def _canonical_sentence(slot: FactSlot, message: str) -> str:
-    category, _, key = slot.slot.partition("/")
-    if category == "size":
-        if slot.is_relative:
-            return relative_size_sentence(slot.slot, slot.value)
-        return size_sentence(slot.slot, slot.value)
-    if category == BUDGET_SLOT:
-        return budget_sentence(slot.value)
-    if category == "occasion":
-        return occasion_sentence(_phrase(category, key, message))
-    return preference_sentence(category, slot.value, _phrase(category, key, message))
 
 
 def _judged(item: Any, message: str) -> JudgedFact | None:
@@ -210,25 +171,26 @@ def _judged(item: Any, message: str) -> JudgedFact | None:
     """
     if isinstance(item, str):
         text = _sentence(item)
+        text = None if text is None or about_someone_else(text) else text
         slot = slot_from_sentence(text) if text else None
         if text is None or slot is None or not value_said(slot, message):
             return None
-        return JudgedFact(text, slot)
+        return JudgedFact(fact_sentence(slot, message), slot)
     if not isinstance(item, dict):
         return None
     text = _sentence(item.get("fact"))
     category, slot = item.get("category"), item.get("slot")
     if text is None or not isinstance(category, str) or not isinstance(slot, str):
         return None
-    value = _value(category, item.get("value"))
+    if about_someone_else(text):
+        return None  # the model's own words say the fact is someone else's
+    value = _value(category, slot, item.get("value"), message)
     if value is None or not slot_valid(category, slot, value):
         return None
     fact_slot = FactSlot(category, slot, value)
     if not _says_its_value(text, fact_slot) or not value_said(fact_slot, message):
         return None
-    if not _FACT_SENTENCE.match(text):
-        text = _canonical_sentence(fact_slot, message)
-    return JudgedFact(text, fact_slot)
+    return JudgedFact(fact_sentence(fact_slot, message), fact_slot)
 
 
 def validate_facts(raw: Any, *, message: str, cap: int | None = None) -> Screened:
@@ -397,10 +359,10 @@ def validate_episode(raw: Any) -> Episode | None:
     summary = data.get("summary")
     if not isinstance(summary, str) or not summary.strip():
         return None
-    summary, dropped = summary_screen(summary, max_chars=MAX_SUMMARY_CHARS)
+    summary, dropped = summary_screen(summary, max_chars=MAX_SUMMARY_CHARS, visit=True)
     occasion = data.get("occasion")
     if isinstance(occasion, str) and occasion.strip():
-        occasion, lost = summary_screen(occasion, max_chars=MAX_OCCASION_CHARS)
+        occasion, lost = summary_screen(occasion, max_chars=MAX_OCCASION_CHARS, visit=True)
         dropped += lost
     else:
         occasion = None
@@ -411,7 +373,7 @@ def validate_episode(raw: Any) -> Episode | None:
     for follow_up in follow_ups:
         if not isinstance(follow_up, str) or not follow_up.strip():
             continue
-        text, lost = summary_screen(follow_up, max_chars=MAX_FOLLOW_UP_CHARS)
+        text, lost = summary_screen(follow_up, max_chars=MAX_FOLLOW_UP_CHARS, visit=True)
         dropped += lost
         if text:
             kept_follow_ups.append(text)

@@ -203,7 +203,7 @@ def episode_line(block: Any, *, max_chars: int) -> str:
     # Screened on the way out too: a summary stored before the screen existed is text
     # like any other.
     if block.fact:
-        text = summary_screen(block.fact, max_chars=max_chars)[0] or WITHHELD
+        text = summary_screen(block.fact, max_chars=max_chars, visit=True)[0] or WITHHELD
     else:
         text = exchange_compressed(block)
     return note_clean(

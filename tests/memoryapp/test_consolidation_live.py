@@ -221,3 +221,32 @@ async def test_facts_record_still_takes_plain_sentences(live_memory, shopper_nam
     first = await facts_record(memory=memory, facts=["The shopper wears shoe size 42."])
     again = await facts_record(memory=memory, facts=["The shopper wears shoe size 42."])
     assert len(first) == 1 and again == []
+
+
+async def test_a_lift_across_visits_retires_what_it_lifts(live_memory, shopper_name):
+    await visit(shopper_name, "I love Vela and I can't stand yellow", session_date=date(2026, 3, 1))
+    await visit(shopper_name, "I hate Tern, my budget is 80 euros", session_date=date(2026, 4, 1))
+    later = await open_session(shopper_name, session_date=date(2026, 6, 1))
+    saved = await exchange_remember(
+        memory=later, query="Any brand is fine with me these days", answer="Noted."
+    )
+    assert saved["facts"] == ["The shopper does not mind which brand."]
+    await exchange_remember(memory=later, query="Yellow's fine now", answer="Noted.")
+    await exchange_remember(
+        memory=later, query="Forget the budget, money's no object", answer="Noted."
+    )
+    await session_close(username=shopper_name, display_name="Tester", session_id=later.session_id)
+
+    lines = [line.split("] ", 1)[1] for line in await fact_lines(shopper_name, "a jacket")]
+    assert sorted(lines) == [
+        "The shopper does not mind which brand.",
+        "The shopper has no budget limit any more.",
+        "The shopper no longer minds yellow.",
+    ]
+    superseded = {b.fact for b in await stored(shopper_name, "superseded_fact")}
+    assert superseded == {
+        "The shopper prefers the brand Vela.",
+        "The shopper dislikes the brand Tern.",
+        "The shopper dislikes yellow.",
+        "The shopper's budget is up to 80 EUR.",
+    }

@@ -14,11 +14,18 @@ How a message is read:
    disliked; a negator flips a liking ("don't really like"); a comparison ends it ("blue
    over black" likes blue and says nothing of black); a predicate after the word resolves
    it ("green is my favourite", "beige washes me out"). A list after a comma goes on.
-4. Sizes, budgets and occasions by pattern, within the same clauses.
-Every fact is written in the sentences of `llm.fact_schema`, with its category and slot.
+4. Sizes, budgets and occasions by pattern, within the same clauses; sizes in the shop's
+   system (`llm.shopper_words`), budgets in their currency.
+Before all this, changes and standing refusals are said plainly ("never show me orange" is
+a dislike, "I switched from Vela to Tern" dislikes Vela and likes Tern); after it, a
+sentence said in irony keeps nothing, one for a single purchase or one brand's sizing keeps
+no figure or size, and a lift ("yellow's fine now", "any brand is fine") replaces what it
+lifts. Every fact is written in the sentences of `llm.fact_schema`, with its category and
+slot.
 
 The package is laid out by what it reads: `clauses` (sentences, clauses and what kind each
-is), `predicates` (the lexicon of cues) and `preferences`, `sizes`, `budget`, `occasion`.
+is), `predicates` (the lexicon of cues) and `preferences`, `sizes`, `budget`, `occasion`,
+`changes` (changes of mind, lifts, one-offs and irony).
 """
 
 from __future__ import annotations
@@ -29,6 +36,14 @@ import re
 from llm.claims import entitlement_or_instruction
 from llm.fact_schema import DISLIKE, LIKE, OCCASION_PHRASES
 from llm.offline.judge.budget import budget_facts
+from llm.offline.judge.changes import (
+    ironic,
+    lift_facts,
+    once,
+    one_brands_sizing,
+    plain_readings,
+    relative_for_one_brand,
+)
 from llm.offline.judge.clauses import (
     Clause,
     Sentence,
@@ -79,13 +94,33 @@ def facts_judge(query: str) -> list[Judged]:
     A slot said twice keeps the later value: "I'm an M, well, an L now" is an L.
     """
     found: dict[str, Judged] = {}
-    for sentence in sentences_read(normalise(query or "")):
-        # An entitlement claim or an instruction taints its whole sentence: nothing is kept.
-        if not entitlement_or_instruction(sentence.text):
-            for fact in _sentence_facts(sentence):
-                found.pop(fact.slot, None)
-                found[fact.slot] = fact
+    for sentence in sentences_read(plain_readings(normalise(query or ""))):
+        # An entitlement claim or an instruction taints its whole sentence, and irony says
+        # the opposite of its words: nothing is kept.
+        if entitlement_or_instruction(sentence.text) or ironic(sentence.text):
+            continue
+        for fact in _standing_facts(sentence):
+            found.pop(fact.slot, None)
+            found[fact.slot] = fact
     return sorted(found.values(), key=lambda fact: fact.position)[:MAX_FACTS]
+
+
+def _standing_facts(sentence: Sentence) -> list[Judged]:
+    """A sentence's facts, less what holds once or for one brand, with its lifts in place
+    of what they lift."""
+    facts = _sentence_facts(sentence)
+    if once(sentence.text):
+        facts = [f for f in facts if f.category not in ("budget", "size")]
+    brand_from = one_brands_sizing(sentence.text)
+    if brand_from is not None:
+        # The sizes said before it are the shopper's usual ones; those after, the brand's.
+        cut = sentence.start + brand_from
+        facts = [f for f in facts if f.category != "size" or f.position < cut]
+    if relative_for_one_brand(sentence.text):
+        facts = [f for f in facts if not (f.category == "size" and f.value[:1] in "+-")]
+    lifted = lift_facts(sentence.text, sentence.start)
+    slots = {fact.slot for fact in lifted}
+    return [f for f in facts if f.slot not in slots] + lifted
 
 
 # A clause that only takes back what an earlier one said the shopper used to like.

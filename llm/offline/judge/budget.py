@@ -8,14 +8,27 @@ import re
 from llm.fact_schema import BUDGET_SLOT, TIGHT_BUDGET, budget_sentence
 from llm.offline.judge.clauses import Clause
 from llm.offline.judge.judged import Judged
+from llm.shopper_words import CURRENCY_WORDS, SHOP_CURRENCY, currency_of
 
 # Words around a figure that leave it the figure: "nothing over about 60", "say 80 or so".
 _ROUGHLY = (
     r"(?:(?:about|around|roughly|approximately|approx\.?|say|like|maybe|circa|some|just|ish)\s+)*"
 )
+# Every sign and word of a currency (`llm.shopper_words`), either side of the figure.
+_CURRENCY = "|".join(
+    sorted(
+        (
+            re.escape(w) + ("" if w in "€£$" else r"\b")
+            for ws in CURRENCY_WORDS.values()
+            for w in ws
+        ),
+        key=len,
+        reverse=True,
+    )
+)
 _AMOUNT = (
     _ROUGHLY
-    + r"(?P<cur1>€|eur\b|euro\b|\$|£)?\s*(?P<amount>\d{1,5}(?:[.,]\d{1,2})?)\s*(?P<cur2>€|eur\b|euros?\b|bucks\b|dollars?\b|\$|£|pounds?\b|quid\b)?"
+    + rf"(?P<cur1>{_CURRENCY})?\s*(?P<amount>\d{{1,5}}(?:[.,]\d{{1,2}})?)\s*(?P<cur2>{_CURRENCY})?"
 )
 _ACCEPTABLE = (
     r"\s*(?:(?:is|are|would\s+be|'s|works?|would\s+work|seems?)\s+)?(?:fine|ok|okay|good|great|"
@@ -104,9 +117,9 @@ def budget_facts(clause: Clause, at: int, *, acceptable_only: bool = False) -> l
         match = pattern.search(text)
         if not match:
             continue
-        currency = (match.group("cur1") or "") + (match.group("cur2") or "")
-        if re.search(r"\$|£|dollar|pound|quid", currency, re.I):
-            return []  # the shop prices in EUR; another currency is not converted
+        sign = match.group("cur1") or match.group("cur2")
+        # The currency as said (no conversion: a budget is kept in the shopper's money).
+        code = (currency_of(sign) if sign else None) or SHOP_CURRENCY
         amount = float(match.group("amount").replace(",", "."))
         upper = re.match(r"\s*(?:-|\u2013|to)\s*(\d{1,5})\b", text[match.end("amount") :])
         if upper:
@@ -117,7 +130,7 @@ def budget_facts(clause: Clause, at: int, *, acceptable_only: bool = False) -> l
         if between:
             amount = float(between.group(1))
         if 1 <= amount <= 100_000:
-            value = f"{math.floor(amount + 0.5)} EUR"
+            value = f"{math.floor(amount + 0.5)} {code}"
             return [
                 Judged(at + match.start(), budget_sentence(value), "budget", BUDGET_SLOT, value)
             ]

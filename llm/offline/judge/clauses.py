@@ -161,6 +161,10 @@ _FACT_NOUN = re.compile(
 
 _PRODUCT_SUBJECT = re.compile(r"^(?:this|that|these|those|the|it|it's|its)\b", re.I)
 BARE_SIZE = re.compile(r"^(?:size\s+)?(?:XXS|XS|S|M|L|XL|XXL|XXXL)$")
+# A size given for something, with no subject: "XL for jackets, L for everything else".
+_SIZE_FOR = re.compile(
+    r"^(?:and\s+)?(?:size\s+)?(?:XXS|XS|S|M|L|XL|XXL|XXXL)\s+(?:for|in)\s+(?:\w+\s+)?\w+$"
+)
 _PLEASE = re.compile(r"\bplease\b", re.I)
 _PREFERENCE_WORD = re.compile(r"\b(?:only|no|not|never|pure|nothing|without|avoid)\b|100%", re.I)
 
@@ -299,6 +303,7 @@ def _clauses(sentence: str) -> list[Clause]:
                 or _ELIDED_I.search(text)
                 or (not asks and (_FACT_NOUN.search(text) or _PREFERENCE_WORD.search(text)))
                 or (elided and BARE_SIZE.match(text))
+                or (not asks and _SIZE_FOR.match(text))
                 or (not asks and BRAND_SUBJECT.match(text))
                 or (not asks and VERDICT.search(text))
             )

@@ -168,7 +168,8 @@ _LIKING = (
     "my weakness", "weakness for", "works on me", "work on me", "fit me perfectly",
     "fits me perfectly", "fit me well", "fits me well", "try to wear", "try to stick to",
     "look best in", "looks best on me", "look my best in", "feel best in", "feel good in",
-    "feel great in", "feel my best in",
+    "feel great in", "feel my best in", "work best", "works best", "what i go for",
+    "what i wear", "what i reach for",
 )  # fmt: skip
 _POSITIVE_CUES = (
     *_LIKING, *_TURNED_TO_CUES, *_HABIT_CUES, *HABIT_PHRASES, *FONDNESS_PHRASES,
@@ -262,7 +263,8 @@ PREDICATE_CUES = frozenset(
         "looks bad on me", "a no-go", "a no go", "a big no", "boring", "so boring", "ugly",
         "hideous", "awful", "horrible", "unflattering", "not flattering", "too", "itchy",
         "every time", "a hard no", "hard no", "for life", "forever", "the way to go",
-        "way to go", *_DISCOMFORT_CUES, *_GROWN_ON, *_REFUSALS, *POSSESSIVE_PHRASES,
+        "way to go", "work best", "works best", "what i go for", "what i wear",
+        "what i reach for", *_DISCOMFORT_CUES, *_GROWN_ON, *_REFUSALS, *POSSESSIVE_PHRASES,
         *ALL_I_PHRASES, *DISCOMFORT_AFTER, *FONDNESS_AFTER, *LOYALIST_NOUNS, *WHERE_I_PHRASES,
         *AVERSION_AFTER,
     )

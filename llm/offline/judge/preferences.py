@@ -30,6 +30,9 @@ def _product_reference(tokens: list[_Token], index: int, width: int) -> bool:
     """ "the black one", "that red dress", "the Vela jacket": a product, not a preference."""
     before = tokens[index - 1].lower if index > 0 else ""
     after = tokens[index + width].lower if index + width < len(tokens) else ""
+    then = tokens[index + width + 1].lower if index + width + 1 < len(tokens) else ""
+    if before in ("it's", "it") and (after, then) == ("for", "me"):
+        return False  # "it's cotton for me": what the shopper goes for, no product
     if before in DETERMINERS:
         return True
     return before == "the" and (after in PRODUCT_NOUNS or after in GARMENT_WORDS)
@@ -90,7 +93,17 @@ def preference_facts(
     first = next((i for i, t in enumerate(tokens) if t.lower not in ("and", "or")), None)
     continues = first is not None and _phrase_at(tokens, first)[0] == "term"
     pending: Pending = list(carried) if continues else []
-    if earlier is not None and first is not None and tokens[first].lower in _SUBJECT_PRONOUNS:
+    cleft = (
+        first is not None
+        and first + 1 < len(tokens)
+        and _phrase_at(tokens, first + 1 + (tokens[first + 1].lower in ("is", "'s")))[0] == "term"
+    )  # "it's cotton for me": "it" stands for the cotton that follows, not what came before
+    if (
+        earlier is not None
+        and first is not None
+        and tokens[first].lower in _SUBJECT_PRONOUNS
+        and not cleft
+    ):
         # "...but they've grown on me": the subject stands for the earlier clause's term.
         pending.append((at + tokens[first].start, earlier))
     taken_since_cue = False

@@ -9,12 +9,11 @@ from llm.fact_schema import relative_size_sentence, size_sentence
 from llm.offline.judge.clauses import BARE_SIZE, Clause
 from llm.offline.judge.judged import Judged
 from llm.offline.judge.words import GARMENT, GARMENT_NOUNS, GARMENT_WORDS
+from llm.shopper_words import LETTER_SIZE_WORDS, centimetres_to_inches, size_in_shop_system
+
+_WOMENS = re.compile(r"\b(?:wom[ae]n'?s|womens|ladies'?)\b", re.I)
 
 _LETTER = r"(?:XXXL|XXL|XL|XXS|XS|3XL|2XL|S|M|L)"
-_LETTER_WORDS = {
-    "extra small": "XS", "x-small": "XS", "small": "S", "medium": "M", "large": "L",
-    "extra large": "XL", "x-large": "XL", "xx-large": "XXL", "2xl": "XXL", "3xl": "XXXL",
-}  # fmt: skip
 _SIZE_MENTION = re.compile(
     rf"(?<![\w'&])(?P<letter>{_LETTER}|xxxl|xxl|xl|xxs|xs|s|m|l)(?![\w'&])"
     r"|\b(?P<word>(?i:extra small|x-small|extra large|x-large|xx-large|small|medium|large))\b"
@@ -26,13 +25,14 @@ _SIZE_CUE = re.compile(
     r"\b(?:i'm|im|i am|i\s+(?:usually\s+|normally\s+|always\s+|generally\s+|typically\s+|"
     r"mostly\s+|often\s+|tend to\s+)?(?:wear|take|get|buy|order|go for|fit)|i'm usually|i'm normally|i'm generally|i'm typically|i'm always|"
     r"i'm now|i'm more of|now|size|sizes|wear|take|fits me|fit me|gone up to|went up to|"
-    r"mostly|mainly|most of the time|"
+    r"mostly|mainly|most of the time|mine\s+is|mine's|"
     r"gone down to|went down to|moved up to|moved down to|my feet are|feet are|waist|inseam|"
     r"leg|length|i've been|been|usually|normally|generally|typically|gone from|went from|"
     r"dropped to|dropped down to|down to|switched to|moved to|shrunk to)\b|"
     r"\b(?:is|are)\s+(?:always\s+|usually\s+|normally\s+)?(?:an?|size)\s+(?=\w)|"
+    r"\b(?:for|in)\s+(?:everything|anything|all)\s+(?:else|other\s+\w+)\b|"
     r"\b" + GARMENT_NOUNS + r"\s+(?:are|is)\s+(?:always\s+|usually\s+|normally\s+)?"
-    r"(?:an?\s+|size\s+)?(?=\d|[SMLX])|"
+    r"(?:an?\s+|size\s+)?(?=\d|[SMLX]|(?:uk|us|eu)\s*\d)|"
     r"^"
     + GARMENT_NOUNS
     + r"\s*:?\s*(?:always\s+|usually\s+|normally\s+)?(?:\d|[SMLX])|\b(?:in|for)\s+(?:my\s+)?"
@@ -126,8 +126,21 @@ def size_facts(
         )
         if sized is None:
             continue
-        kind, value = sized
+        kind, said = sized
         slot = "size/shoes" if kind == "shoe" else slot
+        value = said
+        if (
+            kind == "garment"
+            and slot == "size/bottoms"
+            and re.fullmatch(r"2[4-9]|3\d|4[0-4]", said)
+        ):
+            slot, value = "size/waist", said  # "a 36 in jeans": the waist, in inches
+        elif kind != "letter":
+            # In the shop's system: EU numbers for shoes, letters for clothes.
+            womens = bool(_WOMENS.search(text))
+            value = size_in_shop_system(said, shoes=kind == "shoe", womens=womens or None)
+            if value is None:
+                continue
         # The shopper's own garment word, except where the slot says it already.
         shown = None
         if garment and slot != "size/shoes" and garment not in ("tops", "top"):
@@ -136,7 +149,10 @@ def size_facts(
         weight = 1 if _PREFERRED.search(before) else -1 if _EXCEPTION.search(before) else 0
         if re.match(r"\s*(?:or so|ish|at a push|sometimes|occasionally)\b", cleaned[match.end() :]):
             weight = -1
-        fact = Judged(at + match.start(), size_sentence(slot, value, shown), "size", slot, value)
+        if slot == "size/waist":
+            shown = None
+        sentence = size_sentence(slot, value, shown, said=said if said != value else None)
+        fact = Judged(at + match.start(), sentence, "size", slot, value)
         found.append(SizeCandidate(fact, weight, clause.start))
     if not any(c.fact.slot not in ("size/waist", "size/inseam") for c in found):
         clause_garment = garments[0].group(1).lower() if garments else carried
@@ -263,7 +279,7 @@ def _size_value(
             return None  # "I'm small" is a build, "I'm a small" a size
         if slot == "size/shoes":
             return None
-        return "letter", _LETTER_WORDS[match.group("word").lower()]
+        return "letter", LETTER_SIZE_WORDS[match.group("word").lower()]
     number = _NUMBER_VALUE.match(match.group("number").strip())
     if not number or _NOT_A_SIZE.match(text[match.end() :]) or _PRICE_BEFORE.search(before):
         return None
@@ -276,7 +292,9 @@ def _size_value(
     shown = f"{whole}.5" if half else str(whole)
     if system and system.lower() in ("uk", "us"):
         shown = f"{system.upper()} {shown}"
-    shoe = slot == "size/shoes" or shoes or SHOE_CONTEXT.search(text)
+    # A size for a garment that is no shoe is no shoe size, whatever else the text says.
+    clothes = garment and slot != "size/shoes"
+    shoe = slot == "size/shoes" or (not clothes and (shoes or SHOE_CONTEXT.search(text)))
     if shoe and (system or 34 <= whole <= 49):
         return "shoe", shown
     if slot == "size/shoes" and garment and 2 <= whole <= 15:
@@ -285,6 +303,16 @@ def _size_value(
         return "garment", shown
     if not garment and system and system.lower() in ("uk", "us") and 2 <= whole <= 30:
         return "garment", shown  # "a size 14 UK": a clothing size
+    if (
+        not garment
+        and not shoe
+        and not GARMENT.search(text)
+        and _ARTICLE_NUMBER.search(text)
+        and not half
+        and whole <= 20
+    ):
+        # "I'm a 12": with no garment and no shoe named, a UK clothing size.
+        return "garment", shown
     if not garment and _ARTICLE_NUMBER.search(text) and 35 <= whole <= 48 and not half:
         # "I'm a 42": with no garment named, a number in shoe range is a shoe size.
         return "shoe", shown
@@ -348,6 +376,8 @@ def waist_inseam_facts(text: str, at: int) -> list[Judged]:
     inseam_match = _INSEAM.search(text)
     if waist_match:
         value = next(g for g in waist_match.group("a", "b", "c") if g)
+        if re.match(r"\s*(?:cm|centimet(?:re|er)s?)\b", text[waist_match.end() :], re.I):
+            value = str(centimetres_to_inches(float(value)))  # "a waist of 86 cm": 34 inches
         if 22 <= int(value) <= 50 and (waist_match.group("c") is None or inseam_match):
             facts.append(_measure("size/waist", value, at + waist_match.start()))
     if inseam_match:

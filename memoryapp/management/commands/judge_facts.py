@@ -20,7 +20,7 @@ from typing import Any, TextIO
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from memoryapp.judge import JudgedFact, answer_question, exchange_judge
-from memoryapp.screening import judging_needed
+from memoryapp.prescreen import judging_needed
 
 Slotted = tuple[str, str]  # (slot, value)
 DATA = Path(__file__).resolve().parents[3] / "tests" / "data"
