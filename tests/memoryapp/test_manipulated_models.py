@@ -12,9 +12,9 @@ import json
 
 import pytest
 
+from harness.fake_openai import FakeOpenAI, Reply
 from memoryapp import judge
 from memoryapp.judge import exchange_judge, turn_judge
-from tests.support.fake_openai import FakeOpenAI, Reply
 
 
 @pytest.fixture
