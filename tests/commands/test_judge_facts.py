@@ -132,13 +132,35 @@ def test_score_needs_well_formed_labels(tmp_path, bad, message):
         call_command("judge_facts", "--jsonl", str(path), "--score", stdout=StringIO())
 
 
-def _parts(tmp_path, monkeypatch, *, tuning, evaluation):
+def _parts(tmp_path, monkeypatch, *, tuning, evaluation, second=None):
     (tmp_path / "tests" / "data").mkdir(parents=True)
     monkeypatch.setattr(judge_facts, "DATA", tmp_path / "tests" / "data")
-    for name, rows in (("TUNING", tuning), ("EVALUATION", evaluation)):
+    for name, rows in (("TUNING", tuning), ("EVALUATION", evaluation), ("EVALUATION_2", second)):
         path = tmp_path / "tests" / "data" / f"{name.lower()}.jsonl"
-        path.write_text(lines(*rows))
+        if rows is not None:
+            path.write_text(lines(*rows))
         monkeypatch.setattr(judge_facts, name, path)
+
+
+def test_a_second_evaluation_part_is_scored_apart_with_its_own_gap(tmp_path, monkeypatch):
+    _parts(
+        tmp_path,
+        monkeypatch,
+        tuning=[{"query": "I'm an M", "expected": [{"slot": "size/tops", "value": "M"}]}],
+        evaluation=[{"query": "I'm an L", "expected": [{"slot": "size/tops", "value": "L"}]}],
+        second=[
+            {"query": "Hiya", "expected": [{"slot": "colour/red", "value": "like"}], "kind": "c"}
+        ],
+    )
+    out = StringIO()
+    call_command("judge_facts", "--score", stdout=out, verbosity=2)
+    text = out.getvalue()
+    second = text.split("second evaluation part")[1]
+    assert "1 facts expected, 0 judged, 0 correct" in second and "recall 0.000" in second
+    assert "  c: 1, 1 / 0 / 0" in second
+    assert "gap (evaluation - tuning): precision +0.000, recall +0.000" in text
+    assert "gap (second evaluation - tuning): precision +0.000, recall -1.000" in text
+    assert "Hiya" not in text
 
 
 def test_score_with_no_file_reports_both_parts_apart_and_the_gap(tmp_path, monkeypatch):

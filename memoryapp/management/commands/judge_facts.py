@@ -26,6 +26,9 @@ Slotted = tuple[str, str]  # (slot, value)
 DATA = Path(__file__).resolve().parents[3] / "tests" / "data"
 TUNING = DATA / "judge_facts.jsonl"
 EVALUATION = DATA / "judge_facts_eval.jsonl"
+# A second frozen part, written later by another writer who never read the judge, on what
+# the first lacked: changes of mind, lifts, lists, style, units, other people, one-offs.
+EVALUATION_2 = DATA / "judge_facts_eval2.jsonl"
 
 
 @dataclass(frozen=True)
@@ -208,22 +211,26 @@ class Command(BaseCommand):
         return rows
 
     def _parts_score(self, *, verbosity: int) -> None:
-        """Score the tuning part and the evaluation part apart, then the gap between them."""
+        """Score the tuning part and each evaluation part apart, then the gaps between them."""
         scores = {}
-        for name, path in (("tuning", TUNING), ("evaluation", EVALUATION)):
+        parts = [("tuning", TUNING), ("evaluation", EVALUATION)]
+        if EVALUATION_2.exists():
+            parts.append(("second evaluation", EVALUATION_2))
+        for name, path in parts:
             rows = self._rows_read(str(path), score=True)
             results = asyncio.run(exchanges_judge(rows))
             self.stdout.write(f"{name} part ({path.relative_to(DATA.parent.parent)}):")
-            # The evaluation part's lines stay out of sight: only its figures are shown.
+            # The evaluation parts' lines stay out of sight: only their figures are shown.
             listed = verbosity if name == "tuning" else min(verbosity, 1)
             scores[name] = self._score_write(rows, results, verbosity=listed)
-            if name == "evaluation":
+            if name != "tuning":
                 self._kinds_write(rows, results)
-        tuning, evaluation = scores["tuning"], scores["evaluation"]
-        self.stdout.write(
-            f"gap (evaluation - tuning): precision {evaluation.precision - tuning.precision:+.3f}, "
-            f"recall {evaluation.recall - tuning.recall:+.3f}"
-        )
+        tuning = scores.pop("tuning")
+        for name, evaluation in scores.items():
+            self.stdout.write(
+                f"gap ({name} - tuning): precision {evaluation.precision - tuning.precision:+.3f}, "
+                f"recall {evaluation.recall - tuning.recall:+.3f}"
+            )
 
     def _kinds_write(self, rows: list[Exchange], results: list[list[JudgedFact]]) -> None:
         by_kind = facts_score_by_kind(rows, results)
