@@ -15,6 +15,7 @@ from llm.fact_schema import garment_slot, slot_from_sentence
 from llm.offline.notes import Fact
 from llm.offline.shopper import brand_find, price_read, request_parse, size_read
 from llm.offline.vocabulary import Vocabulary
+from llm.shopper_words import clothing_size_letter, size_said
 
 _NEGATIVE = ("dislike", "hate", "avoid", "not ", "never", "doesn't", "does not", "no longer")
 _MONTHS = (
@@ -62,7 +63,7 @@ def fact_slots(text: str, vocabulary: Vocabulary) -> list[str]:
     lowered = text.lower()
     slots = []
     if "size" in lowered or "wears" in lowered:
-        size = size_read(text, vocabulary, category="shoes" if "shoe" in lowered else None)
+        size = _size_of(text, vocabulary)
         if size:
             slots.append("shoe size" if size.isdigit() else "size")
     if _budget_of(text) is not None:
@@ -172,11 +173,15 @@ def _fact_apply(profile: Profile, text: str, vocabulary: Vocabulary) -> None:
     slot = slot_from_sentence(text)
     if slot is not None and slot.slot in _OWN_SIZE_SLOTS and not slot.is_relative:
         sizes = {size.upper(): size for size in vocabulary.sizes}
-        if slot.value.upper() in sizes:
-            profile.garment_sizes[slot.slot] = sizes[slot.value.upper()]
+        # "size 12 in dresses": a numbered size is the UK one, in the shop's letters.
+        value = slot.value.upper()
+        if value.isdigit():
+            value = clothing_size_letter("UK", int(value)) or value
+        if value in sizes:
+            profile.garment_sizes[slot.slot] = sizes[value]
         return
     if "size" in lowered or "wears" in lowered:
-        size = size_read(text, vocabulary, category="shoes" if "shoe" in lowered else None)
+        size = _size_of(text, vocabulary)
         if size and size.isdigit():
             profile.shoe_size = size
         elif size:
@@ -198,6 +203,15 @@ def _fact_apply(profile: Profile, text: str, vocabulary: Vocabulary) -> None:
     for colour in parsed.excluded_colours:
         if colour not in profile.disliked_colours:
             profile.disliked_colours.append(colour)
+
+
+def _size_of(text: str, vocabulary: Vocabulary) -> str | None:
+    """The shop's size a fact gives: "shoe size UK 8" is EU 42 here, "size M" is M."""
+    lowered = text.lower()
+    said = size_said(lowered, footwear=True if "shoe" in lowered else None)
+    if said is not None and said.kind != "waist" and said.shop in vocabulary.sizes:
+        return said.shop
+    return size_read(text, vocabulary, category="shoes" if "shoe" in lowered else None)
 
 
 def _first_amount(lowered: str) -> float | None:

@@ -6,6 +6,16 @@ import re
 from dataclasses import dataclass, field
 
 from llm.offline.vocabulary import Vocabulary
+from llm.shopper_words import (
+    CURRENCY_WORDS,
+    FOOTWEAR_CUE,
+    LETTER_SIZE_WORDS,
+    SHOP_CURRENCY,
+    SizeSaid,
+    money_said,
+    numbers_in_digits,
+    size_said,
+)
 
 OCCASION_WORDS: dict[str, str] = {
     "wedding": "wedding", "weddings": "wedding", "office": "office", "for work": "work",
@@ -34,14 +44,6 @@ NEGATION_FILLERS = frozenset(
     "or and nor in any the a an colour colours color colors shade shades please really "
     "at all , too either more like want wear have having get see".split()
 )
-LETTER_SIZE_WORDS = {
-    "extra small": "XS", "extra-small": "XS", "x-small": "XS", "x small": "XS",
-    "small": "S", "medium": "M", "med": "M", "large": "L", "extra large": "XL",
-    "smalls": "S", "mediums": "M", "larges": "L",
-    "extra-large": "XL", "x-large": "XL", "x large": "XL", "xx-large": "XXL",
-    "xx large": "XXL", "double extra large": "XXL", "double xl": "XXL", "2xl": "XXL",
-    "xxxl": "XXXL", "3xl": "XXXL", "xxs": "XXS", "2xs": "XXS",
-}  # fmt: skip
 # Ways of saying a remembered preference does not hold this turn, by the default it lifts.
 _ANY = r"(?:any|all|every|other|whatever|different|various|more|another)"
 LIFTS: dict[str, re.Pattern[str]] = {
@@ -82,7 +84,12 @@ _PRICE_CUE = (
     r"up\s+to|no\s+more\s+than|not\s+more\s+than|within|budget(?:\s*:|\s+is|\s+of)?(?:\s+around)?|"
     r"spend(?:ing)?(?:\s+up\s+to)?|<|≤|top\s+price(?:\s+of)?|tops)"
 )
-_CURRENCY = r"(?:€|eur\b|euros?\b|bucks\b|quid\b|pounds?\b|dollars?\b|usd\b|gbp\b)"
+_CURRENCY_NAMES = sorted(
+    (re.escape(word) for words in CURRENCY_WORDS.values() for word in words if word.isalpha()),
+    key=len,
+    reverse=True,
+)
+_CURRENCY = r"(?:€|\$|£|(?:" + "|".join(_CURRENCY_NAMES) + r")\b)"
 _MONEY = r"(?:€|eur\b|euros?\b|\$|£)?\s*(\d{1,5}(?:[.,]\d{1,2})?)\s*" + _CURRENCY + "?"
 _PRICE_PATTERNS = (
     re.compile(_PRICE_CUE + r"\s*" + _MONEY),
@@ -124,6 +131,12 @@ class ShopperRequest:
     # ("any brand", "any colour"): names of LIFTS.
     excluded_brands: list[str] = field(default_factory=list)
     lifted: frozenset[str] = frozenset()
+    # What no filter took ("quilted", "harrington", "chelsea"): the search's words.
+    words: list[str] = field(default_factory=list)
+    # A size given in another system or as a waist ("UK 8", "a 34 waist"), read as `size`.
+    size_said: SizeSaid | None = None
+    # A budget in a currency the shop does not price in: its code ("GBP"), said back.
+    currency: str | None = None
 
     @property
     def category(self) -> str | None:
@@ -155,8 +168,25 @@ def request_parse(text: str, vocabulary: Vocabulary) -> ShopperRequest:
     price_spans = _price_read(lowered, request)
     _terms_read(lowered, vocabulary, request)
     request.size = size_read(text, vocabulary, category=request.category, skip=price_spans)
+    said = size_said(lowered, footwear=_on_feet(lowered, request, vocabulary))
+    if said is not None and said.shop in vocabulary.sizes:
+        if said.kind == "waist":
+            # A waist is a measurement, the shop's letters only roughly one: it is said back
+            # with its letter and wins over a remembered size, but filters nothing.
+            request.size_said = said
+        elif request.size is None or said.kind != "clothing":
+            request.size, request.size_said = said.shop, said
+    money = money_said(lowered)
+    if money is not None and money.currency != SHOP_CURRENCY and request.max_price is not None:
+        request.currency = money.currency
     request.limit = _limit_read(lowered)
-    request.lifted = frozenset(name for name, cue in LIFTS.items() if cue.search(lowered))
+    lifted = {name for name, cue in LIFTS.items() if cue.search(lowered)}
+    for colour in _colours_back(lowered, vocabulary):
+        # "Red is fine again": a remembered dislike lifted, not a request for red.
+        lifted.add(f"colour:{colour}")
+        if colour in request.colours:
+            request.colours.remove(colour)
+    request.lifted = frozenset(lifted)
     if (
         request.material
         and request.category
@@ -164,6 +194,34 @@ def request_parse(text: str, vocabulary: Vocabulary) -> ShopperRequest:
     ):
         request.material = None  # "denim jeans" are jeans
     return request
+
+
+# "red is fine again", "I don't mind yellow any more", "pink is back in".
+_BACK = re.compile(
+    r"\b(?P<a>[a-z]+(?: [a-z]+)?) (?:is|are|'s) (?:fine|ok|okay|alright|good|back)"
+    r"(?: (?:again|now|in|after all|these days|by me))+\b"
+    r"|\b(?:don'?t|do not) mind (?P<b>[a-z]+(?: [a-z]+)?) (?:any ?more|now|again)\b"
+    r"|\b(?:back to|okay with|ok with|fine with) (?P<c>[a-z]+(?: [a-z]+)?) (?:again|now)\b"
+)
+
+
+def _colours_back(lowered: str, vocabulary: Vocabulary) -> list[str]:
+    found = []
+    for match in _BACK.finditer(lowered):
+        phrase = next(group for group in match.groups() if group)
+        for words in (phrase, phrase.split()[-1]):
+            colour = vocabulary.colour_phrases.get(words)
+            if colour and colour not in found:
+                found.append(colour)
+                break
+    return found
+
+
+def _on_feet(lowered: str, request: ShopperRequest, vocabulary: Vocabulary) -> bool | None:
+    """Whether a size with a system is a shoe size: a footwear word or category says so."""
+    if request.category:
+        return vocabulary.is_footwear(request.category)
+    return True if FOOTWEAR_CUE.search(lowered) else None
 
 
 def size_read(
@@ -281,8 +339,52 @@ def _terms_read(lowered: str, vocabulary: Vocabulary, request: ShopperRequest) -
             if value not in request.occasions:
                 request.occasions.append(value)
         elif tokens[index] not in NEGATION_FILLERS:
+            word = tokens[index]
+            if not negating and _is_content_word(word) and word not in request.words:
+                request.words.append(word)
             negating = False
         index += width
+
+
+# Words of asking, not of what is asked for: never a search word. General language only; a
+# word the catalog might hold ("warm", "waterproof", "slim") is never one of them.
+PLAIN_WORDS = frozenset(
+    """
+    a about actually after again all also am an and another any anything are around as at
+    available back be been best bit both but buy by can cheap cheaper cheapest could
+    colour colours color colors compare cost costs dear did do does doing don't else euro
+    euros even ever expensive few fine find for from get give go going good got great have
+    having hello help here hey hi how i i'd i'll i'm i've if in instead is it it's its just
+    kind know like looking lot love lovely many matter maybe me mind more most much my need
+    new nice no not now of off ok okay on one ones only or other others our out over pair
+    pairs perhaps please price priced pricey pricier prices quite rather really recommend
+    recommendations search searching see sell selling sells shop shopping should show size
+    sized sizes so some something sort stock stocked suggest sure tell than thank thanks
+    that that's the their them then there these they thing things this those to too try
+    under up us very want wanted was way we wear wearing were what what's when where which
+    while who why will with without would yes you you've your yours
+    cool cute pretty stylish first second third fourth fifth last next
+    waist inch inches uk us eu shoe shoes length leg
+    similar alike same style styles type types vibe look looks alternative alternatives
+    option options item items idea ideas pick picks result results suggestion suggestions
+    below beneath less lower within max maximum minimum budget spend spending between
+    dollars dollar pounds pound quid bucks usd gbp eur cents range
+    brand brands label labels make makes come comes came day days job time times
+    """.split()
+)
+# The words of letter sizes ("extra large", "medium"): the size reader's, never a search's.
+_SIZE_TOKENS = frozenset(
+    token for phrase in LETTER_SIZE_WORDS for token in re.findall(r"[a-z0-9]+", phrase)
+)
+
+
+def _is_content_word(token: str) -> bool:
+    return (
+        len(token) > 2
+        and token.isalpha()
+        and token not in PLAIN_WORDS
+        and token not in _SIZE_TOKENS
+    )
 
 
 def _term_add(request: ShopperRequest, kind: str, value: str, *, negated: bool) -> None:
@@ -379,23 +481,8 @@ def _one_edit_apart(word: str, other: str) -> bool:
     return any(long_[:i] + long_[i + 1 :] == short for i in range(len(long_)))
 
 
-# Amounts said in words: "under fifty euros".
-_NUMBER_WORDS = {
-    "ten": 10, "fifteen": 15, "twenty": 20, "twenty-five": 25, "thirty": 30, "forty": 40,
-    "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "a hundred": 100,
-    "one hundred": 100, "hundred": 100, "a hundred and fifty": 150, "two hundred": 200,
-    "three hundred": 300, "five hundred": 500,
-}  # fmt: skip
-_NUMBER_WORD = re.compile(
-    r"\b(" + "|".join(sorted(map(re.escape, _NUMBER_WORDS), key=len, reverse=True)) + r")\b"
-)
-
-
 def _price_read(lowered: str, request: ShopperRequest) -> list[tuple[int, int]]:
-    if _NUMBER_WORD.search(lowered):
-        lowered = _NUMBER_WORD.sub(
-            lambda m: str(_NUMBER_WORDS[m.group(1)]).ljust(len(m.group(1))), lowered
-        )
+    lowered = numbers_in_digits(lowered, keep_length=True)
     spans = []
     for pattern in _PRICE_PATTERNS:
         for match in pattern.finditer(lowered):

@@ -20,7 +20,7 @@ UTTERANCES: list[tuple[str, dict]] = [
     ("do you have trainers below €50?", {"category": "sneakers", "max_price": 50}),
     ("sneakers in size 42", {"category": "sneakers", "size": "42"}),
     ("size 42 shoes, boots please", {"category": "boots", "size": "42"}),
-    ("a warm coat for winter", {"query": "winter", "category": "jackets"}),
+    ("a warm coat for winter", {"query": "winter warm", "category": "jackets"}),
     ("I need a jumper, medium", {"category": "knitwear", "size": "M"}),
     ("grey sweater in XL", {"category": "knitwear", "colour": "grey", "size": "XL"}),
     ("chinos less than 100", {"category": "trousers", "max_price": 100}),
@@ -79,6 +79,14 @@ UTTERANCES: list[tuple[str, dict]] = [
     # "sizes" holds no size S, and "I'm" no M.
     ("which sizes do your jeans come in?", {"category": "jeans"}),
     ("I'm after jeans", {"category": "jeans"}),
+    # The catalog's own words no filter takes reach the search as its words.
+    ("a quilted jacket", {"query": "quilted", "category": "jackets"}),
+    ("chelsea boots in black", {"query": "chelsea", "category": "boots", "colour": "black"}),
+    ("waterproof boots in size 40", {"query": "waterproof", "category": "boots", "size": "40"}),
+    # A shoe size in another system is the shop's EU size; a waist filters no letter size.
+    ("boots in a UK 8", {"category": "boots", "size": "42"}),
+    ("sneakers, US 9", {"category": "sneakers", "size": "42"}),
+    ("jeans in a 34 waist", {"category": "jeans"}),
 ]
 
 

@@ -288,6 +288,9 @@ def refine(context: ShopperRequest, parsed: ShopperRequest) -> ShopperRequest:
         occasions=union(context.occasions, parsed.occasions),
         material=parsed.material or context.material,
         absent_material=parsed.absent_material,
+        words=list(parsed.words or context.words),
+        size_said=parsed.size_said or (context.size_said if parsed.size is None else None),
+        currency=parsed.currency if parsed.max_price is not None else context.currency,
         excluded_brands=list(parsed.excluded_brands),
         lifted=parsed.lifted,
     )

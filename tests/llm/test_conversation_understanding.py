@@ -1,0 +1,43 @@
+"""Conversations the offline model follows: each replayed turn by turn, as the pipeline sends
+them, with the real catalog tools, and checked as `score_conversations` checks them."""
+
+from __future__ import annotations
+
+import pytest
+
+from assistant.management.commands.score_conversations import conversation_score
+from shop.selectors import catalog_vocabulary
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("catalog")]
+
+
+def _turn(text: str, expect: dict, *, act: str = "request", visit: int = 1) -> dict:
+    return {"visit": visit, "text": text, "page": None, "act": act, "expect": expect}
+
+
+def _replay(*turns: dict, facts: list[str] | None = None, signed_in: bool = True) -> list:
+    conversation = {"id": "t", "signed_in": signed_in, "facts": facts or [], "turns": turns}
+    return conversation_score(conversation, vocabulary=catalog_vocabulary())
+
+
+def _misses(results: list) -> list[str]:
+    return [f"{r.turn['text']!r}: {'; '.join(r.misses)}" for r in results if r.misses]
+
+
+def test_a_shoe_size_in_uk_terms_is_remembered_as_the_shops_eu_size() -> None:
+    results = _replay(
+        _turn("I wear UK 8 shoes", {}, act="statement"),
+        _turn("boots", {"search": {"category": "boots", "size": "42"}}),
+        _turn("sandals", {"search": {"category": "sandals", "size": "42"}}, visit=2),
+    )
+    assert _misses(results) == []
+
+
+def test_the_catalogs_own_words_find_the_product_the_shop_page_finds() -> None:
+    results = _replay(
+        _turn("a quilted jacket", {"search": {"category": "jackets"}, "words": ["quilted"]}),
+        _turn("chelsea boots", {"search": {"category": "boots"}, "words": ["chelsea"]}),
+        # One product in view: a bare colour asks about it.
+        _turn("in black?", {"refers_to": {"name": "Chelsea"}, "no_search": True}),
+    )
+    assert _misses(results) == []
