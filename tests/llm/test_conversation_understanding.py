@@ -41,3 +41,38 @@ def test_the_catalogs_own_words_find_the_product_the_shop_page_finds() -> None:
         _turn("in black?", {"refers_to": {"name": "Chelsea"}, "no_search": True}),
     )
     assert _misses(results) == []
+
+
+def test_a_statement_is_said_back_in_the_shops_terms_and_nothing_is_searched() -> None:
+    results = _replay(
+        _turn("I'm a UK 8 in shoes", {"no_search": True, "answer_has": ["EU 42"]}),
+        _turn("my budget is 100 pounds", {"no_search": True, "answer_has": ["euros"]}),
+        _turn("I'm a size 12 in dresses", {"no_search": True, "answer_has": ["M here"]}),
+    )
+    assert _misses(results) == []
+
+
+def test_a_statement_with_a_request_is_said_back_and_the_request_served() -> None:
+    results = _replay(
+        _turn(
+            "I'm a UK 8, show me boots",
+            {"search": {"category": "boots", "size": "42"}, "answer_has": ["Noted: UK 8"]},
+        ),
+    )
+    assert _misses(results) == []
+
+
+def test_a_lifted_default_stays_lifted_for_the_rest_of_the_visit() -> None:
+    colour = _replay(
+        _turn("dresses", {"search": {"category": "dresses", "exclude_colours": ["red"]}}),
+        _turn("red is fine again", {"search": {"category": "dresses"}, "lifts": ["colour/red"]}),
+        _turn("skirts", {"search": {"category": "skirts"}}),
+        facts=["colour/red=dislike"],
+    )
+    brand = _replay(
+        _turn("jackets", {"search": {"category": "jackets", "brand": "Vela"}}),
+        _turn("any brand is fine", {"search": {"category": "jackets"}, "lifts": ["brand"]}),
+        _turn("shirts", {"search": {"category": "shirts"}}),
+        facts=["brand/vela=like"],
+    )
+    assert _misses(colour) == [] and _misses(brand) == []

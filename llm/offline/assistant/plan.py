@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from llm.offline.assistant.compare import Target, compared_products
 from llm.offline.assistant.page import page_product, page_request
+from llm.offline.assistant.statements import acknowledgement, catalog_answer, statement_read
 from llm.offline.assistant.words import and_join, free_words, singular, union
 from llm.offline.memory import memory_topic
 from llm.offline.shopper import ShopperRequest, request_parse
@@ -69,6 +70,7 @@ _SHOPPING_INTENT = re.compile(
     r"\b(looking for|show me|do you (have|sell|stock|carry)|got any|i need|i want|find me|"
     r"recommend|suggest|buy|shopping for|searching for|any)\b"
 )
+_ASKING = re.compile(r"\bplease\b|\?\s*$|\b(similar|like this|like that|cheaper|more)\b")
 # "any in blue?", "got any in M?": a follow-up about what was just shown, not a new search.
 _ANY_IN = re.compile(r"^\s*(?:and\s+|but\s+)?(?:got\s+)?any(?:thing)?\s+in\b")
 _YES = re.compile(
@@ -101,9 +103,26 @@ class Plan:
     asked_colour: str | None = None
     by_colour: bool = False  # "the black one": the colour picked the product
     asks: frozenset[str] = frozenset()
+    noted: str = ""  # what the shopper said about themselves, said back before the answer
+    lifted: frozenset[str] = frozenset()  # defaults this message lifts for the visit
+    sort: str | None = None  # "price_asc" | "price_desc": the cheapest, the dearest
+    carried: list[str] = field(default_factory=list)  # the shop's categories
 
 
 def message_plan(text: str, state: State, vocabulary: Vocabulary, page: dict | None) -> Plan:
+    """Decide what one shopper message needs; a default lifted earlier in the visit stays
+    lifted ("any brand is fine" holds for every search after it)."""
+    plan = _plan(text, state, vocabulary, page)
+    plan.lifted = request_parse(text, vocabulary).lifted
+    if plan.kind == "search":
+        plan.request = replace(plan.request, lifted=plan.request.lifted | state.lifted)
+    plan.carried = list(vocabulary.categories)
+    return plan
+
+
+def _plan(
+    text: str, state: State, vocabulary: Vocabulary, page: dict | None, *, statements: bool = True
+) -> Plan:
     """Decide what one shopper message needs, most specific cue first."""
     lowered = text.strip().lower().replace("\u2019", "'")
     parsed = request_parse(text, vocabulary)
@@ -113,9 +132,27 @@ def message_plan(text: str, state: State, vocabulary: Vocabulary, page: dict | N
     topic = memory_topic(lowered)
     if topic:
         return Plan(kind="memory", topic=topic)
+    about_the_shop = catalog_answer(lowered, vocabulary)
+    if about_the_shop:
+        return Plan(kind="text", text=about_the_shop)
     compared = compared_products(lowered, state, page_product(page), vocabulary)
     if compared is not None:
         return Plan(kind="compare", compared=compared, said=lowered)
+    said = statement_read(text, vocabulary) if statements else []
+    if said:
+        # "I'm a size 12 in dresses" names a garment only to say what the size is for;
+        # "I wear 42, sneakers please" and "similar, but not from Vela" ask for something.
+        asking = (
+            _SHOPPING_INTENT.search(lowered)
+            or _ASKING.search(lowered)
+            or (parsed.categories and not _SELF_STATEMENT.search(lowered))
+        )
+        if not asking:
+            return Plan(kind="text", text=acknowledgement(said, asks_for_more=True))
+        # "I'm a UK 8, show me boots": said back, then the request served.
+        plan = _plan(text, state, vocabulary, page, statements=False)
+        plan.noted = acknowledgement(said, asks_for_more=False)
+        return plan
     if state.offer is not None and _YES.search(lowered):
         return Plan(kind="search", request=state.offer)
     context = state.search or page_filters
@@ -128,6 +165,11 @@ def message_plan(text: str, state: State, vocabulary: Vocabulary, page: dict | N
             return Plan(kind="text", text=_MORE_OF_WHAT_TEXT)
         offset = state.listed if state.search is not None else 0
         return Plan(kind="search", request=context, offset=offset, more=offset > 0)
+    if parsed.lifted and not parsed.has_criteria() and not parsed.words:
+        # "The budget doesn't matter now": the search in force again, without it.
+        if context is not None:
+            return Plan(kind="search", request=refine(context, parsed))
+        return Plan(kind="text", text=_LIFTED_TEXT)
     # "cheaper than €30" is a budget; "cheaper" alone is cheaper than what is in view.
     if _CHEAPER.search(lowered) and not parsed.categories and parsed.max_price is None:
         return _cheaper_plan(state, parsed, page, vocabulary)
@@ -387,6 +429,7 @@ _GREETING_TEXT = (
 _CLARIFY_TEXT = (
     "Which product do you mean? Tell me its name, or what you're looking for, and I'll check."
 )
+_LIFTED_TEXT = "Noted: I'll leave that out of your searches from now on. What are you looking for?"
 _MORE_OF_WHAT_TEXT = "More of what? Tell me what you're looking for and I'll find options."
 _DISCOUNT_TEXT = (
     "I can't change prices or give discounts; prices are as shown in the shop. I can help "
