@@ -57,6 +57,7 @@ class TurnResult:
     turn: dict[str, Any]
     visit: int
     first_search: dict[str, Any] | None
+    answer: str = ""
     misses: list[str] = field(default_factory=list)
     fact_kept: bool | None = None  # None: the turn states no fact
 
@@ -91,7 +92,7 @@ def turn_check(
     """Check one turn's answer (`replayed`: text, searches, looked_up, cards)."""
     expect = turn.get("expect") or {}
     first = replayed.searches[0] if replayed.searches else None
-    result = TurnResult(turn, visit, first)
+    result = TurnResult(turn, visit, first, replayed.text)
     misses = result.misses
     text, cards = replayed.text, replayed.cards
     if "search" in expect:

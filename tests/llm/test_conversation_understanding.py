@@ -76,3 +76,33 @@ def test_a_lifted_default_stays_lifted_for_the_rest_of_the_visit() -> None:
         facts=["brand/vela=like"],
     )
     assert _misses(colour) == [] and _misses(brand) == []
+
+
+def test_two_shown_products_pointed_at_are_compared_and_a_follow_up_keeps_to_them() -> None:
+    results = _replay(
+        _turn("knitwear", {"search": {"category": "knitwear"}}),
+        _turn("the second and third", {"refers_to": {"positions": [2, 3]}, "no_search": True}),
+        _turn("which is warmer?", {"refers_to": {"positions": [1, 2]}, "no_search": True}),
+        _turn("sneakers", {"search": {"category": "sneakers"}}),
+        _turn("these two", {"no_search": True}),
+    )
+    assert _misses(results) == []
+    assert "the catalog doesn't say" in results[2].answer
+
+
+def test_the_cheapest_of_those_in_view_and_the_dearest_in_the_catalog() -> None:
+    results = _replay(
+        _turn("sandals", {"search": {"category": "sandals"}}),
+        _turn("which one is the cheapest?", {"no_search": True, "answer_has": ["€27.00"]}),
+        _turn("the most expensive boots", {"search": {"category": "boots"}, "sort": "price_desc"}),
+        _turn("the cheapest trousers", {"search": {"category": "trousers"}, "sort": "price_asc"}),
+    )
+    assert _misses(results) == []
+
+
+def test_they_of_the_one_product_in_view_is_that_product() -> None:
+    results = _replay(
+        _turn("chelsea boots", {"search": {"category": "boots"}, "words": ["chelsea"]}),
+        _turn("how much are they?", {"refers_to": {"name": "Chelsea"}, "answer_has": ["341"]}),
+    )
+    assert _misses(results) == []

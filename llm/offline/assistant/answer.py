@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import re
 
-from llm.offline.assistant.calls import SHOWN_PRODUCTS, compare_call, relaxed_arguments
+from llm.offline.assistant.calls import (
+    SHOWN_PRODUCTS,
+    SORT_PAGES,
+    compare_call,
+    relaxed_arguments,
+)
 from llm.offline.assistant.compare import compare_answer, compared_found
 from llm.offline.assistant.plan import Plan
 from llm.offline.assistant.state import Turn
@@ -37,6 +42,11 @@ def answer_after_tools(
         relaxed = relaxed_arguments(last.arguments, plan)
         if relaxed is not None:
             return tool_reply("search_products", relaxed)
+    if last.name == "search_products" and plan.sort is not None:
+        following = _next_page(last, len(turn.rounds))
+        if following is not None and tools_allowed:
+            return tool_reply("search_products", following)
+        return text_reply(_sorted_answer(turn, plan))
     if last.name == "search_products":
         first = turn.rounds[0].arguments if len(turn.rounds) > 1 else None
         return text_reply(search_answer(last.arguments, last.result, plan, first=first))
@@ -45,6 +55,37 @@ def answer_after_tools(
     if last.name == "recall_memory":
         return text_reply(memory_text(plan, turn, found=last.result))
     return text_reply("Here's what I found. What else can I help you find?")
+
+
+def _next_page(last, rounds: int) -> dict | None:
+    """The next page of a sorted search, while it has more and the pages allow."""
+    result, arguments = last.result, last.arguments
+    count, total = len(result.get("products") or []), result.get("total")
+    offset = result.get("offset") if isinstance(result.get("offset"), int) else 0
+    if not isinstance(total, int) or not count or offset + count >= total or rounds >= SORT_PAGES:
+        return None
+    return {**arguments, "offset": offset + count}
+
+
+def _sorted_answer(turn: Turn, plan: Plan) -> str:
+    """The cheapest (or dearest) of what the search matched, every page read first."""
+    searches = [r for r in turn.rounds if r.name == "search_products"]
+    products = [p for r in searches for p in r.result.get("products") or [] if isinstance(p, dict)]
+    arguments = {k: v for k, v in searches[0].arguments.items() if k not in ("limit", "offset")}
+    described = _describe(arguments)
+    if not products:
+        return f"I couldn't find any {described} in stock right now. {_relax_suggestion(arguments)}"
+    dearest = plan.sort == "price_desc"
+    products.sort(key=lambda p: float(p.get("price_eur") or 0), reverse=dearest)
+    total = searches[-1].result.get("total")
+    partial = isinstance(total, int) and total > len(products)
+    read = f" (of the first {len(products)} matches)" if partial else ""
+    shown = products[:SHOWN_PRODUCTS]
+    which = "most expensive" if dearest else "cheapest"
+    lines = [_product_line(p, shared=_shared_sentences(shown)) for p in shown]
+    intro = f"The {which} {described}{read}, {which} first:"
+    outro = " ".join([*_defaults_said(arguments, plan), "Want me to check a size or colour?"])
+    return f"{intro}\n\n" + "\n".join(lines) + f"\n\n{outro}"
 
 
 def memory_text(plan: Plan, turn: Turn, found: dict | None = None) -> str:

@@ -12,8 +12,12 @@ from llm.offline.vocabulary import Vocabulary
 
 # Products one answer shows: the cards under it say the rest.
 SHOWN_PRODUCTS = MAX_CARDS
-# Products a "similar" search fetches to pick the nearest in price from.
+# Products a "similar" search fetches to pick the nearest in price from, and a page of a
+# search sorted by price (the search tool's most per call).
 SIMILAR_CANDIDATES = 10
+SORT_PAGE = 10
+# Pages a sorted search reads before it answers: the agent loop's rounds leave room for 3.
+SORT_PAGES = 3
 
 
 def first_call(plan: Plan, profile: Profile, turn: Turn) -> tuple[str, dict] | None:
@@ -84,6 +88,8 @@ def search_arguments(plan: Plan, profile: Profile, vocabulary: Vocabulary) -> di
     if plan.like is not None:
         # Enough to choose the nearest in price from, the product itself left out.
         arguments["limit"] = SIMILAR_CANDIDATES
+    if plan.sort is not None:
+        arguments["limit"] = SORT_PAGE
     if plan.offset:
         arguments["offset"] = plan.offset
     return arguments

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from llm.offline.assistant.compare import Target, compared_products
 from llm.offline.assistant.page import page_product, page_request
 from llm.offline.assistant.references import (
+    AMONG_SHOWN,
     ORDINALS,
     PLURAL_REFERENCE,
     PRONOUN,
@@ -16,6 +17,7 @@ from llm.offline.assistant.references import (
     SINGULAR_REFERENCE,
     THIS,
     referenced_product,
+    superlative,
 )
 from llm.offline.assistant.statements import acknowledgement, catalog_answer, statement_read
 from llm.offline.assistant.words import and_join, free_words, union
@@ -156,6 +158,11 @@ def _plan(
         if context is not None:
             return Plan(kind="search", request=refine(context, parsed))
         return Plan(kind="text", text=_LIFTED_TEXT)
+    order = superlative(lowered)
+    if order and not (state.shown and not parsed.categories and AMONG_SHOWN.search(lowered)):
+        # "The cheapest sneakers you have": every match ranked by price, not the list in view.
+        request = refine(context, parsed) if context and not parsed.categories else parsed
+        return Plan(kind="search", request=request, sort=order)
     # "cheaper than €30" is a budget; "cheaper" alone is cheaper than what is in view.
     if _CHEAPER.search(lowered) and not parsed.categories and parsed.max_price is None:
         return _cheaper_plan(state, parsed, page, vocabulary)
@@ -173,7 +180,8 @@ def _plan(
             asked_size=parsed.size,
             asked_colour=colour,
             by_colour=by_colour,
-            asks=frozenset(name for name, cue in _ASKS.items() if cue.search(lowered)),
+            asks=frozenset(name for name, cue in _ASKS.items() if cue.search(lowered))
+            | ({"price"} if superlative(lowered) else set()),
         )
     if (
         not state.shown

@@ -43,6 +43,26 @@ SHOPPING_INTENT = re.compile(
 _ANY_IN = re.compile(r"^\s*(?:and\s+|but\s+)?(?:got\s+)?any(?:thing)?\s+in\b")
 
 
+_CHEAPEST = re.compile(
+    r"\b(cheapest|least expensive|lowest[- ]priced|most affordable|lowest price)\b"
+)
+_DEAREST = re.compile(r"\b(most expensive|priciest|dearest|highest[- ]priced|highest price)\b")
+# "the cheapest one", "which of these is dearest": among the products in view.
+AMONG_SHOWN = re.compile(
+    r"\b(one|ones|of (these|those|them|the (two|three|four))|here|shown|which)\b"
+)
+
+
+_THEY = re.compile(r"\b(they|them|these|those)\b")
+
+
+def superlative(lowered: str) -> str | None:
+    """ "price_asc" for the cheapest, "price_desc" for the dearest, None for neither."""
+    if _DEAREST.search(lowered):
+        return "price_desc"
+    return "price_asc" if _CHEAPEST.search(lowered) else None
+
+
 def referenced_product(
     lowered: str,
     parsed: ShopperRequest,
@@ -63,6 +83,14 @@ def referenced_product(
         for category in parsed.categories
     ):
         return None, False  # a new category is a new search
+    order = superlative(lowered)
+    if order is not None and shown and AMONG_SHOWN.search(lowered):
+        # "The cheapest of these": the one in view with the lowest (or highest) price.
+        priced = [p for p in shown if p.price_eur is not None]
+        pick = max if order == "price_desc" else min
+        return (pick(priced, key=lambda p: p.price_eur) if priced else shown[0]), False
+    if len(shown) == 1 and not parsed.categories and _THEY.search(lowered):
+        return shown[0], False  # "how much are they?" of the one pair of boots in view
     # "Any in blue?" after a list refines its search; after one product, asks about it.
     one_in_view = len(shown) == 1 or (not shown and state.search is None and on_page)
     if (
@@ -75,9 +103,6 @@ def referenced_product(
         for pattern, position in ORDINALS:
             if pattern.search(lowered) and SINGULAR_REFERENCE.search(lowered):
                 return (shown[position] if position < len(shown) else shown[-1]), False
-        if re.search(r"\bthe cheapest\b", lowered):
-            priced = [p for p in shown if p.price_eur is not None]
-            return (min(priced, key=lambda p: p.price_eur) if priced else shown[0]), False
         if parsed.colours and _colour_named_as_one(lowered, parsed.colours[0], vocabulary):
             return _by_colour(shown, parsed.colours[0]), True
         if parsed.brand:
