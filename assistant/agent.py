@@ -24,7 +24,8 @@ from assistant.grounding import AnswerGrounder, GroundingReport
 from assistant.grounding_evidence import Evidence, evidence_start
 from assistant.tools import ToolOutcome, tool_result_text
 from llm.cards import MAX_CARDS
-from llm.prompts import content_text
+from llm.note_lines import FACT, note_line_read
+from llm.prompts import NOTES_OPEN, content_text
 from llm.transcript import page_context_parse
 
 MAX_ROUNDS = 4
@@ -339,8 +340,23 @@ def _evidence_start(messages: list[dict[str, Any]], tools: list[dict[str, Any]])
     return evidence_start(
         vocabulary=_tool_vocabulary(tools),
         page_product=page.get("product") if page.get("kind") == "product" else None,
-        shopper_texts=shopper,
+        shopper_texts=[*_stated_facts(texts), *shopper],
     )
+
+
+def _stated_facts(texts: list[tuple[str | None, str]]) -> list[str]:
+    """The fact lines of the notes: the shopper's own figures ("a budget of up to 50 EUR"),
+    which an answer about them may say back; never a catalog claim's backing, since a
+    price or a stock figure is checked against the catalog's own products."""
+    facts = []
+    for role, text in texts:
+        if role != "user" or NOTES_OPEN not in text:
+            continue
+        for line in text.splitlines():
+            read = note_line_read(line)
+            if read is not None and read[0][0] == FACT:
+                facts.append(read[1])
+    return facts
 
 
 def _tool_vocabulary(tools: list[dict[str, Any]]) -> dict[str, list[str]]:

@@ -33,7 +33,7 @@ EXPECTATIONS = (
 _NONE_SAID = re.compile(
     r"\b(couldn't find|could not find|can't find|don't (sell|carry|stock|have)|do not "
     r"(sell|carry|stock|have)|doesn't (sell|carry|stock)|we have no|there are no|no \w+ (in stock|"
-    r"at all)|none)\b",
+    r"at all)|none|we have nothing|don't sell anything)\b",
     re.IGNORECASE,
 )
 _ALTERNATIVE = re.compile(r"\b(instead|alternatives?|other options)\b", re.IGNORECASE)

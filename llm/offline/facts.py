@@ -72,6 +72,9 @@ def fact_slots(text: str, vocabulary: Vocabulary) -> list[str]:
         slots.append("brand")
     parsed = request_parse(text, vocabulary)
     slots += [f"colour:{colour}" for colour in parsed.colours + parsed.excluded_colours]
+    schema_slot = slot_from_sentence(text)
+    if schema_slot is not None and schema_slot.category in ("material", "design"):
+        slots.append(schema_slot.slot.replace("/", ":", 1))
     return slots
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from llm.offline.vocabulary import Vocabulary
+from llm.offline.lifts import LIFTS, colours_back
+from llm.offline.vocabulary import Vocabulary, is_content_word
 from llm.shopper_words import (
     CURRENCY_WORDS,
     FOOTWEAR_CUE,
@@ -44,33 +45,6 @@ NEGATION_FILLERS = frozenset(
     "or and nor in any the a an colour colours color colors shade shades please really "
     "at all , too either more like want wear have having get see".split()
 )
-# Ways of saying a remembered preference does not hold this turn, by the default it lifts.
-_ANY = r"(?:any|all|every|other|whatever|different|various|more|another)"
-LIFTS: dict[str, re.Pattern[str]] = {
-    "brand": re.compile(
-        rf"\b{_ANY}\s+(?:the\s+|other\s+)?(?:brands?|makes?|labels?|designers?)\b"
-        r"|\b(?:brands?|labels?|makes?)\s+(?:doesn'?t|does not|don'?t|do not)\s+matter\b"
-        r"|\b(?:regardless of|no matter (?:the|which|what)|never mind the)\s+(?:the\s+)?brand"
-        r"|\bnot (?:only|just|necessarily)\b|\bdon'?t (?:stick|keep) to\b"
-        r"|\bbesides\b|\bapart from\b|\bnot from\b|\bnot by\b"
-    ),
-    "colour": re.compile(
-        rf"\b{_ANY}\s+(?:the\s+)?(?:colou?rs?|shades?)\b"
-        r"|\bcolou?rs?\s+(?:doesn'?t|does not|don'?t|do not|isn'?t|is not)\s+(?:matter|important)"
-        r"|\b(?:don'?t|do not) mind (?:the |which |what )?colou?r|\bin any colou?r\b"
-        r"|\b(?:regardless of|no matter (?:the|which|what)|never mind the)\s+(?:the\s+)?colou?r"
-    ),
-    "size": re.compile(
-        rf"\b{_ANY}\s+sizes?\b|\bsizes?\s+(?:doesn'?t|does not|don'?t|do not)\s+matter\b"
-        r"|\b(?:regardless of|no matter (?:the|which|what))\s+(?:the\s+)?size"
-    ),
-    "budget": re.compile(
-        r"\b(?:any|whatever the|no matter the|regardless of)\s+(?:the\s+)?(?:price|cost|budget)"
-        r"|\b(?:price|cost|budget)\s+(?:doesn'?t|does not|is no|isn'?t)\s+(?:matter|object|an issue)"
-        r"|\bmoney (?:is )?no object\b|\bno (?:price )?limit\b|\bno budget\b"
-        r"|\b(?:ignore|forget|over) (?:my |the )?budget\b|\bsplash out\b|\bsplurge\b"
-    ),
-}
 # "not only Vela", "not from Vela": the remembered brand is no limit this time.
 _NOT_ONLY = re.compile(
     r"\b(?:not|don't|dont) (?:only|just|stick to|keep to|from|by)$|\bbesides$|\bother than$"
@@ -181,7 +155,7 @@ def request_parse(text: str, vocabulary: Vocabulary) -> ShopperRequest:
         request.currency = money.currency
     request.limit = _limit_read(lowered)
     lifted = {name for name, cue in LIFTS.items() if cue.search(lowered)}
-    for colour in _colours_back(lowered, vocabulary):
+    for colour in colours_back(lowered, vocabulary):
         # "Red is fine again": a remembered dislike lifted, not a request for red.
         lifted.add(f"colour:{colour}")
         if colour in request.colours:
@@ -194,27 +168,6 @@ def request_parse(text: str, vocabulary: Vocabulary) -> ShopperRequest:
     ):
         request.material = None  # "denim jeans" are jeans
     return request
-
-
-# "red is fine again", "I don't mind yellow any more", "pink is back in".
-_BACK = re.compile(
-    r"\b(?P<a>[a-z]+(?: [a-z]+)?) (?:is|are|'s) (?:fine|ok|okay|alright|good|back)"
-    r"(?: (?:again|now|in|after all|these days|by me))+\b"
-    r"|\b(?:don'?t|do not) mind (?P<b>[a-z]+(?: [a-z]+)?) (?:any ?more|now|again)\b"
-    r"|\b(?:back to|okay with|ok with|fine with) (?P<c>[a-z]+(?: [a-z]+)?) (?:again|now)\b"
-)
-
-
-def _colours_back(lowered: str, vocabulary: Vocabulary) -> list[str]:
-    found = []
-    for match in _BACK.finditer(lowered):
-        phrase = next(group for group in match.groups() if group)
-        for words in (phrase, phrase.split()[-1]):
-            colour = vocabulary.colour_phrases.get(words)
-            if colour and colour not in found:
-                found.append(colour)
-                break
-    return found
 
 
 def _on_feet(lowered: str, request: ShopperRequest, vocabulary: Vocabulary) -> bool | None:
@@ -340,51 +293,10 @@ def _terms_read(lowered: str, vocabulary: Vocabulary, request: ShopperRequest) -
                 request.occasions.append(value)
         elif tokens[index] not in NEGATION_FILLERS:
             word = tokens[index]
-            if not negating and _is_content_word(word) and word not in request.words:
+            if not negating and is_content_word(word) and word not in request.words:
                 request.words.append(word)
             negating = False
         index += width
-
-
-# Words of asking, not of what is asked for: never a search word. General language only; a
-# word the catalog might hold ("warm", "waterproof", "slim") is never one of them.
-PLAIN_WORDS = frozenset(
-    """
-    a about actually after again all also am an and another any anything are around as at
-    available back be been best bit both but buy by can cheap cheaper cheapest could
-    colour colours color colors compare cost costs dear did do does doing don't else euro
-    euros even ever expensive few fine find for from get give go going good got great have
-    having hello help here hey hi how i i'd i'll i'm i've if in instead is it it's its just
-    kind know like looking lot love lovely many matter maybe me mind more most much my need
-    new nice no not now of off ok okay on one ones only or other others our out over pair
-    pairs perhaps please price priced pricey pricier prices quite rather really recommend
-    recommendations search searching see sell selling sells shop shopping should show size
-    sized sizes so some something sort stock stocked suggest sure tell than thank thanks
-    that that's the their them then there these they thing things this those to too try
-    under up us very want wanted was way we wear wearing were what what's when where which
-    while who why will with without would yes you you've your yours
-    cool cute pretty stylish first second third fourth fifth last next
-    waist inch inches uk us eu shoe shoes length leg
-    similar alike same style styles type types vibe look looks alternative alternatives
-    option options item items idea ideas pick picks result results suggestion suggestions
-    below beneath less lower within max maximum minimum budget spend spending between
-    dollars dollar pounds pound quid bucks usd gbp eur cents range
-    brand brands label labels make makes come comes came day days job time times
-    """.split()
-)
-# The words of letter sizes ("extra large", "medium"): the size reader's, never a search's.
-_SIZE_TOKENS = frozenset(
-    token for phrase in LETTER_SIZE_WORDS for token in re.findall(r"[a-z0-9]+", phrase)
-)
-
-
-def _is_content_word(token: str) -> bool:
-    return (
-        len(token) > 2
-        and token.isalpha()
-        and token not in PLAIN_WORDS
-        and token not in _SIZE_TOKENS
-    )
 
 
 def _term_add(request: ShopperRequest, kind: str, value: str, *, negated: bool) -> None:

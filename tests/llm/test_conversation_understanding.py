@@ -106,3 +106,35 @@ def test_they_of_the_one_product_in_view_is_that_product() -> None:
         _turn("how much are they?", {"refers_to": {"name": "Chelsea"}, "answer_has": ["341"]}),
     )
     assert _misses(results) == []
+
+
+def test_a_memory_question_by_kind_answers_from_the_facts_of_that_kind() -> None:
+    results = _replay(
+        _turn("what's my budget?", {"answer_has": ["50"], "answer_lacks": ["haven't told"]}),
+        _turn("which materials do I avoid?", {"answer_has": ["wool"]}),
+        _turn("what's my shoe size?", {"answer_has": ["UK 8", "EU 42"]}),
+        facts=["budget=50 EUR", "material/wool=dislike"],
+    )
+    # The shoe size is stated as the judge keeps it, in the shopper's own system.
+    said = _replay(
+        _turn("I wear UK 8 shoes", {}, act="statement"),
+        _turn("what's my shoe size?", {"answer_has": ["UK 8", "EU 42"]}),
+    )
+    assert _misses(results[:2]) == [] and _misses(said) == []
+
+
+def test_show_more_pages_on_without_repeats_however_it_is_said() -> None:
+    results = _replay(
+        _turn("jackets", {"search": {"category": "jackets"}}),
+        _turn("show me more jackets", {"new_results": True, "no_search": False}),
+        _turn("and more", {"new_results": True}),
+    )
+    assert _misses(results) == []
+
+
+def test_a_question_about_something_the_shop_lacks_is_never_the_list_in_view() -> None:
+    results = _replay(
+        _turn("skirts", {"search": {"category": "skirts"}}),
+        _turn("do you have any umbrellas?", {"none": True, "answer_lacks": ["**"]}),
+    )
+    assert _misses(results) == []

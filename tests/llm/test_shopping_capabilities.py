@@ -165,7 +165,7 @@ async def test_something_similar_is_the_same_category_near_in_price_never_itself
     price = {"JK-0090": 78.95, "TS-0001": 23.00}[page["sku"]]
     gaps = [abs(c["price_eur"] - price) for c in cards]
     assert gaps == sorted(gaps)
-    assert "Nothing is described" not in turn["text"]
+    assert "We have nothing described" not in turn["text"]
     _cards_are_the_list(turn)
 
 
@@ -276,7 +276,7 @@ async def test_every_suggestion_the_panel_offers_is_answered_from_the_catalog(te
         _cards_are_the_list(turn)
     else:
         assert (name, arguments["sku"]) == ("get_product", page["sku"])
-    for failure in ("Nothing is described", "Which product do you mean", "I can only help"):
+    for failure in ("We have nothing described", "Which product do you mean", "I can only help"):
         assert failure not in turn["text"], (text, turn["text"])
 
 

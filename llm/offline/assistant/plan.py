@@ -33,7 +33,7 @@ _CHEAPER = re.compile(
     r"\b(cheaper|less expensive|lower price|more affordable|too expensive|too pricey)\b"
 )
 _MORE = re.compile(
-    r"^\s*(more|next|others)\b(?!\s+(than|affordable|expensive))"
+    r"^\s*(?:and\s+|some\s+|a\s+few\s+)?(more|next|others)\b(?!\s+(than|affordable|expensive))"
     r"|\b(show|see|give|get|got)\s+(me\s+)?(some\s+|a\s+few\s+)?(more|others|other ones)\b"
     r"(?!\s+(than|affordable|expensive))"
     r"|\bmore (please|options|results|of (these|those|them))\b|\bany more\b|\bthe rest\b"
@@ -61,6 +61,7 @@ _SELF_STATEMENT = re.compile(
     r"avoid|can'?t stand|don'?t like|never wear)\b)"
 )
 _ASKING = re.compile(r"\bplease\b|\?\s*$|\b(similar|like this|like that|cheaper|more)\b")
+_STOCKED = re.compile(r"\b(do|does|d'you) (you|aisle|the shop) (sell|have|carry|stock|do)\b")
 _YES = re.compile(
     r"^\s*(yes|yeah|yep|sure|ok|okay|please do|go on|go ahead)\b[\s!.,]*(please)?[\s!.]*$"
 )
@@ -126,7 +127,10 @@ def _plan(
     compared = compared_products(lowered, state, page_product(page), vocabulary)
     if compared is not None:
         return Plan(kind="compare", compared=compared, said=lowered)
-    said = statement_read(text, vocabulary) if statements else []
+    on_feet = bool(context_category(state, page)) and vocabulary.is_footwear(
+        context_category(state, page)
+    )
+    said = statement_read(text, vocabulary, footwear=on_feet) if statements else []
     if said:
         # "I'm a size 12 in dresses" names a garment only to say what the size is for;
         # "I wear 42, sneakers please" and "similar, but not from Vela" ask for something.
@@ -148,7 +152,12 @@ def _plan(
         similar = _similar_plan(lowered, state, parsed, page, vocabulary)
         if similar is not None:
             return similar
-    if _MORE.search(lowered) and not parsed.has_criteria():
+    same_search = context is not None and parsed.categories == context.categories
+    if (
+        _MORE.search(lowered)
+        and not replace(parsed, categories=[]).has_criteria()
+        and (not parsed.categories or same_search)
+    ):
         if context is None:
             return Plan(kind="text", text=_MORE_OF_WHAT_TEXT)
         offset = state.listed if state.search is not None else 0
@@ -191,6 +200,9 @@ def _plan(
         and not PLURAL_REFERENCE.search(lowered)
     ):
         return Plan(kind="text", text=_CLARIFY_TEXT)  # "this" with nothing it could be
+    if _STOCKED.search(lowered) and parsed.words and not parsed.has_criteria():
+        # "Do you sell ties?": a new question of the whole shop, never of the list in view.
+        return Plan(kind="search", request=parsed)
     if (
         context is not None
         and not parsed.categories
@@ -213,6 +225,13 @@ def _plan(
     if _GREETING.search(lowered) or SHOPPING_INTENT.search(lowered):
         return Plan(kind="text", text=_GREETING_TEXT)
     return Plan(kind="text", text=_off_topic_text(vocabulary))
+
+
+def context_category(state: State, page: dict | None) -> str | None:
+    """The category the conversation is about: the search in force's, else the page's."""
+    if state.search is not None and state.search.category:
+        return state.search.category
+    return ((page or {}).get("product") or {}).get("category")
 
 
 def _noted(lowered: str, parsed: ShopperRequest) -> bool:

@@ -36,9 +36,16 @@ _CATEGORIES_ASKED = re.compile(
 )
 
 
-def statement_read(text: str, vocabulary: Vocabulary) -> list[str]:
-    """What the shopper states about themselves, each as said back; [] when nothing."""
-    said = [phrase for fact in facts_judge(text) if (phrase := _said(fact, vocabulary))]
+def statement_read(text: str, vocabulary: Vocabulary, *, footwear: bool = False) -> list[str]:
+    """What the shopper states about themselves, each as said back; [] when nothing.
+
+    `footwear`: shoes are what the conversation is about, so "I'm a UK 10" is a shoe size.
+    """
+    said = [
+        phrase
+        for fact in facts_judge(text)
+        if (phrase := _said(fact, vocabulary, footwear=footwear))
+    ]
     lowered = text.lower()
     money = money_said(lowered)
     if money is not None and money.currency != SHOP_CURRENCY and _BUDGET_CUE.search(lowered):
@@ -57,10 +64,10 @@ def acknowledgement(said: list[str], *, asks_for_more: bool) -> str:
     return text
 
 
-def _said(fact: Judged, vocabulary: Vocabulary) -> str | None:
+def _said(fact: Judged, vocabulary: Vocabulary, *, footwear: bool) -> str | None:
     category, _, key = fact.slot.partition("/")
     value = fact.value
-    if fact.slot == "size/shoes":
+    if fact.slot == "size/shoes" or (footwear and category == "size" and " " in value):
         system, _, number = value.partition(" ")
         if number and system.upper() in ("UK", "US"):
             eu = shoe_size_eu(system, float(number))
