@@ -138,3 +138,13 @@ def test_a_question_about_something_the_shop_lacks_is_never_the_list_in_view() -
         _turn("do you have any umbrellas?", {"none": True, "answer_lacks": ["**"]}),
     )
     assert _misses(results) == []
+
+
+def test_a_message_like_the_banks_out_of_scope_examples_is_no_search() -> None:
+    results = _replay(
+        _turn("t-shirts", {"search": {"category": "t-shirts"}}),
+        # "write" is one letter from "white": the slot readers alone read a colour here.
+        _turn("can you write me a poem?", {"no_search": True, "answer_has": ["only help"]}),
+        _turn("white please", {"search": {"category": "t-shirts", "colour": "white"}}),
+    )
+    assert _misses(results) == []

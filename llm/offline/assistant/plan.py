@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from llm.offline.assistant.acts import act_of
 from llm.offline.assistant.compare import Target, compared_products
 from llm.offline.assistant.page import page_product, page_request
 from llm.offline.assistant.references import (
@@ -121,6 +122,8 @@ def _plan(
     topic = memory_topic(lowered)
     if topic:
         return Plan(kind="memory", topic=topic)
+    if _out_of_scope(lowered, parsed):
+        return Plan(kind="text", text=_off_topic_text(vocabulary))
     about_the_shop = catalog_answer(lowered, vocabulary)
     if about_the_shop:
         return Plan(kind="text", text=about_the_shop)
@@ -225,6 +228,21 @@ def _plan(
     if _GREETING.search(lowered) or SHOPPING_INTENT.search(lowered):
         return Plan(kind="text", text=_GREETING_TEXT)
     return Plan(kind="text", text=_off_topic_text(vocabulary))
+
+
+# How like the bank's out-of-scope examples a message must be to be answered as one when
+# the slot readers found nothing but a colour or loose words in it ("write" reads "white").
+OUT_OF_SCOPE_LIKENESS = 0.5
+
+
+def _out_of_scope(lowered: str, parsed: ShopperRequest) -> bool:
+    """Whether the message asks for something that is no shopping at all."""
+    if parsed.categories or parsed.brand or parsed.size or parsed.max_price is not None:
+        return False
+    if parsed.material or parsed.excluded_colours or parsed.lifted:
+        return False
+    act = act_of(lowered)
+    return act is not None and act.name == "out_of_scope" and act.likeness >= OUT_OF_SCOPE_LIKENESS
 
 
 def context_category(state: State, page: dict | None) -> str | None:
