@@ -273,6 +273,7 @@ PLAIN_WORDS = frozenset(
     below beneath less lower within max maximum minimum budget spend spending between
     dollars dollar pounds pound quid bucks usd gbp eur cents range
     brand brands label labels make makes come comes came day days job time times
+    anymore longer though either still yet today tonight already
     """.split()
 )
 # The words of letter sizes ("extra large", "medium"): the size reader's, never a search's.

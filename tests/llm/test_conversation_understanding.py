@@ -75,7 +75,12 @@ def test_a_lifted_default_stays_lifted_for_the_rest_of_the_visit() -> None:
         _turn("shirts", {"search": {"category": "shirts"}}),
         facts=["brand/vela=like"],
     )
-    assert _misses(colour) == [] and _misses(brand) == []
+    budget = _replay(
+        _turn("t-shirts", {"search": {"category": "t-shirts", "max_price": 50}}),
+        _turn("price doesn't matter anymore", {"search": {"category": "t-shirts"}}),
+        facts=["budget=50 EUR"],
+    )
+    assert _misses(colour) == [] and _misses(brand) == [] and _misses(budget) == []
 
 
 def test_two_shown_products_pointed_at_are_compared_and_a_follow_up_keeps_to_them() -> None:
