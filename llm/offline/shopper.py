@@ -154,13 +154,12 @@ def request_parse(text: str, vocabulary: Vocabulary) -> ShopperRequest:
     if money is not None and money.currency != SHOP_CURRENCY and request.max_price is not None:
         request.currency = money.currency
     request.limit = _limit_read(lowered)
-    lifted = {name for name, cue in LIFTS.items() if cue.search(lowered)}
-    for colour in colours_back(lowered, vocabulary):
+    request.lifted = lifts_read(lowered, vocabulary)
+    for lifted in request.lifted:
         # "Red is fine again": a remembered dislike lifted, not a request for red.
-        lifted.add(f"colour:{colour}")
+        colour = lifted.partition(":")[2]
         if colour in request.colours:
             request.colours.remove(colour)
-    request.lifted = frozenset(lifted)
     if (
         request.material
         and request.category
@@ -168,6 +167,12 @@ def request_parse(text: str, vocabulary: Vocabulary) -> ShopperRequest:
     ):
         request.material = None  # "denim jeans" are jeans
     return request
+
+
+def lifts_read(lowered: str, vocabulary: Vocabulary) -> frozenset[str]:
+    """The defaults a message lifts: "brand", "budget", ..., or one colour ("colour:red")."""
+    lifted = {name for name, cue in LIFTS.items() if cue.search(lowered)}
+    return frozenset(lifted | {f"colour:{c}" for c in colours_back(lowered, vocabulary)})
 
 
 def _on_feet(lowered: str, request: ShopperRequest, vocabulary: Vocabulary) -> bool | None:
@@ -252,7 +257,10 @@ def occasions_find(text: str) -> list[str]:
 def _terms_read(lowered: str, vocabulary: Vocabulary, request: ShopperRequest) -> None:
     """Scan tokens once, so a negation cue can rule out the list of words after it."""
     tokens = _TOKEN.findall(lowered)
-    phrases = _phrase_table(vocabulary)
+    # Built once per vocabulary: every message of a conversation is read against it.
+    phrases = vocabulary.__dict__.get("_phrase_table")
+    if phrases is None:
+        phrases = vocabulary.__dict__["_phrase_table"] = _phrase_table(vocabulary)
     negating = False
     index = 0
     garment_end = -1  # where the last category word ended: "shirt dress" is a dress

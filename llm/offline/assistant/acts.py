@@ -14,7 +14,7 @@ import math
 import re
 from collections import Counter
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 BANK: dict[str, tuple[str, ...]] = {
     "request": (
@@ -104,6 +104,7 @@ def _bank() -> tuple[tuple[str, dict[str, float]], ...]:
     return tuple((act, _features(text)) for act, texts in BANK.items() for text in texts)
 
 
+@lru_cache(maxsize=4096)  # a conversation's earlier messages are read again each turn
 def act_of(text: str) -> Act | None:
     """The act of the message's nearest examples (a vote of the closest few), or None when
     nothing in the bank is like it."""

@@ -23,7 +23,7 @@ from llm.offline.assistant.references import (
 from llm.offline.assistant.statements import acknowledgement, catalog_answer, statement_read
 from llm.offline.assistant.words import and_join, free_words, union
 from llm.offline.memory import memory_topic
-from llm.offline.shopper import ShopperRequest, request_parse
+from llm.offline.shopper import ShopperRequest, lifts_read, request_parse
 from llm.offline.vocabulary import Vocabulary
 from llm.transcript import ShownProduct
 
@@ -103,7 +103,7 @@ def message_plan(text: str, state: State, vocabulary: Vocabulary, page: dict | N
     """Decide what one shopper message needs; a default lifted earlier in the visit stays
     lifted ("any brand is fine" holds for every search after it)."""
     plan = _plan(text, state, vocabulary, page)
-    plan.lifted = request_parse(text, vocabulary).lifted
+    plan.lifted = lifts_read(text.lower().replace("\u2019", "'"), vocabulary)
     if plan.kind == "search":
         plan.request = replace(plan.request, lifted=plan.request.lifted | state.lifted)
     plan.carried = list(vocabulary.categories)

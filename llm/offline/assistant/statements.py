@@ -10,6 +10,7 @@ terms ("Noted: UK 8, that is EU 42 here."), so a conversion is never silent.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from llm.fact_schema import slot_key
 from llm.offline.assistant.words import and_join
@@ -42,9 +43,7 @@ def statement_read(text: str, vocabulary: Vocabulary, *, footwear: bool = False)
     `footwear`: shoes are what the conversation is about, so "I'm a UK 10" is a shoe size.
     """
     said = [
-        phrase
-        for fact in facts_judge(text)
-        if (phrase := _said(fact, vocabulary, footwear=footwear))
+        phrase for fact in _judged(text) if (phrase := _said(fact, vocabulary, footwear=footwear))
     ]
     lowered = text.lower()
     money = money_said(lowered)
@@ -54,6 +53,11 @@ def statement_read(text: str, vocabulary: Vocabulary, *, footwear: bool = False)
             "to convert with, so tell me your budget in euros and I'll keep to it"
         )
     return said
+
+
+@lru_cache(maxsize=4096)  # a conversation's earlier messages are read again each turn
+def _judged(text: str) -> tuple[Judged, ...]:
+    return tuple(facts_judge(text))
 
 
 def acknowledgement(said: list[str], *, asks_for_more: bool) -> str:
