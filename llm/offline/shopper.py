@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, field
 
 from llm.offline.lifts import LIFTS, colours_back
-from llm.offline.vocabulary import Vocabulary, is_content_word
+from llm.offline.vocabulary import STYLE_WORDS, Vocabulary, is_content_word
 from llm.shopper_words import (
     CURRENCY_WORDS,
     FOOTWEAR_CUE,
@@ -280,6 +280,9 @@ def _terms_read(lowered: str, vocabulary: Vocabulary, request: ShopperRequest) -
                 fabric = vocabulary.material_phrases.get(phrase)
                 if fabric and request.material is None:
                     request.material = fabric  # "cords" are corduroy trousers
+                style = STYLE_WORDS.get(phrase)
+                if style and not negating and style not in request.words:
+                    request.words.append(style)  # a "puffer" is a kind of jacket
                 if index == garment_end and request.categories and not negating:
                     # The garment is the last noun: "dress shirt", "t-shirt dress".
                     request.categories.pop()

@@ -289,3 +289,24 @@ def is_content_word(token: str) -> bool:
         and token not in PLAIN_WORDS
         and token not in _SIZE_TOKENS
     )
+
+
+# Garment words that name a kind within a category, not the category itself: "a puffer" is
+# a jacket, and a puffer is what the shopper wants, so the word is searched for as well.
+# General language; a word the catalog never uses just finds nothing and is let go.
+STYLE_WORDS: dict[str, str] = {
+    "blazer": "blazer", "blazers": "blazer", "parka": "parka", "parkas": "parka",
+    "trench": "trench", "trenches": "trench", "bomber": "bomber", "bombers": "bomber",
+    "puffer": "puffer", "puffers": "puffer", "puffa": "puffer", "raincoat": "rain",
+    "raincoats": "rain", "anorak": "anorak", "overcoat": "overcoat", "overcoats": "overcoat",
+    "peacoat": "peacoat", "windbreaker": "windbreaker", "gilet": "gilet", "gilets": "gilet",
+    "cardigan": "cardigan", "cardigans": "cardigan", "cardi": "cardigan",
+    "cardie": "cardigan", "roll-neck": "roll-neck", "rollneck": "roll-neck",
+    "turtleneck": "roll-neck", "polo neck": "roll-neck", "overshirt": "overshirt",
+    "overshirts": "overshirt", "blouse": "blouse", "blouses": "blouse", "oxford": "oxford",
+    "chinos": "chino", "chino": "chino", "joggers": "jogger", "cargos": "cargo",
+    "sundress": "sundress", "miniskirt": "mini", "wellies": "rain", "wellingtons": "rain",
+    "espadrille": "espadrille", "espadrilles": "espadrille", "slides": "slide",
+    "sliders": "slide", "high-tops": "high-top", "low-tops": "low-top", "henley": "henley",
+    "henleys": "henley", "polo": "polo", "polos": "polo",
+}  # fmt: skip

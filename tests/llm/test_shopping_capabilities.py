@@ -97,7 +97,8 @@ async def test_a_fabric_the_catalog_never_names_is_said_plainly_not_searched() -
 @pytest.mark.parametrize(
     ("text", "arguments"),
     [
-        ("any wellies in 39?", {"category": "boots", "size": "39"}),
+        # Wellies are a kind of boot: rain boots.
+        ("any wellies in 39?", {"query": "rain", "category": "boots", "size": "39"}),
         ("a woollen coat", {"category": "jackets", "material": "wool"}),
         ("white t-shirt dresses", {"category": "dresses", "colour": "white"}),
         ("dress pants in navy", {"category": "trousers", "colour": "navy"}),
