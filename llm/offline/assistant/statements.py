@@ -106,7 +106,8 @@ def _said(fact: Judged, vocabulary: Vocabulary, *, footwear: bool) -> str | None
         thing = key.replace("-", " ")
         return f"you like {thing}" if value == "like" else f"no {thing}"
     if category == "occasion":
-        return f"you're shopping for {value.replace('-', ' ')}"
+        occasion = value.replace("-", " ")
+        return f"you're shopping for {'an' if occasion[:1] in 'aeiou' else 'a'} {occasion}"
     return None
 
 
