@@ -153,3 +153,11 @@ def test_a_message_like_the_banks_out_of_scope_examples_is_no_search() -> None:
         _turn("white please", {"search": {"category": "t-shirts", "colour": "white"}}),
     )
     assert _misses(results) == []
+
+
+def test_cheap_without_a_figure_lists_the_lowest_prices_first() -> None:
+    results = _replay(
+        _turn("cheap jeans", {"search": {"category": "jeans"}, "answer_has": ["cheapest first"]}),
+        _turn("not too pricey boots", {"sort": "price_asc", "answer_has": ["cheapest first"]}),
+    )
+    assert _misses(results) == []

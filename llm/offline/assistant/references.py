@@ -46,6 +46,16 @@ _ANY_IN = re.compile(r"^\s*(?:and\s+|but\s+)?(?:got\s+)?any(?:thing)?\s+in\b")
 _CHEAPEST = re.compile(
     r"\b(cheapest|least expensive|lowest[- ]priced|most affordable|lowest price)\b"
 )
+# Cheap without a figure: no limit to filter by, so the lowest prices first; but "cheaper"
+# and "too pricey" compare with what is in view (the planner's own rule).
+_CHEAP = re.compile(
+    r"\b(cheap|inexpensive|affordable|low[- ]cost|budget[- ]friendly)\b"
+    r"|\bnot (too |very |that |so )?(pricey|expensive|dear)\b"
+)
+_COMPARED = re.compile(
+    r"\b(more|less) (affordable|expensive|pricey)\b|\bcheaper\b"
+    r"|(?<!not )\btoo (pricey|expensive)\b"
+)
 _DEAREST = re.compile(r"\b(most expensive|priciest|dearest|highest[- ]priced|highest price)\b")
 # "the cheapest one", "which of these is dearest": among the products in view.
 AMONG_SHOWN = re.compile(
@@ -60,7 +70,9 @@ def superlative(lowered: str) -> str | None:
     """ "price_asc" for the cheapest, "price_desc" for the dearest, None for neither."""
     if _DEAREST.search(lowered):
         return "price_desc"
-    return "price_asc" if _CHEAPEST.search(lowered) else None
+    if _CHEAPEST.search(lowered):
+        return "price_asc"
+    return "price_asc" if _CHEAP.search(lowered) and not _COMPARED.search(lowered) else None
 
 
 def referenced_product(
