@@ -102,9 +102,9 @@ class Memory:
     exchanges: list[str] = field(default_factory=list)  # this visit's, word for word
 
     def notes(self) -> str | None:
-        label = (lambda day: note_label(FACT, f"{STATED} {day}")) if self.signed_in else None
+        """The notes message: facts (stored, or said in this chat), then this visit."""
         lines = [
-            f"{label(day) if label else note_label(FACT, THIS_CHAT)}{sentence}"
+            note_label(FACT, f"{STATED} {day}" if self.signed_in else THIS_CHAT) + sentence
             for day, sentence in self.facts.values()
         ]
         lines += [f"{note_label(THIS_VISIT)}{exchange}" for exchange in self.exchanges]
