@@ -56,11 +56,17 @@ def _number_value(match: re.Match) -> str | None:
     return f"{value}.5" if match.group("half") else str(value)
 
 
-def numbers_in_digits(text: str) -> str:
+def numbers_in_digits(text: str, *, keep_length: bool = False) -> str:
     """Number words as digits, so every reader reads one spelling of a figure:
     "nothing over about sixty euros" -> "... 60 euros", "forty-two and a half" -> "42.5",
-    "a hundred and fifty" -> "150"."""
-    return NUMBER_PHRASE.sub(lambda m: _number_value(m) or m.group(0), text)
+    "a hundred and fifty" -> "150". With `keep_length`, each figure is padded to the width
+    of its words, so positions found in the result are positions in `text`."""
+
+    def figure(match: re.Match) -> str:
+        value = _number_value(match) or match.group(0)
+        return value.ljust(len(match.group(0))) if keep_length else value
+
+    return NUMBER_PHRASE.sub(figure, text)
 
 
 # --- Money ------------------------------------------------------------------------------
@@ -307,3 +313,76 @@ def size_wording(value: str, text: str, *, shoes: bool) -> str | None:
         if str(centimetres_to_inches(float(match.group("cm")))) == value:
             return f"{match.group('cm')} cm"
     return None
+
+
+# --- Sizes said in a system the shop does not use ------------------------------------------
+
+# "UK 8", "US 9.5", "EU 42", "size 8 UK", "uk8": a shoe or clothing size with its system.
+SIZE_WITH_SYSTEM = re.compile(
+    r"\b(?P<a>uk|us|eu)\s?(?:size\s)?(?P<n>\d{1,2}(?:\.5)?)\b"
+    r"|\b(?:size\s)?(?P<m>\d{1,2}(?:\.5)?)\s?(?P<b>uk|us|eu)\b",
+    re.I,
+)
+# Words that put a size on the feet.
+FOOTWEAR_CUE = re.compile(
+    r"\b(shoes?|feet|foot|trainers?|sneakers?|boots?|sandals?|heels|loafers|footwear)\b", re.I
+)
+# A waist measurement: "34 waist", "a waist of 34", "W34", "32 inch waist", "34x32" (waist by
+# leg length), "34/32".
+WAIST = re.compile(
+    r"\b(?P<a>\d{2})\s?(?:\"|in(?:ch(?:es)?)?|-inch)?\s?waist\b"
+    r"|\bwaist(?:\s(?:size|of|is))*\s(?P<b>\d{2})\b"
+    r"|\bw\s?(?P<c>\d{2})(?:\s?l\s?\d{2})?\b"
+    r"|\b(?P<d>\d{2})\s?(?:x|/)\s?\d{2}\b",
+    re.I,
+)
+
+
+@dataclass(frozen=True)
+class SizeSaid:
+    """A size the shopper gave in their own words, and the shop's size it is."""
+
+    said: str  # as the shopper would write it: "UK 8", "a 34 waist"
+    shop: str  # the shop's size: "42", "L"
+    kind: str  # "shoe" | "clothing" | "waist"
+
+    @property
+    def sentence(self) -> str:
+        """ "UK 8, that is EU 42 here"; a size already in the shop's terms is said as it is."""
+        shop = f"EU {self.shop}" if self.kind == "shoe" else self.shop
+        if self.said.replace(" ", "").upper() == shop.replace(" ", "").upper():
+            return shop
+        return f"{self.said}, that is {shop} here"
+
+
+def size_said(text: str, *, footwear: bool | None = None) -> SizeSaid | None:
+    """The first size in text given in a system, or as a waist, in the shop's sizes.
+
+    A system's number is a shoe size with a footwear word or `footwear`, else a numbered
+    clothing size; None when it is neither (or no size of that system).
+    """
+    waist = WAIST.search(text)
+    if waist:
+        inches = int(next(group for group in waist.groups() if group))
+        letter = waist_size_letter(inches)
+        if letter:
+            return SizeSaid(f"a {inches} waist", letter, "waist")
+    for match in SIZE_WITH_SYSTEM.finditer(text):
+        system = (match.group("a") or match.group("b")).upper()
+        value = float(match.group("n") or match.group("m"))
+        on_feet = footwear if footwear is not None else bool(FOOTWEAR_CUE.search(text))
+        if on_feet or (system == "EU" and value >= SHOE_SIZE_RANGE[0]):
+            eu = shoe_size_eu(system, value)
+            if eu:
+                return SizeSaid(f"{system} {_figure(value)}", eu, "shoe")
+        elif value == int(value):
+            letter = clothing_size_letter(system, int(value))
+            if letter:
+                return SizeSaid(f"{system} {int(value)}", letter, "clothing")
+    return None
+
+
+def money_said(text: str) -> Money | None:
+    """The first figure with a currency in text, number words read as digits."""
+    found = amounts_of_money(text)
+    return found[0] if found else None

@@ -23,6 +23,7 @@ from llm.fact_schema import (
 from llm.offline.notes import Fact
 from llm.offline.shopper import brand_find, price_read, request_parse, size_read
 from llm.offline.vocabulary import Vocabulary
+from llm.shopper_words import clothing_size_letter, size_said
 
 _NEGATIVE = ("dislike", "hate", "avoid", "not ", "never", "doesn't", "does not", "no longer")
 _MONTHS = (
@@ -77,7 +78,7 @@ def fact_slots(text: str, vocabulary: Vocabulary) -> list[str]:
         return {"budget": ["budget"], "brand": ["brand"]}.get(lifted.category, [])
     slots = []
     if "size" in lowered or "wears" in lowered:
-        size = size_read(text, vocabulary, category="shoes" if "shoe" in lowered else None)
+        size = _size_of(text, vocabulary)
         if size:
             slots.append("shoe size" if size.isdigit() else "size")
     if _budget_of(text) is not None:
@@ -86,6 +87,9 @@ def fact_slots(text: str, vocabulary: Vocabulary) -> list[str]:
         slots.append("brand")
     parsed = request_parse(text, vocabulary)
     slots += [f"colour:{colour}" for colour in parsed.colours + parsed.excluded_colours]
+    schema_slot = slot_from_sentence(text)
+    if schema_slot is not None and schema_slot.category in ("material", "design"):
+        slots.append(schema_slot.slot.replace("/", ":", 1))
     return slots
 
 
@@ -190,11 +194,15 @@ def _fact_apply(profile: Profile, text: str, vocabulary: Vocabulary) -> None:
         return
     if slot is not None and slot.slot in _OWN_SIZE_SLOTS and not slot.is_relative:
         sizes = {size.upper(): size for size in vocabulary.sizes}
-        if slot.value.upper() in sizes:
-            profile.garment_sizes[slot.slot] = sizes[slot.value.upper()]
+        # "size 12 in dresses": a numbered size is the UK one, in the shop's letters.
+        value = slot.value.upper()
+        if value.isdigit():
+            value = clothing_size_letter("UK", int(value)) or value
+        if value in sizes:
+            profile.garment_sizes[slot.slot] = sizes[value]
         return
     if "size" in lowered or "wears" in lowered:
-        size = size_read(text, vocabulary, category="shoes" if "shoe" in lowered else None)
+        size = _size_of(text, vocabulary)
         if size and size.isdigit():
             profile.shoe_size = size
         elif size:
@@ -230,6 +238,15 @@ def _lift_apply(profile: Profile, slot: FactSlot) -> None:
         profile.disliked_colours = [
             c for c in profile.disliked_colours if key != ANY_KEY and slot_key(c) != key
         ]
+
+
+def _size_of(text: str, vocabulary: Vocabulary) -> str | None:
+    """The shop's size a fact gives: "shoe size UK 8" is EU 42 here, "size M" is M."""
+    lowered = text.lower()
+    said = size_said(lowered, footwear=True if "shoe" in lowered else None)
+    if said is not None and said.kind != "waist" and said.shop in vocabulary.sizes:
+        return said.shop
+    return size_read(text, vocabulary, category="shoes" if "shoe" in lowered else None)
 
 
 def _first_amount(lowered: str) -> float | None:

@@ -20,7 +20,7 @@ from llm.offline.facts import (
 )
 from llm.offline.notes import Fact, Memory
 from llm.offline.vocabulary import Vocabulary
-from llm.shopper_words import amounts_of_money, numbers_in_digits
+from llm.shopper_words import amounts_of_money, numbers_in_digits, size_said
 
 _TOPICS: tuple[tuple[str, re.Pattern], ...] = (
     (
@@ -72,6 +72,20 @@ _TOPICS: tuple[tuple[str, re.Pattern], ...] = (
         re.compile(
             r"\b(what'?s|what is|do you (know|remember)) my budget\b|\bhow much (do|did) i "
             r"(want|like|say i wanted) to spend\b"
+        ),
+    ),
+    (
+        "material",
+        re.compile(
+            r"\b(which|what) (materials?|fabrics?)\b.*\b(i|me|my)\b"
+            r"|\b(do you (know|remember)|what are|what's) my (materials?|fabrics?)\b"
+        ),
+    ),
+    (
+        "design",
+        re.compile(
+            r"\b(which|what) (styles?|designs?|cuts?|fits?)\b.*\bdo i (like|love|prefer|avoid|"
+            r"dislike|hate|wear)\b|\b(do you (know|remember)|what's|what is) my (style|fit)\b"
         ),
     ),
     (
@@ -129,6 +143,8 @@ _TOPIC_WORDS = {
     "colour": ("colour:", "colours you like or dislike"),
     "budget": ("budget", "your budget"),
     "brand": ("brand", "a favourite brand"),
+    "material": ("material:", "fabrics you like or avoid"),
+    "design": ("design:", "styles you like or avoid"),
 }
 
 
@@ -206,6 +222,9 @@ def _told(found: list[Fact], *, dated: bool) -> str:
     parts = []
     for fact in found:
         part = fact_for_shopper(fact.text)
+        said = size_said(fact.text, footwear=True) if "shoe" in fact.text.lower() else None
+        if said is not None and said.sentence != f"EU {said.shop}":
+            part += f" (EU {said.shop} here)"
         if dated and fact.date:
             part += f" (on {date_words(fact.date)})"
         parts.append(part)

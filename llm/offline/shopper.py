@@ -5,7 +5,18 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from llm.offline.vocabulary import Vocabulary
+from llm.offline.lifts import LIFTS, colours_back
+from llm.offline.vocabulary import STYLE_WORDS, Vocabulary, is_content_word
+from llm.shopper_words import (
+    CURRENCY_WORDS,
+    FOOTWEAR_CUE,
+    LETTER_SIZE_WORDS,
+    SHOP_CURRENCY,
+    SizeSaid,
+    money_said,
+    numbers_in_digits,
+    size_said,
+)
 
 OCCASION_WORDS: dict[str, str] = {
     "wedding": "wedding", "weddings": "wedding", "office": "office", "for work": "work",
@@ -34,41 +45,6 @@ NEGATION_FILLERS = frozenset(
     "or and nor in any the a an colour colours color colors shade shades please really "
     "at all , too either more like want wear have having get see".split()
 )
-LETTER_SIZE_WORDS = {
-    "extra small": "XS", "extra-small": "XS", "x-small": "XS", "x small": "XS",
-    "small": "S", "medium": "M", "med": "M", "large": "L", "extra large": "XL",
-    "smalls": "S", "mediums": "M", "larges": "L",
-    "extra-large": "XL", "x-large": "XL", "x large": "XL", "xx-large": "XXL",
-    "xx large": "XXL", "double extra large": "XXL", "double xl": "XXL", "2xl": "XXL",
-    "xxxl": "XXXL", "3xl": "XXXL", "xxs": "XXS", "2xs": "XXS",
-}  # fmt: skip
-# Ways of saying a remembered preference does not hold this turn, by the default it lifts.
-_ANY = r"(?:any|all|every|other|whatever|different|various|more|another)"
-LIFTS: dict[str, re.Pattern[str]] = {
-    "brand": re.compile(
-        rf"\b{_ANY}\s+(?:the\s+|other\s+)?(?:brands?|makes?|labels?|designers?)\b"
-        r"|\b(?:brands?|labels?|makes?)\s+(?:doesn'?t|does not|don'?t|do not)\s+matter\b"
-        r"|\b(?:regardless of|no matter (?:the|which|what)|never mind the)\s+(?:the\s+)?brand"
-        r"|\bnot (?:only|just|necessarily)\b|\bdon'?t (?:stick|keep) to\b"
-        r"|\bbesides\b|\bapart from\b|\bnot from\b|\bnot by\b"
-    ),
-    "colour": re.compile(
-        rf"\b{_ANY}\s+(?:the\s+)?(?:colou?rs?|shades?)\b"
-        r"|\bcolou?rs?\s+(?:doesn'?t|does not|don'?t|do not|isn'?t|is not)\s+(?:matter|important)"
-        r"|\b(?:don'?t|do not) mind (?:the |which |what )?colou?r|\bin any colou?r\b"
-        r"|\b(?:regardless of|no matter (?:the|which|what)|never mind the)\s+(?:the\s+)?colou?r"
-    ),
-    "size": re.compile(
-        rf"\b{_ANY}\s+sizes?\b|\bsizes?\s+(?:doesn'?t|does not|don'?t|do not)\s+matter\b"
-        r"|\b(?:regardless of|no matter (?:the|which|what))\s+(?:the\s+)?size"
-    ),
-    "budget": re.compile(
-        r"\b(?:any|whatever the|no matter the|regardless of)\s+(?:the\s+)?(?:price|cost|budget)"
-        r"|\b(?:price|cost|budget)\s+(?:doesn'?t|does not|is no|isn'?t)\s+(?:matter|object|an issue)"
-        r"|\bmoney (?:is )?no object\b|\bno (?:price )?limit\b|\bno budget\b"
-        r"|\b(?:ignore|forget|over) (?:my |the )?budget\b|\bsplash out\b|\bsplurge\b"
-    ),
-}
 # "not only Vela", "not from Vela": the remembered brand is no limit this time.
 _NOT_ONLY = re.compile(
     r"\b(?:not|don't|dont) (?:only|just|stick to|keep to|from|by)$|\bbesides$|\bother than$"
@@ -82,7 +58,12 @@ _PRICE_CUE = (
     r"up\s+to|no\s+more\s+than|not\s+more\s+than|within|budget(?:\s*:|\s+is|\s+of)?(?:\s+around)?|"
     r"spend(?:ing)?(?:\s+up\s+to)?|<|≤|top\s+price(?:\s+of)?|tops)"
 )
-_CURRENCY = r"(?:€|eur\b|euros?\b|bucks\b|quid\b|pounds?\b|dollars?\b|usd\b|gbp\b)"
+_CURRENCY_NAMES = sorted(
+    (re.escape(word) for words in CURRENCY_WORDS.values() for word in words if word.isalpha()),
+    key=len,
+    reverse=True,
+)
+_CURRENCY = r"(?:€|\$|£|(?:" + "|".join(_CURRENCY_NAMES) + r")\b)"
 _MONEY = r"(?:€|eur\b|euros?\b|\$|£)?\s*(\d{1,5}(?:[.,]\d{1,2})?)\s*" + _CURRENCY + "?"
 _PRICE_PATTERNS = (
     re.compile(_PRICE_CUE + r"\s*" + _MONEY),
@@ -124,6 +105,12 @@ class ShopperRequest:
     # ("any brand", "any colour"): names of LIFTS.
     excluded_brands: list[str] = field(default_factory=list)
     lifted: frozenset[str] = frozenset()
+    # What no filter took ("quilted", "harrington", "chelsea"): the search's words.
+    words: list[str] = field(default_factory=list)
+    # A size given in another system or as a waist ("UK 8", "a 34 waist"), read as `size`.
+    size_said: SizeSaid | None = None
+    # A budget in a currency the shop does not price in: its code ("GBP"), said back.
+    currency: str | None = None
 
     @property
     def category(self) -> str | None:
@@ -155,8 +142,24 @@ def request_parse(text: str, vocabulary: Vocabulary) -> ShopperRequest:
     price_spans = _price_read(lowered, request)
     _terms_read(lowered, vocabulary, request)
     request.size = size_read(text, vocabulary, category=request.category, skip=price_spans)
+    said = size_said(lowered, footwear=_on_feet(lowered, request, vocabulary))
+    if said is not None and said.shop in vocabulary.sizes:
+        if said.kind == "waist":
+            # A waist is a measurement, the shop's letters only roughly one: it is said back
+            # with its letter and wins over a remembered size, but filters nothing.
+            request.size_said = said
+        elif request.size is None or said.kind != "clothing":
+            request.size, request.size_said = said.shop, said
+    money = money_said(lowered)
+    if money is not None and money.currency != SHOP_CURRENCY and request.max_price is not None:
+        request.currency = money.currency
     request.limit = _limit_read(lowered)
-    request.lifted = frozenset(name for name, cue in LIFTS.items() if cue.search(lowered))
+    request.lifted = lifts_read(lowered, vocabulary)
+    for lifted in request.lifted:
+        # "Red is fine again": a remembered dislike lifted, not a request for red.
+        colour = lifted.partition(":")[2]
+        if colour in request.colours:
+            request.colours.remove(colour)
     if (
         request.material
         and request.category
@@ -164,6 +167,19 @@ def request_parse(text: str, vocabulary: Vocabulary) -> ShopperRequest:
     ):
         request.material = None  # "denim jeans" are jeans
     return request
+
+
+def lifts_read(lowered: str, vocabulary: Vocabulary) -> frozenset[str]:
+    """The defaults a message lifts: "brand", "budget", ..., or one colour ("colour:red")."""
+    lifted = {name for name, cue in LIFTS.items() if cue.search(lowered)}
+    return frozenset(lifted | {f"colour:{c}" for c in colours_back(lowered, vocabulary)})
+
+
+def _on_feet(lowered: str, request: ShopperRequest, vocabulary: Vocabulary) -> bool | None:
+    """Whether a size with a system is a shoe size: a footwear word or category says so."""
+    if request.category:
+        return vocabulary.is_footwear(request.category)
+    return True if FOOTWEAR_CUE.search(lowered) else None
 
 
 def size_read(
@@ -241,7 +257,10 @@ def occasions_find(text: str) -> list[str]:
 def _terms_read(lowered: str, vocabulary: Vocabulary, request: ShopperRequest) -> None:
     """Scan tokens once, so a negation cue can rule out the list of words after it."""
     tokens = _TOKEN.findall(lowered)
-    phrases = _phrase_table(vocabulary)
+    # Built once per vocabulary: every message of a conversation is read against it.
+    phrases = vocabulary.__dict__.get("_phrase_table")
+    if phrases is None:
+        phrases = vocabulary.__dict__["_phrase_table"] = _phrase_table(vocabulary)
     negating = False
     index = 0
     garment_end = -1  # where the last category word ended: "shirt dress" is a dress
@@ -261,6 +280,9 @@ def _terms_read(lowered: str, vocabulary: Vocabulary, request: ShopperRequest) -
                 fabric = vocabulary.material_phrases.get(phrase)
                 if fabric and request.material is None:
                     request.material = fabric  # "cords" are corduroy trousers
+                style = STYLE_WORDS.get(phrase)
+                if style and not negating and style not in request.words:
+                    request.words.append(style)  # a "puffer" is a kind of jacket
                 if index == garment_end and request.categories and not negating:
                     # The garment is the last noun: "dress shirt", "t-shirt dress".
                     request.categories.pop()
@@ -281,6 +303,9 @@ def _terms_read(lowered: str, vocabulary: Vocabulary, request: ShopperRequest) -
             if value not in request.occasions:
                 request.occasions.append(value)
         elif tokens[index] not in NEGATION_FILLERS:
+            word = tokens[index]
+            if not negating and is_content_word(word) and word not in request.words:
+                request.words.append(word)
             negating = False
         index += width
 
@@ -379,23 +404,8 @@ def _one_edit_apart(word: str, other: str) -> bool:
     return any(long_[:i] + long_[i + 1 :] == short for i in range(len(long_)))
 
 
-# Amounts said in words: "under fifty euros".
-_NUMBER_WORDS = {
-    "ten": 10, "fifteen": 15, "twenty": 20, "twenty-five": 25, "thirty": 30, "forty": 40,
-    "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "a hundred": 100,
-    "one hundred": 100, "hundred": 100, "a hundred and fifty": 150, "two hundred": 200,
-    "three hundred": 300, "five hundred": 500,
-}  # fmt: skip
-_NUMBER_WORD = re.compile(
-    r"\b(" + "|".join(sorted(map(re.escape, _NUMBER_WORDS), key=len, reverse=True)) + r")\b"
-)
-
-
 def _price_read(lowered: str, request: ShopperRequest) -> list[tuple[int, int]]:
-    if _NUMBER_WORD.search(lowered):
-        lowered = _NUMBER_WORD.sub(
-            lambda m: str(_NUMBER_WORDS[m.group(1)]).ljust(len(m.group(1))), lowered
-        )
+    lowered = numbers_in_digits(lowered, keep_length=True)
     spans = []
     for pattern in _PRICE_PATTERNS:
         for match in pattern.finditer(lowered):

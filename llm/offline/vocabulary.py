@@ -8,7 +8,10 @@ formal), keyed by the word a catalog enum most likely carries; none is any shop'
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+
+from llm.shopper_words import LETTER_SIZE_WORDS
 
 # Used only when a request offers no `search_products` enums (e.g. the judge's request).
 LETTER_SIZES = ("XS", "S", "M", "L", "XL", "XXL")
@@ -244,3 +247,66 @@ def _singular(word: str) -> str:
     if word.endswith("s") and not word.endswith("ss") and word not in ("jeans", "trousers"):
         return word[:-1]
     return word
+
+
+# Words of asking, not of what is asked for: never a search word. General language only; a
+# word the catalog might hold ("warm", "waterproof", "slim") is never one of them.
+PLAIN_WORDS = frozenset(
+    """
+    a about actually after again all also am an and another any anything are around as at
+    available back be been best bit both but buy by can cheap cheaper cheapest could
+    colour colours color colors compare cost costs dear did do does doing don't else euro
+    euros even ever expensive few fine find for from get give go going good got great have
+    having hello help here hey hi how i i'd i'll i'm i've if in instead is it it's its just
+    kind know like looking lot love lovely many matter maybe me mind more most much my need
+    new nice no not now of off ok okay on one ones only or other others our out over pair
+    pairs perhaps please price priced pricey pricier prices quite rather really recommend
+    recommendations search searching see sell selling sells shop shopping should show size
+    sized sizes so some something sort stock stocked suggest sure tell than thank thanks
+    that that's the their them then there these they thing things this those to too try
+    under up us very want wanted was way we wear wearing were what what's when where which
+    while who why will with without would yes you you've your yours
+    cool cute pretty stylish first second third fourth fifth last next
+    waist inch inches uk us eu shoe shoes length leg
+    similar alike same style styles type types vibe look looks alternative alternatives
+    option options item items idea ideas pick picks result results suggestion suggestions
+    below beneath less lower within max maximum minimum budget spend spending between
+    dollars dollar pounds pound quid bucks usd gbp eur cents range
+    brand brands label labels make makes come comes came day days job time times
+    anymore longer though either still yet today tonight already
+    """.split()
+)
+# The words of letter sizes ("extra large", "medium"): the size reader's, never a search's.
+_SIZE_TOKENS = frozenset(
+    token for phrase in LETTER_SIZE_WORDS for token in re.findall(r"[a-z0-9]+", phrase)
+)
+
+
+def is_content_word(token: str) -> bool:
+    return (
+        len(token) > 2
+        and token.isalpha()
+        and token not in PLAIN_WORDS
+        and token not in _SIZE_TOKENS
+    )
+
+
+# Garment words that name a kind within a category, not the category itself: "a puffer" is
+# a jacket, and a puffer is what the shopper wants, so the word is searched for as well.
+# General language; a word the catalog never uses just finds nothing and is let go.
+STYLE_WORDS: dict[str, str] = {
+    "blazer": "blazer", "blazers": "blazer", "parka": "parka", "parkas": "parka",
+    "trench": "trench", "trenches": "trench", "bomber": "bomber", "bombers": "bomber",
+    "puffer": "puffer", "puffers": "puffer", "puffa": "puffer", "raincoat": "rain",
+    "raincoats": "rain", "anorak": "anorak", "overcoat": "overcoat", "overcoats": "overcoat",
+    "peacoat": "peacoat", "windbreaker": "windbreaker", "gilet": "gilet", "gilets": "gilet",
+    "cardigan": "cardigan", "cardigans": "cardigan", "cardi": "cardigan",
+    "cardie": "cardigan", "roll-neck": "roll-neck", "rollneck": "roll-neck",
+    "turtleneck": "roll-neck", "polo neck": "roll-neck", "overshirt": "overshirt",
+    "overshirts": "overshirt", "blouse": "blouse", "blouses": "blouse", "oxford": "oxford",
+    "chinos": "chino", "chino": "chino", "joggers": "jogger", "cargos": "cargo",
+    "sundress": "sundress", "miniskirt": "mini", "wellies": "rain", "wellingtons": "rain",
+    "espadrille": "espadrille", "espadrilles": "espadrille", "slides": "slide",
+    "sliders": "slide", "high-tops": "high-top", "low-tops": "low-top", "henley": "henley",
+    "henleys": "henley", "polo": "polo", "polos": "polo",
+}  # fmt: skip

@@ -20,10 +20,10 @@ UTTERANCES: list[tuple[str, dict]] = [
     ("do you have trainers below €50?", {"category": "sneakers", "max_price": 50}),
     ("sneakers in size 42", {"category": "sneakers", "size": "42"}),
     ("size 42 shoes, boots please", {"category": "boots", "size": "42"}),
-    ("a warm coat for winter", {"query": "winter", "category": "jackets"}),
+    ("a warm coat for winter", {"query": "winter warm", "category": "jackets"}),
     ("I need a jumper, medium", {"category": "knitwear", "size": "M"}),
     ("grey sweater in XL", {"category": "knitwear", "colour": "grey", "size": "XL"}),
-    ("chinos less than 100", {"category": "trousers", "max_price": 100}),
+    ("chinos less than 100", {"query": "chino", "category": "trousers", "max_price": 100}),
     ("pants, max 60", {"category": "trousers", "max_price": 60}),
     ("Dresses for a wedding", {"query": "wedding", "category": "dresses"}),
     ("something for the office under 90", {"query": "office", "max_price": 90}),
@@ -56,7 +56,7 @@ UTTERANCES: list[tuple[str, dict]] = [
     ("green skirt in XS", {"category": "skirts", "colour": "green", "size": "XS"}),
     ("brown boots size 39", {"category": "boots", "colour": "brown", "size": "39"}),
     ("Show me 3 white sneakers", {"category": "sneakers", "colour": "white", "limit": 3}),
-    ("blazer for a job interview", {"query": "interview", "category": "jackets"}),
+    ("blazer for a job interview", {"query": "interview blazer", "category": "jackets"}),
     (
         "pink dress for a summer wedding, no more than 150",
         {"query": "summer wedding", "category": "dresses", "colour": "pink", "max_price": 150},
@@ -65,7 +65,7 @@ UTTERANCES: list[tuple[str, dict]] = [
     ("Tern sandals in 38", {"category": "sandals", "brand": "Tern", "size": "38"}),
     (
         "cardigan, extra large, no black",
-        {"category": "knitwear", "size": "XL", "exclude_colours": ["black"]},
+        {"query": "cardigan", "category": "knitwear", "size": "XL", "exclude_colours": ["black"]},
     ),
     ("I want jeans in blue, €60 max", {"category": "jeans", "colour": "blue", "max_price": 60}),
     ("Any yellow t-shirts?", {"category": "t-shirts", "colour": "yellow"}),
@@ -79,6 +79,14 @@ UTTERANCES: list[tuple[str, dict]] = [
     # "sizes" holds no size S, and "I'm" no M.
     ("which sizes do your jeans come in?", {"category": "jeans"}),
     ("I'm after jeans", {"category": "jeans"}),
+    # The catalog's own words no filter takes reach the search as its words.
+    ("a quilted jacket", {"query": "quilted", "category": "jackets"}),
+    ("chelsea boots in black", {"query": "chelsea", "category": "boots", "colour": "black"}),
+    ("waterproof boots in size 40", {"query": "waterproof", "category": "boots", "size": "40"}),
+    # A shoe size in another system is the shop's EU size; a waist filters no letter size.
+    ("boots in a UK 8", {"category": "boots", "size": "42"}),
+    ("sneakers, US 9", {"category": "sneakers", "size": "42"}),
+    ("jeans in a 34 waist", {"category": "jeans"}),
 ]
 
 
@@ -135,7 +143,7 @@ OTHER_SHOP = tool_schemas(
     [
         ("a hemp hoodie in lilac", {"category": "hoodies", "material": "hemp", "colour": "purple"}),
         ("a woollen coat", {"category": "coats", "material": "wool"}),
-        ("a bomber jacket", {"category": "jackets"}),
+        ("a bomber jacket", {"query": "bomber", "category": "jackets"}),
         ("leather loafers in 39", {"category": "shoes", "material": "leather", "size": "39"}),
         ("cream tank tops, medium", {"category": "tops", "colour": "cream", "size": "M"}),
         ("Acme Outfitters sweatshirts", {"category": "hoodies", "brand": "Acme Outfitters"}),

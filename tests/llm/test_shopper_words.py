@@ -10,8 +10,31 @@ from llm.shopper_words import (
     currency_of,
     numbers_in_digits,
     shoe_size_eu,
+    size_said,
     waist_size_letter,
 )
+
+
+@pytest.mark.parametrize(
+    ("text", "shop", "sentence"),
+    [
+        ("I'm a UK 8 in shoes", "42", "UK 8, that is EU 42 here"),
+        ("I wear a US 9 shoe", "42", "US 9, that is EU 42 here"),
+        ("boots, EU 45", "45", "EU 45"),
+        ("a dress in a UK 12", "M", "UK 12, that is M here"),
+        ("jeans in a 34 waist", "L", "a 34 waist, that is L here"),
+        ("W32 L30 please", "M", "a 32 waist, that is M here"),
+    ],
+)
+def test_a_size_in_another_system_is_read_as_the_shops_and_said_back(text, shop, sentence):
+    said = size_said(text)
+    assert said is not None and said.shop == shop and said.sentence == sentence
+
+
+def test_a_number_without_a_system_or_a_footwear_word_is_no_size_said():
+    assert size_said("jeans under 80") is None
+    assert size_said("UK 8", footwear=True).shop == "42"
+    assert size_said("UK 8", footwear=False).shop == "S"
 
 
 @pytest.mark.parametrize(

@@ -28,7 +28,10 @@ def assistant_reply(request: dict) -> Reply:
     profile = profile_from_facts(turn.notes.facts, turn.vocabulary)
     call = first_call(plan, profile, turn)
     if turn.rounds:
-        return answer_after_tools(turn, plan, call, tools_allowed)
+        reply = answer_after_tools(turn, plan, call, tools_allowed)
+        if plan.noted and reply.content and not reply.tool_calls:
+            return text_reply(f"{plan.noted}\n\n{reply.content}")
+        return reply
     if plan.kind == "memory":
         if call and tools_allowed and call[0] in turn.tools:
             return tool_reply(*call)

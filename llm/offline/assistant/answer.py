@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
-import re
-
-from llm.offline.assistant.calls import SHOWN_PRODUCTS, compare_call, relaxed_arguments
+from llm.offline.assistant.calls import (
+    SHOWN_PRODUCTS,
+    SORT_PAGES,
+    compare_call,
+    relaxed_arguments,
+)
 from llm.offline.assistant.compare import compare_answer, compared_found
+from llm.offline.assistant.lines import (
+    describe,
+    first_sentence,
+    lower_first,
+    product_line,
+    shared_sentences,
+)
 from llm.offline.assistant.plan import Plan
 from llm.offline.assistant.state import Turn
 from llm.offline.assistant.words import and_join
@@ -37,6 +47,11 @@ def answer_after_tools(
         relaxed = relaxed_arguments(last.arguments, plan)
         if relaxed is not None:
             return tool_reply("search_products", relaxed)
+    if last.name == "search_products" and plan.sort is not None:
+        following = _next_page(last, len(turn.rounds))
+        if following is not None and tools_allowed:
+            return tool_reply("search_products", following)
+        return text_reply(_sorted_answer(turn, plan))
     if last.name == "search_products":
         first = turn.rounds[0].arguments if len(turn.rounds) > 1 else None
         return text_reply(search_answer(last.arguments, last.result, plan, first=first))
@@ -45,6 +60,37 @@ def answer_after_tools(
     if last.name == "recall_memory":
         return text_reply(memory_text(plan, turn, found=last.result))
     return text_reply("Here's what I found. What else can I help you find?")
+
+
+def _next_page(last, rounds: int) -> dict | None:
+    """The next page of a sorted search, while it has more and the pages allow."""
+    result, arguments = last.result, last.arguments
+    count, total = len(result.get("products") or []), result.get("total")
+    offset = result.get("offset") if isinstance(result.get("offset"), int) else 0
+    if not isinstance(total, int) or not count or offset + count >= total or rounds >= SORT_PAGES:
+        return None
+    return {**arguments, "offset": offset + count}
+
+
+def _sorted_answer(turn: Turn, plan: Plan) -> str:
+    """The cheapest (or dearest) of what the search matched, every page read first."""
+    searches = [r for r in turn.rounds if r.name == "search_products"]
+    products = [p for r in searches for p in r.result.get("products") or [] if isinstance(p, dict)]
+    arguments = {k: v for k, v in searches[0].arguments.items() if k not in ("limit", "offset")}
+    described = describe(arguments)
+    if not products:
+        return f"I couldn't find any {described} in stock right now. {_relax_suggestion(arguments)}"
+    dearest = plan.sort == "price_desc"
+    products.sort(key=lambda p: float(p.get("price_eur") or 0), reverse=dearest)
+    total = searches[-1].result.get("total")
+    partial = isinstance(total, int) and total > len(products)
+    read = f" (of the first {len(products)} matches)" if partial else ""
+    shown = products[:SHOWN_PRODUCTS]
+    which = "most expensive" if dearest else "cheapest"
+    lines = [product_line(p, shared=shared_sentences(shown)) for p in shown]
+    intro = f"The {which} {described}{read}, {which} first:"
+    outro = " ".join([*_defaults_said(arguments, plan), "Want me to check a size or colour?"])
+    return f"{intro}\n\n" + "\n".join(lines) + f"\n\n{outro}"
 
 
 def memory_text(plan: Plan, turn: Turn, found: dict | None = None) -> str:
@@ -79,13 +125,13 @@ def search_answer(arguments: dict, result: dict, plan: Plan, *, first: dict | No
     if plan.like is not None:
         return _similar_answer(arguments, products, plan, plan.like, first=first)
     products = products[:SHOWN_PRODUCTS]
-    described = _describe(arguments)
+    described = describe(arguments)
     if not products:
         if offset:
             return f"That's all of them: there are no more {described}. Want to try something else?"
         if plan.below is not None and plan.below.price_eur is not None:
             # Asked for cheaper, a price limit is no more the shopper's than "a higher budget".
-            unpriced = _describe(_unpriced(arguments))
+            unpriced = describe(_unpriced(arguments))
             if not _one_of(plan.below, arguments):
                 # "Cheaper in blue?" of a product that is not blue: it is no blue one itself.
                 return (
@@ -101,17 +147,23 @@ def search_answer(arguments: dict, result: dict, plan: Plan, *, first: dict | No
             )
         if plan.request.absent_material:
             described = f"{described} (and nothing at all in {plan.request.absent_material})"
+        if set(arguments) <= {"query", "limit", "offset"} and plan.carried:
+            # Only words, and nothing has them: something the shop does not sell.
+            return (
+                f"We don't sell anything like “{arguments.get('query', '')}”, sorry. The shop "
+                f"carries {and_join(plan.carried)}."
+            )
         return f"I couldn't find any {described} in stock right now. {_relax_suggestion(arguments)}"
     intro = _relaxed_intro(arguments, first)
     if plan.request.absent_material:
         intro.append(
             f"We have nothing in {plan.request.absent_material}, so here are other "
-            f"{_describe(arguments)}."
+            f"{describe(arguments)}."
         )
     if plan.below is not None and plan.below.price_eur is not None:
         # "under €52.99" is a limit the shopper never said: they asked for cheaper than this.
         described = (
-            f"{_describe(_unpriced(arguments))} cheaper than {_called(plan.below, plan)} "
+            f"{describe(_unpriced(arguments))} cheaper than {_called(plan.below, plan)} "
             f"(€{plan.below.price_eur:.2f})"
         )
     count = len(products)
@@ -123,8 +175,8 @@ def search_answer(arguments: dict, result: dict, plan: Plan, *, first: dict | No
         intro.append(f"I found {count} {described}:")
     else:
         intro.append(f"Here are {count} of {total} {described}:")
-    shared = _shared_sentences(products)
-    lines = [_product_line(product, shared=shared) for product in products]
+    shared = shared_sentences(products)
+    lines = [product_line(product, shared=shared) for product in products]
     outro = _defaults_said(arguments, plan)
     if plan.request.excluded_categories:
         outro.append(f"I've left out {', '.join(plan.request.excluded_categories)} as you asked.")
@@ -152,7 +204,7 @@ def _similar_answer(
         products = sorted(products, key=lambda p: abs(float(p.get("price_eur") or 0) - price))
     products = products[:SHOWN_PRODUCTS]
     unlimited = {key: value for key, value in arguments.items() if key not in ("limit", "offset")}
-    described = _describe(unlimited)
+    described = describe(unlimited)
     called = _called(like, plan)
     if not products:
         return (
@@ -162,8 +214,8 @@ def _similar_answer(
     near = f", closest in price to {called} (€{price:.2f}) first" if price is not None else ""
     intro = _relaxed_intro(arguments, first)
     intro.append(f"Here are {len(products)} {described} like {called}{near}:")
-    shared = _shared_sentences(products)
-    lines = [_product_line(product, shared=shared) for product in products]
+    shared = shared_sentences(products)
+    lines = [product_line(product, shared=shared) for product in products]
     outro = [
         *_defaults_said(arguments, plan),
         "Want me to check a size or colour for one of these?",
@@ -182,15 +234,16 @@ def _relaxed_intro(arguments: dict, first: dict | None) -> list[str]:
     if first is None:
         return []
     if "material" in first and "material" not in arguments:
-        wanted = _describe(first)
-        return [f"I couldn't find any {wanted} in stock, so here are other {_describe(arguments)}."]
+        wanted = describe(first)
+        return [f"I couldn't find any {wanted} in stock, so here are other {describe(arguments)}."]
     if "brand" in first and "brand" not in arguments:
         return [
             f"There's nothing from {first['brand']} that fits right now, so here are other brands."
         ]
     if "query" in first and "query" not in arguments:
         return [
-            f"Nothing is described as made for “{first['query']}”, so here are the closest matches."
+            f"We have nothing described as “{first['query']}”, so here are other "
+            f"{describe(arguments)} instead."
         ]
     return []
 
@@ -231,7 +284,7 @@ def product_answer(result: dict, plan: Plan) -> str:
             "withdrawn. Want me to look for something similar?"
         )
     name = f"**{result['name']}**"
-    blurb = _first_sentence(result.get("blurb"))
+    blurb = first_sentence(result.get("blurb"))
     colour, size = plan.asked_colour, plan.asked_size
     # Colours the shopper dislikes are neither counted nor offered, nor their sizes.
     colours = [str(c) for c in result.get("colours") or [] if str(c) not in plan.avoid]
@@ -265,12 +318,10 @@ def product_answer(result: dict, plan: Plan) -> str:
     if colour:
         sized = f"in sizes {and_join(sizes)}" if sizes else "but no size is in stock right now"
         if plan.by_colour:
-            lead = f"The {name} is the {colour} one" + (
-                f": {_lower_first(blurb)}" if blurb else "."
-            )
+            lead = f"The {name} is the {colour} one" + (f": {lower_first(blurb)}" if blurb else ".")
             return f"{lead} In {colour} it's in stock {sized}."
         return f"Yes, the {name} comes in {colour}, {sized}."
-    parts = [f"Here's the {name}" + (f": {_lower_first(blurb)}" if blurb else ".")]
+    parts = [f"Here's the {name}" + (f": {lower_first(blurb)}" if blurb else ".")]
     if "sizes" in plan.asks:
         parts.append(
             f"It's in stock in sizes {and_join(sizes)}." if sizes else "No size is in stock."
@@ -313,48 +364,6 @@ def _size_by_colour(result: dict, name: str, size: str, *, avoid: list[str]) -> 
     return f"Yes, the {name} is in stock in size {size}: {counts}{lacking}."
 
 
-def _product_line(product: dict, *, shared: set[str]) -> str:
-    """One line per product: its name and what sets it apart. Its card shows the rest."""
-    sentences = _sentences(product.get("blurb"))
-    telling = [s for s in sentences if s not in shared] or sentences[:1]
-    name = f"**{product.get('name', 'Product')}**"
-    return f"- {name} — {_lower_first(' '.join(telling))}" if telling else f"- {name}"
-
-
-def _shared_sentences(products: list[dict]) -> set[str]:
-    """Blurb sentences every product in the list has: they set none of them apart."""
-    if len(products) < 2:
-        return set()
-    sets = [set(_sentences(product.get("blurb"))) for product in products]
-    return set.intersection(*sets)
-
-
-def _sentences(text: object) -> list[str]:
-    if not isinstance(text, str):
-        return []
-    return [s for s in re.split(r"(?<=[.!?])\s+", text.strip()) if s]
-
-
-def _describe(arguments: dict) -> str:
-    category = arguments.get("category")
-    words = [arguments["colour"]] if arguments.get("colour") else []
-    if arguments.get("material"):
-        words.append(arguments["material"])
-    words.append(category if category else "products")
-    text = " ".join(words)
-    if arguments.get("brand"):
-        text += f" from {arguments['brand']}"
-    if arguments.get("size"):
-        text += f" in size {arguments['size']}"
-    if arguments.get("max_price") is not None:
-        text += f" under €{arguments['max_price']}"
-    if arguments.get("query"):
-        text += f" matching “{arguments['query']}”"
-    if arguments.get("exclude_colours"):
-        text += f" (leaving out {' and '.join(arguments['exclude_colours'])})"
-    return text
-
-
 def _one_of(product: ShownProduct, arguments: dict) -> bool:
     """Whether the product is itself one of what was searched, as far as its colour and size
     tell (a product page's product may carry neither: then it counts)."""
@@ -395,13 +404,3 @@ def _unique(visits: list[Memory]) -> list[Memory]:
             seen.add(visit.text)
             unique.append(visit)
     return unique
-
-
-def _first_sentence(text: object) -> str:
-    if not isinstance(text, str) or not text.strip():
-        return ""
-    return re.split(r"(?<=[.!?])\s+", text.strip(), maxsplit=1)[0]
-
-
-def _lower_first(text: str) -> str:
-    return text[:1].lower() + text[1:] if text[:2] != text[:2].upper() else text

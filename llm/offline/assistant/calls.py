@@ -12,8 +12,12 @@ from llm.offline.vocabulary import Vocabulary
 
 # Products one answer shows: the cards under it say the rest.
 SHOWN_PRODUCTS = MAX_CARDS
-# Products a "similar" search fetches to pick the nearest in price from.
+# Products a "similar" search fetches to pick the nearest in price from, and a page of a
+# search sorted by price (the search tool's most per call).
 SIMILAR_CANDIDATES = 10
+SORT_PAGE = 10
+# Pages a sorted search reads before it answers: the agent loop's rounds leave room for 3.
+SORT_PAGES = 3
 
 
 def first_call(plan: Plan, profile: Profile, turn: Turn) -> tuple[str, dict] | None:
@@ -40,10 +44,12 @@ def search_arguments(plan: Plan, profile: Profile, vocabulary: Vocabulary) -> di
     """
     parsed = plan.request
     lifted = parsed.lifted
-    plan.avoid = [] if "colour" in lifted else list(profile.disliked_colours)
+    disliked = [c for c in profile.disliked_colours if f"colour:{c}" not in lifted]
+    plan.avoid = [] if "colour" in lifted else disliked
     plan.dropped = _dropped(parsed, profile, vocabulary)
     arguments: dict = {}
-    words = " ".join(parsed.occasions) or plan.query
+    # What no filter took is the search's words: "quilted", "chelsea", an occasion.
+    words = " ".join([*parsed.occasions, *parsed.words]) or plan.query
     if words:
         arguments["query"] = words
     if parsed.category:
@@ -56,13 +62,14 @@ def search_arguments(plan: Plan, profile: Profile, vocabulary: Vocabulary) -> di
         arguments["material"] = parsed.material
     excluded = list(parsed.excluded_colours)
     if "colour" not in lifted:
-        excluded += [
-            c for c in profile.disliked_colours if c not in excluded and c not in parsed.colours
-        ]
+        excluded += [c for c in disliked if c not in excluded and c not in parsed.colours]
     if excluded:
         arguments["exclude_colours"] = excluded
+    # A measurement said now ("a 34 waist") wins over a remembered size, filter or not.
     size = parsed.size or (
-        None if "size" in lifted else profile.size_for(parsed.category, vocabulary)
+        None
+        if "size" in lifted or parsed.size_said
+        else profile.size_for(parsed.category, vocabulary)
     )
     if size:
         arguments["size"] = size
@@ -81,6 +88,8 @@ def search_arguments(plan: Plan, profile: Profile, vocabulary: Vocabulary) -> di
     if plan.like is not None:
         # Enough to choose the nearest in price from, the product itself left out.
         arguments["limit"] = SIMILAR_CANDIDATES
+    if plan.sort is not None:
+        arguments["limit"] = SORT_PAGE
     if plan.offset:
         arguments["offset"] = plan.offset
     return arguments
@@ -103,8 +112,11 @@ def _dropped(parsed: ShopperRequest, profile: Profile, vocabulary: Vocabulary) -
         and ("brand" in parsed.lifted or profile.brand in parsed.excluded_brands)
     ):
         dropped.append(f"every brand, not only {profile.brand}")
+    back = [c for c in profile.disliked_colours if f"colour:{c}" in parsed.lifted]
     if profile.disliked_colours and "colour" in parsed.lifted:
         dropped.append(f"every colour, {' and '.join(profile.disliked_colours)} included")
+    elif back:
+        dropped.append(f"{' and '.join(back)} too")
     if usual_size and not parsed.size and "size" in parsed.lifted:
         dropped.append(f"every size, not only {usual_size}")
     if profile.max_price is not None and parsed.max_price is None and "budget" in parsed.lifted:

@@ -27,12 +27,20 @@ _UNKNOWABLE = re.compile(
     r"\b(warmer|cooler|lighter|heavier|comfier|more comfortable|softer|better quality|"
     r"last longer|more durable|nicer|prettier|better looking|waterproof|breathable)\b"
 )
-_BOTH = re.compile(r"\b(both|these two|those two|the two|them)\b")
+_BOTH = re.compile(r"\b(both|these two|those two|the two|them|(first|top) two)\b")
+# Two shown products pointed at without a word of comparing: "these two", "the second and
+# third", "the first and the last".
+_TWO_POINTED = re.compile(
+    r"\b(these|those|the|first|top) two\b|\bboth\b"
+    r"|\b(first|second|third|fourth|last|1st|2nd|3rd|4th)\b.*\b(and|or|vs|with)\b.*"
+    r"\b(first|second|third|fourth|last|1st|2nd|3rd|4th)\b"
+)
 _ORDINAL_WORDS = (
     (re.compile(r"\b(first|1st)\b"), 0),
     (re.compile(r"\b(second|2nd)\b"), 1),
     (re.compile(r"\b(third|3rd)\b"), 2),
     (re.compile(r"\b(fourth|4th)\b"), 3),
+    (re.compile(r"\b(last)\b"), -1),
 )
 
 
@@ -61,7 +69,12 @@ def compared_products(
     Products in view are looked up by SKU; names of products not in view are searched for.
     """
     if not _COMPARE.search(lowered):
-        return None
+        return (
+            _in_view(lowered, state, on_page, vocabulary) if _TWO_POINTED.search(lowered) else None
+        )
+    if len(state.shown) == 2 and not _names_another(lowered, state, vocabulary):
+        # The two products just compared or shown: "which is warmer?", "which one is cheaper?"
+        return list(state.shown)
     in_view = _in_view(lowered, state, on_page, vocabulary)
     if in_view is not None:
         return in_view
@@ -90,7 +103,7 @@ def _in_view(
             found.append((at, product))
     for pattern, position in _ORDINAL_WORDS:
         match = pattern.search(lowered)
-        if match and position < len(state.shown):
+        if match and position < len(state.shown) and state.shown:
             product = state.shown[position]
             if product.sku not in {p.sku for _, p in found}:
                 found.append((match.start(), product))
@@ -101,6 +114,16 @@ def _in_view(
     if len(products) < 2 and _BOTH.search(lowered) and len(state.shown) >= 2:
         products = state.shown[:2]
     return products[:2] if len(products) >= 2 else None
+
+
+def _names_another(lowered: str, state: State, vocabulary: Vocabulary) -> bool:
+    """Whether a comparison names something besides the two in view: a category, or two
+    names of which neither is one of them ("the Trench Coat or the Rain Shell?")."""
+    words = set(re.findall(r"[a-z][a-z-]+", lowered))
+    if words & set(vocabulary.category_phrases):
+        return True
+    named = any(_mention(lowered, product, vocabulary) >= 0 for product in state.shown)
+    return not named and any(pattern.search(lowered) for pattern in _TWO_NAMES)
 
 
 def compared_found(result: dict, target: Target) -> dict | None:

@@ -6,11 +6,24 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from llm.offline.assistant.acts import act_of
 from llm.offline.assistant.compare import Target, compared_products
 from llm.offline.assistant.page import page_product, page_request
-from llm.offline.assistant.words import and_join, free_words, singular, union
+from llm.offline.assistant.references import (
+    AMONG_SHOWN,
+    ORDINALS,
+    PLURAL_REFERENCE,
+    PRONOUN,
+    SHOPPING_INTENT,
+    SINGULAR_REFERENCE,
+    THIS,
+    referenced_product,
+    superlative,
+)
+from llm.offline.assistant.statements import acknowledgement, catalog_answer, statement_read
+from llm.offline.assistant.words import and_join, free_words, union
 from llm.offline.memory import memory_topic
-from llm.offline.shopper import ShopperRequest, request_parse
+from llm.offline.shopper import ShopperRequest, lifts_read, request_parse
 from llm.offline.vocabulary import Vocabulary
 from llm.transcript import ShownProduct
 
@@ -21,33 +34,16 @@ _CHEAPER = re.compile(
     r"\b(cheaper|less expensive|lower price|more affordable|too expensive|too pricey)\b"
 )
 _MORE = re.compile(
-    r"^\s*(more|next|others)\b(?!\s+(than|affordable|expensive))"
+    r"^\s*(?:and\s+|some\s+|a\s+few\s+)?(more|next|others)\b(?!\s+(than|affordable|expensive))"
     r"|\b(show|see|give|get|got)\s+(me\s+)?(some\s+|a\s+few\s+)?(more|others|other ones)\b"
     r"(?!\s+(than|affordable|expensive))"
     r"|\bmore (please|options|results|of (these|those|them))\b|\bany more\b|\bthe rest\b"
     r"|\bnext (page|ones|few)\b"
 )
-_SINGULAR_REFERENCE = re.compile(
-    r"\b(it|that one|this one|the (\w+[ \-])?one|the (first|second|third|fourth|last|cheapest)"
-    r"( one)?|that (\w+)|this (\w+))\b"
-)
-_PRONOUN = re.compile(r"\b(it|that one|this one|the one)\b")
-_THIS = re.compile(
-    r"\bthis\b(?!\s+(weekend|week|summer|winter|spring|autumn|year|time|evening|morning|"
-    r"month|season))"
-)
 _SIMILAR = re.compile(
     r"\b(similar|alike|lookalikes?|like (this|that|these|those|it|them|the \w+( one)?)|"
     r"same (style|kind|sort|type|vibe|look)|along those lines|in that vein|close to (this|that|it)|"
     r"alternatives?|like this one|what else is there)\b"
-)
-_PLURAL_REFERENCE = re.compile(r"\b(these|those|them|any of them|the ones|ones|others|any)\b")
-_ORDINALS = (
-    (re.compile(r"\b(the )?(first|1st)\b|\bnumber (one|1)\b|#1\b"), 0),
-    (re.compile(r"\b(the )?(second|2nd)\b|\bnumber (two|2)\b|#2\b"), 1),
-    (re.compile(r"\b(the )?(third|3rd)\b|\bnumber (three|3)\b|#3\b"), 2),
-    (re.compile(r"\b(the )?(fourth|4th)\b|\bnumber (four|4)\b|#4\b"), 3),
-    (re.compile(r"\bthe last( one)?\b"), -1),
 )
 _ASKS = {
     "sizes": re.compile(r"\bsizes?\b|\bfit\b"),
@@ -65,12 +61,8 @@ _SELF_STATEMENT = re.compile(
     r"my (?:usual )?(?:size|shoe size|budget)\b|i (?:really )?(?:hate|dislike|love|like|prefer|"
     r"avoid|can'?t stand|don'?t like|never wear)\b)"
 )
-_SHOPPING_INTENT = re.compile(
-    r"\b(looking for|show me|do you (have|sell|stock|carry)|got any|i need|i want|find me|"
-    r"recommend|suggest|buy|shopping for|searching for|any)\b"
-)
-# "any in blue?", "got any in M?": a follow-up about what was just shown, not a new search.
-_ANY_IN = re.compile(r"^\s*(?:and\s+|but\s+)?(?:got\s+)?any(?:thing)?\s+in\b")
+_ASKING = re.compile(r"\bplease\b|\?\s*$|\b(similar|like this|like that|cheaper|more)\b")
+_STOCKED = re.compile(r"\b(do|does|d'you) (you|aisle|the shop) (sell|have|carry|stock|do)\b")
 _YES = re.compile(
     r"^\s*(yes|yeah|yep|sure|ok|okay|please do|go on|go ahead)\b[\s!.,]*(please)?[\s!.]*$"
 )
@@ -101,9 +93,26 @@ class Plan:
     asked_colour: str | None = None
     by_colour: bool = False  # "the black one": the colour picked the product
     asks: frozenset[str] = frozenset()
+    noted: str = ""  # what the shopper said about themselves, said back before the answer
+    lifted: frozenset[str] = frozenset()  # defaults this message lifts for the visit
+    sort: str | None = None  # "price_asc" | "price_desc": the cheapest, the dearest
+    carried: list[str] = field(default_factory=list)  # the shop's categories
 
 
 def message_plan(text: str, state: State, vocabulary: Vocabulary, page: dict | None) -> Plan:
+    """Decide what one shopper message needs; a default lifted earlier in the visit stays
+    lifted ("any brand is fine" holds for every search after it)."""
+    plan = _plan(text, state, vocabulary, page)
+    plan.lifted = lifts_read(text.lower().replace("\u2019", "'"), vocabulary)
+    if plan.kind == "search":
+        plan.request = replace(plan.request, lifted=plan.request.lifted | state.lifted)
+    plan.carried = list(vocabulary.categories)
+    return plan
+
+
+def _plan(
+    text: str, state: State, vocabulary: Vocabulary, page: dict | None, *, statements: bool = True
+) -> Plan:
     """Decide what one shopper message needs, most specific cue first."""
     lowered = text.strip().lower().replace("\u2019", "'")
     parsed = request_parse(text, vocabulary)
@@ -113,9 +122,32 @@ def message_plan(text: str, state: State, vocabulary: Vocabulary, page: dict | N
     topic = memory_topic(lowered)
     if topic:
         return Plan(kind="memory", topic=topic)
+    if _out_of_scope(lowered, parsed):
+        return Plan(kind="text", text=_off_topic_text(vocabulary))
+    about_the_shop = catalog_answer(lowered, vocabulary)
+    if about_the_shop:
+        return Plan(kind="text", text=about_the_shop)
     compared = compared_products(lowered, state, page_product(page), vocabulary)
     if compared is not None:
         return Plan(kind="compare", compared=compared, said=lowered)
+    on_feet = bool(context_category(state, page)) and vocabulary.is_footwear(
+        context_category(state, page)
+    )
+    said = statement_read(text, vocabulary, footwear=on_feet) if statements else []
+    if said:
+        # "I'm a size 12 in dresses" names a garment only to say what the size is for;
+        # "I wear 42, sneakers please" and "similar, but not from Vela" ask for something.
+        asking = (
+            SHOPPING_INTENT.search(lowered)
+            or _ASKING.search(lowered)
+            or (parsed.categories and not _SELF_STATEMENT.search(lowered))
+        )
+        if not asking:
+            return Plan(kind="text", text=acknowledgement(said, asks_for_more=True))
+        # "I'm a UK 8, show me boots": said back, then the request served.
+        plan = _plan(text, state, vocabulary, page, statements=False)
+        plan.noted = acknowledgement(said, asks_for_more=False)
+        return plan
     if state.offer is not None and _YES.search(lowered):
         return Plan(kind="search", request=state.offer)
     context = state.search or page_filters
@@ -123,15 +155,30 @@ def message_plan(text: str, state: State, vocabulary: Vocabulary, page: dict | N
         similar = _similar_plan(lowered, state, parsed, page, vocabulary)
         if similar is not None:
             return similar
-    if _MORE.search(lowered) and not parsed.has_criteria():
+    same_search = context is not None and parsed.categories == context.categories
+    if (
+        _MORE.search(lowered)
+        and not replace(parsed, categories=[]).has_criteria()
+        and (not parsed.categories or same_search)
+    ):
         if context is None:
             return Plan(kind="text", text=_MORE_OF_WHAT_TEXT)
         offset = state.listed if state.search is not None else 0
         return Plan(kind="search", request=context, offset=offset, more=offset > 0)
+    if parsed.lifted and not parsed.has_criteria() and not parsed.words:
+        # "The budget doesn't matter now": the search in force again, without it.
+        if context is not None:
+            return Plan(kind="search", request=refine(context, parsed))
+        return Plan(kind="text", text=_LIFTED_TEXT)
+    order = superlative(lowered)
+    if order and not (state.shown and not parsed.categories and AMONG_SHOWN.search(lowered)):
+        # "The cheapest sneakers you have": every match ranked by price, not the list in view.
+        request = refine(context, parsed) if context and not parsed.categories else parsed
+        return Plan(kind="search", request=request, sort=order)
     # "cheaper than €30" is a budget; "cheaper" alone is cheaper than what is in view.
     if _CHEAPER.search(lowered) and not parsed.categories and parsed.max_price is None:
         return _cheaper_plan(state, parsed, page, vocabulary)
-    product, by_colour = _referenced_product(lowered, parsed, state, page, vocabulary)
+    product, by_colour = referenced_product(lowered, parsed, state, page, vocabulary)
     if product is not None:
         colour = parsed.colour
         if colour is None and product in state.shown and len(product.colours) == 1:
@@ -145,20 +192,24 @@ def message_plan(text: str, state: State, vocabulary: Vocabulary, page: dict | N
             asked_size=parsed.size,
             asked_colour=colour,
             by_colour=by_colour,
-            asks=frozenset(name for name, cue in _ASKS.items() if cue.search(lowered)),
+            asks=frozenset(name for name, cue in _ASKS.items() if cue.search(lowered))
+            | ({"price"} if superlative(lowered) else set()),
         )
     if (
         not state.shown
         and page is None
         and not parsed.categories
-        and (_THIS.search(lowered) or _PRONOUN.search(lowered))
-        and not _PLURAL_REFERENCE.search(lowered)
+        and (THIS.search(lowered) or PRONOUN.search(lowered))
+        and not PLURAL_REFERENCE.search(lowered)
     ):
         return Plan(kind="text", text=_CLARIFY_TEXT)  # "this" with nothing it could be
+    if _STOCKED.search(lowered) and parsed.words and not parsed.has_criteria():
+        # "Do you sell ties?": a new question of the whole shop, never of the list in view.
+        return Plan(kind="search", request=parsed)
     if (
         context is not None
         and not parsed.categories
-        and (parsed.has_criteria() or _PLURAL_REFERENCE.search(lowered))
+        and (parsed.has_criteria() or PLURAL_REFERENCE.search(lowered))
     ):
         return Plan(kind="search", request=refine(context, parsed))
     if context is None and _noted(lowered, parsed):
@@ -167,22 +218,44 @@ def message_plan(text: str, state: State, vocabulary: Vocabulary, page: dict | N
         return Plan(kind="search", request=parsed)
     if _DISCOUNT.search(lowered):
         return Plan(kind="text", text=_DISCOUNT_TEXT)
-    if _SINGULAR_REFERENCE.search(lowered) and _SHOPPING_INTENT.search(lowered):
+    if SINGULAR_REFERENCE.search(lowered) and SHOPPING_INTENT.search(lowered):
         return Plan(kind="text", text=_CLARIFY_TEXT)
     words = free_words(lowered)
-    if _SHOPPING_INTENT.search(lowered) and words:
+    if SHOPPING_INTENT.search(lowered) and words:
         return Plan(kind="search", request=parsed, query=" ".join(words))
     if _THANKS.search(lowered):
         return Plan(kind="text", text="You're welcome! Is there anything else I can find for you?")
-    if _GREETING.search(lowered) or _SHOPPING_INTENT.search(lowered):
+    if _GREETING.search(lowered) or SHOPPING_INTENT.search(lowered):
         return Plan(kind="text", text=_GREETING_TEXT)
     return Plan(kind="text", text=_off_topic_text(vocabulary))
+
+
+# How like the bank's out-of-scope examples a message must be to be answered as one when
+# the slot readers found nothing but a colour or loose words in it ("write" reads "white").
+OUT_OF_SCOPE_LIKENESS = 0.5
+
+
+def _out_of_scope(lowered: str, parsed: ShopperRequest) -> bool:
+    """Whether the message asks for something that is no shopping at all."""
+    if parsed.categories or parsed.brand or parsed.size or parsed.max_price is not None:
+        return False
+    if parsed.material or parsed.excluded_colours or parsed.lifted:
+        return False
+    act = act_of(lowered)
+    return act is not None and act.name == "out_of_scope" and act.likeness >= OUT_OF_SCOPE_LIKENESS
+
+
+def context_category(state: State, page: dict | None) -> str | None:
+    """The category the conversation is about: the search in force's, else the page's."""
+    if state.search is not None and state.search.category:
+        return state.search.category
+    return ((page or {}).get("product") or {}).get("category")
 
 
 def _noted(lowered: str, parsed: ShopperRequest) -> bool:
     """A preference said on its own ("I'm a size M", "I hate yellow"), with nothing on screen
     to apply it to: it is no request to list the whole catalog in that size."""
-    if not _SELF_STATEMENT.search(lowered) or _SHOPPING_INTENT.search(lowered):
+    if not _SELF_STATEMENT.search(lowered) or SHOPPING_INTENT.search(lowered):
         return False
     if parsed.categories or parsed.excluded_categories or parsed.occasions or parsed.brand:
         return False
@@ -248,7 +321,7 @@ def _similar_plan(
         if product.name.lower() in lowered:
             like = product
     if like is None and state.shown:
-        for pattern, position in _ORDINALS:
+        for pattern, position in ORDINALS:
             if pattern.search(lowered):
                 like = state.shown[position] if position < len(state.shown) else state.shown[-1]
     if like is None:
@@ -288,6 +361,9 @@ def refine(context: ShopperRequest, parsed: ShopperRequest) -> ShopperRequest:
         occasions=union(context.occasions, parsed.occasions),
         material=parsed.material or context.material,
         absent_material=parsed.absent_material,
+        words=list(parsed.words or context.words),
+        size_said=parsed.size_said or (context.size_said if parsed.size is None else None),
+        currency=parsed.currency if parsed.max_price is not None else context.currency,
         excluded_brands=list(parsed.excluded_brands),
         lifted=parsed.lifted,
     )
@@ -295,78 +371,6 @@ def refine(context: ShopperRequest, parsed: ShopperRequest) -> ShopperRequest:
         if getattr(parsed, name) is not None:
             setattr(refined, name, getattr(parsed, name))
     return refined
-
-
-def _referenced_product(
-    lowered: str,
-    parsed: ShopperRequest,
-    state: State,
-    page: dict | None,
-    vocabulary: Vocabulary,
-) -> tuple[ShownProduct | None, bool]:
-    """The product a follow-up points at, and whether its colour picked it."""
-    shown = state.shown
-    on_page = page_product(page)
-    for product in [*shown, *([on_page] if on_page else [])]:
-        if product.name.lower() in lowered:
-            return product, False
-    known = [*shown, *([on_page] if on_page else [])]
-    if parsed.categories and not any(
-        singular(category) in product.name.lower()
-        for product in known
-        for category in parsed.categories
-    ):
-        return None, False  # a new category is a new search
-    # "Any in blue?" after a list refines its search; after one product, asks about it.
-    one_in_view = len(shown) == 1 or (not shown and state.search is None and on_page)
-    if (
-        _PLURAL_REFERENCE.search(lowered)
-        and not _PRONOUN.search(lowered)
-        and not (one_in_view and _ANY_IN.search(lowered))
-    ):
-        return None, False
-    if shown:
-        for pattern, position in _ORDINALS:
-            if pattern.search(lowered) and _SINGULAR_REFERENCE.search(lowered):
-                return (shown[position] if position < len(shown) else shown[-1]), False
-        if re.search(r"\bthe cheapest\b", lowered):
-            priced = [p for p in shown if p.price_eur is not None]
-            return (min(priced, key=lambda p: p.price_eur) if priced else shown[0]), False
-        if parsed.colours and _colour_named_as_one(lowered, parsed.colours[0], vocabulary):
-            return _by_colour(shown, parsed.colours[0]), True
-        if parsed.brand:
-            by_brand = [p for p in shown if parsed.brand.lower() in p.name.lower()]
-            if by_brand and _SINGULAR_REFERENCE.search(lowered):
-                return by_brand[0], False
-    if on_page is not None and _THIS.search(lowered):
-        return on_page, False
-    if _PRONOUN.search(lowered):
-        if len(shown) == 1:
-            return shown[0], False
-        if on_page is not None:
-            return on_page, False
-        if shown:
-            return shown[0], False
-    bare = (parsed.size or parsed.colours) and not parsed.categories
-    if bare and (not _SHOPPING_INTENT.search(lowered) or _ANY_IN.search(lowered)):
-        if len(shown) == 1:
-            return shown[0], False
-        if not shown and state.search is None and on_page is not None:
-            return on_page, False
-    return None, False
-
-
-def _colour_named_as_one(lowered: str, colour: str, vocabulary: Vocabulary) -> bool:
-    """ "the black one", "that navy pair", "the grey jeans": a colour naming one product."""
-    phrases = [p for p, value in vocabulary.colour_phrases.items() if value == colour] or [colour]
-    alternatives = "|".join(re.escape(p) for p in sorted(phrases, key=len, reverse=True))
-    return bool(re.search(rf"\b(the|that)\s+(\w+\s+)?({alternatives})\b", lowered))
-
-
-def _by_colour(shown: list[ShownProduct], colour: str) -> ShownProduct | None:
-    """ "The black one": a plain black product before one that is black among others."""
-    candidates = [(len(p.colours), i, p) for i, p in enumerate(shown) if colour in p.colours]
-    return min(candidates)[2] if candidates else None
 
 
 def _off_topic_text(vocabulary: Vocabulary) -> str:
@@ -384,6 +388,7 @@ _GREETING_TEXT = (
 _CLARIFY_TEXT = (
     "Which product do you mean? Tell me its name, or what you're looking for, and I'll check."
 )
+_LIFTED_TEXT = "Noted: I'll leave that out of your searches from now on. What are you looking for?"
 _MORE_OF_WHAT_TEXT = "More of what? Tell me what you're looking for and I'll find options."
 _DISCOUNT_TEXT = (
     "I can't change prices or give discounts; prices are as shown in the shop. I can help "

@@ -53,6 +53,9 @@ class State:
     # A search the newest answer offered ("Shall I look for other t-shirts in blue?"): what a
     # plain "yes" accepts.
     offer: ShopperRequest | None = None
+    # Remembered defaults the shopper lifted this visit ("any brand is fine", "red is fine
+    # again"): no search of the visit applies them again.
+    lifted: frozenset[str] = frozenset()
 
 
 def turn_read(request: dict) -> Turn:
@@ -114,7 +117,7 @@ def _offer_read(answer: str, vocabulary: Vocabulary) -> ShopperRequest | None:
 
 
 def _state_after(state: State, plan: Plan, shown: list[ShownProduct]) -> State:
-    state = replace(state)
+    state = replace(state, lifted=state.lifted | plan.lifted)
     if plan.kind == "search":
         if plan.more:
             state.listed += len(shown)

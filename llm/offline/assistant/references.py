@@ -1,0 +1,152 @@
+"""Which shown product a message points at: "the second one", "the black one", "it".
+
+The products are those the newest answer of this visit showed (its products-shown line),
+and the product page the shopper is on.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from llm.offline.assistant.page import page_product
+from llm.offline.assistant.words import singular
+from llm.offline.shopper import ShopperRequest
+from llm.offline.vocabulary import Vocabulary
+from llm.transcript import ShownProduct
+
+if TYPE_CHECKING:
+    from llm.offline.assistant.state import State
+
+SINGULAR_REFERENCE = re.compile(
+    r"\b(it|that one|this one|the (\w+[ \-])?one|the (first|second|third|fourth|last|cheapest)"
+    r"( one)?|that (\w+)|this (\w+))\b"
+)
+PRONOUN = re.compile(r"\b(it|that one|this one|the one)\b")
+THIS = re.compile(
+    r"\bthis\b(?!\s+(weekend|week|summer|winter|spring|autumn|year|time|evening|morning|"
+    r"month|season))"
+)
+PLURAL_REFERENCE = re.compile(r"\b(these|those|them|any of them|the ones|ones|others|any)\b")
+ORDINALS = (
+    (re.compile(r"\b(the )?(first|1st)\b|\bnumber (one|1)\b|#1\b"), 0),
+    (re.compile(r"\b(the )?(second|2nd)\b|\bnumber (two|2)\b|#2\b"), 1),
+    (re.compile(r"\b(the )?(third|3rd)\b|\bnumber (three|3)\b|#3\b"), 2),
+    (re.compile(r"\b(the )?(fourth|4th)\b|\bnumber (four|4)\b|#4\b"), 3),
+    (re.compile(r"\bthe last( one)?\b"), -1),
+)
+SHOPPING_INTENT = re.compile(
+    r"\b(looking for|show me|do you (have|sell|stock|carry)|got any|i need|i want|find me|"
+    r"recommend|suggest|buy|shopping for|searching for|any)\b"
+)
+# "any in blue?", "got any in M?": a follow-up about what was just shown, not a new search.
+_ANY_IN = re.compile(r"^\s*(?:and\s+|but\s+)?(?:got\s+)?any(?:thing)?\s+in\b")
+
+
+_CHEAPEST = re.compile(
+    r"\b(cheapest|least expensive|lowest[- ]priced|most affordable|lowest price)\b"
+)
+# Cheap without a figure: no limit to filter by, so the lowest prices first; but "cheaper"
+# and "too pricey" compare with what is in view (the planner's own rule).
+_CHEAP = re.compile(
+    r"\b(cheap|inexpensive|affordable|low[- ]cost|budget[- ]friendly)\b"
+    r"|\bnot (too |very |that |so )?(pricey|expensive|dear)\b"
+)
+_COMPARED = re.compile(
+    r"\b(more|less) (affordable|expensive|pricey)\b|\bcheaper\b"
+    r"|(?<!not )\btoo (pricey|expensive)\b"
+)
+_DEAREST = re.compile(r"\b(most expensive|priciest|dearest|highest[- ]priced|highest price)\b")
+# "the cheapest one", "which of these is dearest": among the products in view.
+AMONG_SHOWN = re.compile(
+    r"\b(one|ones|of (these|those|them|the (two|three|four))|here|shown|which)\b"
+)
+
+
+_THEY = re.compile(r"\b(they|them|these|those)\b")
+
+
+def superlative(lowered: str) -> str | None:
+    """ "price_asc" for the cheapest, "price_desc" for the dearest, None for neither."""
+    if _DEAREST.search(lowered):
+        return "price_desc"
+    if _CHEAPEST.search(lowered):
+        return "price_asc"
+    return "price_asc" if _CHEAP.search(lowered) and not _COMPARED.search(lowered) else None
+
+
+def referenced_product(
+    lowered: str,
+    parsed: ShopperRequest,
+    state: State,
+    page: dict | None,
+    vocabulary: Vocabulary,
+) -> tuple[ShownProduct | None, bool]:
+    """The product a follow-up points at, and whether its colour picked it."""
+    shown = state.shown
+    on_page = page_product(page)
+    for product in [*shown, *([on_page] if on_page else [])]:
+        if product.name.lower() in lowered:
+            return product, False
+    known = [*shown, *([on_page] if on_page else [])]
+    if parsed.categories and not any(
+        singular(category) in product.name.lower()
+        for product in known
+        for category in parsed.categories
+    ):
+        return None, False  # a new category is a new search
+    order = superlative(lowered)
+    if order is not None and shown and AMONG_SHOWN.search(lowered):
+        # "The cheapest of these": the one in view with the lowest (or highest) price.
+        priced = [p for p in shown if p.price_eur is not None]
+        pick = max if order == "price_desc" else min
+        return (pick(priced, key=lambda p: p.price_eur) if priced else shown[0]), False
+    if len(shown) == 1 and not parsed.categories and _THEY.search(lowered):
+        return shown[0], False  # "how much are they?" of the one pair of boots in view
+    # "Any in blue?" after a list refines its search; after one product, asks about it.
+    one_in_view = len(shown) == 1 or (not shown and state.search is None and on_page)
+    if (
+        PLURAL_REFERENCE.search(lowered)
+        and not PRONOUN.search(lowered)
+        and not (one_in_view and _ANY_IN.search(lowered))
+    ):
+        return None, False
+    if shown:
+        for pattern, position in ORDINALS:
+            if pattern.search(lowered) and SINGULAR_REFERENCE.search(lowered):
+                return (shown[position] if position < len(shown) else shown[-1]), False
+        if parsed.colours and _colour_named_as_one(lowered, parsed.colours[0], vocabulary):
+            return _by_colour(shown, parsed.colours[0]), True
+        if parsed.brand:
+            by_brand = [p for p in shown if parsed.brand.lower() in p.name.lower()]
+            if by_brand and SINGULAR_REFERENCE.search(lowered):
+                return by_brand[0], False
+    if on_page is not None and THIS.search(lowered):
+        return on_page, False
+    if PRONOUN.search(lowered):
+        if len(shown) == 1:
+            return shown[0], False
+        if on_page is not None:
+            return on_page, False
+        if shown:
+            return shown[0], False
+    bare = (parsed.size or parsed.colours) and not parsed.categories
+    if bare and (not SHOPPING_INTENT.search(lowered) or _ANY_IN.search(lowered)):
+        if len(shown) == 1:
+            return shown[0], False
+        if not shown and state.search is None and on_page is not None:
+            return on_page, False
+    return None, False
+
+
+def _colour_named_as_one(lowered: str, colour: str, vocabulary: Vocabulary) -> bool:
+    """ "the black one", "that navy pair", "the grey jeans": a colour naming one product."""
+    phrases = [p for p, value in vocabulary.colour_phrases.items() if value == colour] or [colour]
+    alternatives = "|".join(re.escape(p) for p in sorted(phrases, key=len, reverse=True))
+    return bool(re.search(rf"\b(the|that)\s+(\w+\s+)?({alternatives})\b", lowered))
+
+
+def _by_colour(shown: list[ShownProduct], colour: str) -> ShownProduct | None:
+    """ "The black one": a plain black product before one that is black among others."""
+    candidates = [(len(p.colours), i, p) for i, p in enumerate(shown) if colour in p.colours]
+    return min(candidates)[2] if candidates else None

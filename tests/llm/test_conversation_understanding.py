@@ -1,0 +1,163 @@
+"""Conversations the offline model follows: each replayed turn by turn, as the pipeline sends
+them, with the real catalog tools, and checked as `score_conversations` checks them."""
+
+from __future__ import annotations
+
+import pytest
+
+from assistant.management.commands.score_conversations import conversation_score
+from shop.selectors import catalog_vocabulary
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("catalog")]
+
+
+def _turn(text: str, expect: dict, *, act: str = "request", visit: int = 1) -> dict:
+    return {"visit": visit, "text": text, "page": None, "act": act, "expect": expect}
+
+
+def _replay(*turns: dict, facts: list[str] | None = None, signed_in: bool = True) -> list:
+    conversation = {"id": "t", "signed_in": signed_in, "facts": facts or [], "turns": turns}
+    return conversation_score(conversation, vocabulary=catalog_vocabulary())
+
+
+def _misses(results: list) -> list[str]:
+    return [f"{r.turn['text']!r}: {'; '.join(r.misses)}" for r in results if r.misses]
+
+
+def test_a_shoe_size_in_uk_terms_is_remembered_as_the_shops_eu_size() -> None:
+    results = _replay(
+        _turn("I wear UK 8 shoes", {}, act="statement"),
+        _turn("boots", {"search": {"category": "boots", "size": "42"}}),
+        _turn("sandals", {"search": {"category": "sandals", "size": "42"}}, visit=2),
+    )
+    assert _misses(results) == []
+
+
+def test_the_catalogs_own_words_find_the_product_the_shop_page_finds() -> None:
+    results = _replay(
+        _turn("a quilted jacket", {"search": {"category": "jackets"}, "words": ["quilted"]}),
+        _turn("chelsea boots", {"search": {"category": "boots"}, "words": ["chelsea"]}),
+        # One product in view: a bare colour asks about it.
+        _turn("in black?", {"refers_to": {"name": "Chelsea"}, "no_search": True}),
+    )
+    assert _misses(results) == []
+
+
+def test_a_statement_is_said_back_in_the_shops_terms_and_nothing_is_searched() -> None:
+    results = _replay(
+        _turn("I'm a UK 8 in shoes", {"no_search": True, "answer_has": ["EU 42"]}),
+        _turn("my budget is 100 pounds", {"no_search": True, "answer_has": ["euros"]}),
+        _turn("I'm a size 12 in dresses", {"no_search": True, "answer_has": ["M here"]}),
+    )
+    assert _misses(results) == []
+
+
+def test_a_statement_with_a_request_is_said_back_and_the_request_served() -> None:
+    results = _replay(
+        _turn(
+            "I'm a UK 8, show me boots",
+            {"search": {"category": "boots", "size": "42"}, "answer_has": ["Noted: UK 8"]},
+        ),
+    )
+    assert _misses(results) == []
+
+
+def test_a_lifted_default_stays_lifted_for_the_rest_of_the_visit() -> None:
+    colour = _replay(
+        _turn("dresses", {"search": {"category": "dresses", "exclude_colours": ["red"]}}),
+        _turn("red is fine again", {"search": {"category": "dresses"}, "lifts": ["colour/red"]}),
+        _turn("skirts", {"search": {"category": "skirts"}}),
+        facts=["colour/red=dislike"],
+    )
+    brand = _replay(
+        _turn("jackets", {"search": {"category": "jackets", "brand": "Vela"}}),
+        _turn("any brand is fine", {"search": {"category": "jackets"}, "lifts": ["brand"]}),
+        _turn("shirts", {"search": {"category": "shirts"}}),
+        facts=["brand/vela=like"],
+    )
+    budget = _replay(
+        _turn("t-shirts", {"search": {"category": "t-shirts", "max_price": 50}}),
+        _turn("price doesn't matter anymore", {"search": {"category": "t-shirts"}}),
+        facts=["budget=50 EUR"],
+    )
+    assert _misses(colour) == [] and _misses(brand) == [] and _misses(budget) == []
+
+
+def test_two_shown_products_pointed_at_are_compared_and_a_follow_up_keeps_to_them() -> None:
+    results = _replay(
+        _turn("knitwear", {"search": {"category": "knitwear"}}),
+        _turn("the second and third", {"refers_to": {"positions": [2, 3]}, "no_search": True}),
+        _turn("which is warmer?", {"refers_to": {"positions": [1, 2]}, "no_search": True}),
+        _turn("sneakers", {"search": {"category": "sneakers"}}),
+        _turn("these two", {"no_search": True}),
+    )
+    assert _misses(results) == []
+    assert "the catalog doesn't say" in results[2].answer
+
+
+def test_the_cheapest_of_those_in_view_and_the_dearest_in_the_catalog() -> None:
+    results = _replay(
+        _turn("sandals", {"search": {"category": "sandals"}}),
+        _turn("which one is the cheapest?", {"no_search": True, "answer_has": ["€27.00"]}),
+        _turn("the most expensive boots", {"search": {"category": "boots"}, "sort": "price_desc"}),
+        _turn("the cheapest trousers", {"search": {"category": "trousers"}, "sort": "price_asc"}),
+    )
+    assert _misses(results) == []
+
+
+def test_they_of_the_one_product_in_view_is_that_product() -> None:
+    results = _replay(
+        _turn("chelsea boots", {"search": {"category": "boots"}, "words": ["chelsea"]}),
+        _turn("how much are they?", {"refers_to": {"name": "Chelsea"}, "answer_has": ["341"]}),
+    )
+    assert _misses(results) == []
+
+
+def test_a_memory_question_by_kind_answers_from_the_facts_of_that_kind() -> None:
+    results = _replay(
+        _turn("what's my budget?", {"answer_has": ["50"], "answer_lacks": ["haven't told"]}),
+        _turn("which materials do I avoid?", {"answer_has": ["wool"]}),
+        _turn("what's my shoe size?", {"answer_has": ["UK 8", "EU 42"]}),
+        facts=["budget=50 EUR", "material/wool=dislike"],
+    )
+    # The shoe size is stated as the judge keeps it, in the shopper's own system.
+    said = _replay(
+        _turn("I wear UK 8 shoes", {}, act="statement"),
+        _turn("what's my shoe size?", {"answer_has": ["UK 8", "EU 42"]}),
+    )
+    assert _misses(results[:2]) == [] and _misses(said) == []
+
+
+def test_show_more_pages_on_without_repeats_however_it_is_said() -> None:
+    results = _replay(
+        _turn("jackets", {"search": {"category": "jackets"}}),
+        _turn("show me more jackets", {"new_results": True, "no_search": False}),
+        _turn("and more", {"new_results": True}),
+    )
+    assert _misses(results) == []
+
+
+def test_a_question_about_something_the_shop_lacks_is_never_the_list_in_view() -> None:
+    results = _replay(
+        _turn("skirts", {"search": {"category": "skirts"}}),
+        _turn("do you have any umbrellas?", {"none": True, "answer_lacks": ["**"]}),
+    )
+    assert _misses(results) == []
+
+
+def test_a_message_like_the_banks_out_of_scope_examples_is_no_search() -> None:
+    results = _replay(
+        _turn("t-shirts", {"search": {"category": "t-shirts"}}),
+        # "write" is one letter from "white": the slot readers alone read a colour here.
+        _turn("can you write me a poem?", {"no_search": True, "answer_has": ["only help"]}),
+        _turn("white please", {"search": {"category": "t-shirts", "colour": "white"}}),
+    )
+    assert _misses(results) == []
+
+
+def test_cheap_without_a_figure_lists_the_lowest_prices_first() -> None:
+    results = _replay(
+        _turn("cheap jeans", {"search": {"category": "jeans"}, "answer_has": ["cheapest first"]}),
+        _turn("not too pricey boots", {"sort": "price_asc", "answer_has": ["cheapest first"]}),
+    )
+    assert _misses(results) == []
