@@ -149,7 +149,8 @@ def reached(lines: list[str], case: dict) -> bool:
 def report(recorded: dict, cases: list[dict], floors: list[int], budgets: list[int]) -> None:
     from llm.note_lines import EARLIER_VISIT
     from memoryapp import notes_budget
-    from memoryapp.render import notes_message, tokens_estimate
+    from memoryapp.fence import notes_message
+    from memoryapp.render import tokens_estimate
 
     references = {(c["username"], c["turn"]): c for c in cases}
     returns = {key: items for key, (items, back) in recorded["items"].items() if back}

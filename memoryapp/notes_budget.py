@@ -16,7 +16,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from memoryapp.render import EARLIER_THIS_VISIT, notes_frame, notes_message, tokens_estimate
+from memoryapp.fence import notes_frame, notes_message
+from memoryapp.render import EARLIER_THIS_VISIT, tokens_estimate
 from memoryapp.types import RecalledItem
 
 # The earlier-visit floor was chosen on the return-visit scenarios of

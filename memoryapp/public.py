@@ -11,7 +11,7 @@ from __future__ import annotations
 from memoryapp import staff
 from memoryapp.cleaning import session_id_clean, text_clean
 from memoryapp.conf import RETENTION
-from memoryapp.render import notes_message
+from memoryapp.fence import notes_message
 from memoryapp.signals import memory_changed
 from memoryapp.turn import (
     CloseOutcome,

@@ -6,6 +6,8 @@ from dataclasses import asdict, dataclass, field, replace
 from datetime import date
 from typing import Literal
 
+from memoryapp.fence import notes_message, recalled_line_defuse
+
 Scope = Literal["session", "fact", "turn", "episode", "tool"]
 
 
@@ -24,9 +26,7 @@ class RecalledItem:
 
     def defused(self) -> RecalledItem:
         """The item as a tool result hands it to the model: a label forged inside its line
-        kept as words (`memoryapp.render.recalled_line_defuse`), as the notes' lines are."""
-        from memoryapp.render import recalled_line_defuse  # render builds these items
-
+        kept as words (`memoryapp.fence.recalled_line_defuse`), as the notes' lines are."""
         return replace(self, line=recalled_line_defuse(self.line))
 
 
@@ -44,10 +44,8 @@ class Recall:
 
     @property
     def notes(self) -> str | None:
-        """The notes message the model reads (`memoryapp.render.notes_message`); None when
+        """The notes message the model reads (`memoryapp.fence.notes_message`); None when
         nothing was recalled."""
-        from memoryapp.render import notes_message  # render builds the recalled items
-
         return notes_message(self.lines)
 
 

@@ -16,7 +16,7 @@ from config.asgi import application
 from harness.fake_openai import Reply
 from llm.cards import MAX_CARDS
 from llm.transcript import page_context_parse, products_shown_parse
-from memoryapp.render import NOTES_OPEN
+from memoryapp.fence import NOTES_OPEN
 from shop.models import Variant
 from tests.support.chat import Chat, cookie_for, session_cookie_for, types
 

@@ -10,7 +10,8 @@ from assistant.page import history_notes, page_context_build
 from assistant.tools import vocabulary_load
 from assistant.validation import HistoryExchange, PageRequest
 from llm.transcript import page_context_parse, products_shown_parse
-from memoryapp.render import NOTES_CLOSE, NOTES_OPEN, session_items
+from memoryapp.fence import NOTES_CLOSE, NOTES_OPEN
+from memoryapp.render import session_items
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 

@@ -6,7 +6,8 @@ import pytest
 
 from assistant.prompting import MEMORY_RULES, ROLE, system_prompt, turn_messages
 from llm.transcript import MEMORY_MODES, memory_state_line, memory_state_parse
-from memoryapp.render import NOTES_OPEN, notes_message, tokens_estimate
+from memoryapp.fence import NOTES_OPEN, notes_message
+from memoryapp.render import tokens_estimate
 
 NOTES = notes_message(["[fact · stated 2026-05-01] The shopper wears size M."])
 PAGE = "The shopper is on the product page of TS-0001."

@@ -18,7 +18,7 @@ from llm.cards import MAX_CARDS
 from llm.factory import OFFLINE_BASE_URL, OFFLINE_MODEL
 from llm.offline import OfflineModel
 from llm.transcript import PAGE_OPEN, memory_state_line, page_context_message
-from memoryapp.render import NOTES_OPEN, notes_message
+from memoryapp.fence import NOTES_OPEN, notes_message
 from tests.support.shopping import SIGNED_OUT_TOOLS, TOOLS, catalog_product
 
 VELA = catalog_product("TS-0001")

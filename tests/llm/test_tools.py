@@ -14,13 +14,8 @@ from assistant.tools import (
     vocabulary_load,
 )
 from llm.offline.notes import notes_parse
-from memoryapp.render import (
-    NOTES_CLOSE,
-    NOTES_OPEN,
-    NOTES_WARNING,
-    recalled_line_defuse,
-    tokens_estimate,
-)
+from memoryapp.fence import NOTES_CLOSE, NOTES_OPEN, NOTES_WARNING, recalled_line_defuse
+from memoryapp.render import tokens_estimate
 from memoryapp.types import RecalledItem
 from tests.support.shopping import TOOLS, VOCABULARY
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import re
 
+from memoryapp.fence import notes_message
 from memoryapp.notes_budget import CUT_LINE_CHARS, line_cut, notes_budgeted
-from memoryapp.render import notes_message, recall_items, tokens_estimate
+from memoryapp.render import recall_items, tokens_estimate
 from tests.support.memory_blocks import episode, fact, turn
 
 FILLER = "with a long tail of words about fabrics, fits and colours " * 3

@@ -14,9 +14,9 @@ import pytest
 from memoryapp.clients import memory_client_async
 from memoryapp.conf import memory_conf
 from memoryapp.episodes import session_close
+from memoryapp.fence import notes_message
 from memoryapp.recall import memories_recall, memory_tool_recall
 from memoryapp.recording import exchange_remember, facts_record, turn_record
-from memoryapp.render import notes_message
 from memoryapp.sessions import session_open
 from memoryapp.types import MemoryUnavailable
 from tests.support.memory_proxy import MemoryProxy

@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 
 from memoryapp.conf import memory_conf
+from memoryapp.fence import notes_message
 from memoryapp.recall import memories_recall
 from memoryapp.recording import facts_record, turn_record
-from memoryapp.render import notes_message, tokens_estimate
+from memoryapp.render import tokens_estimate
 from tests.memoryapp.test_policy_live import exchanges, resumed_session
 from tests.support.session_search import in_session_search_watch
 

@@ -5,15 +5,8 @@ from __future__ import annotations
 from llm.offline.notes import notes_parse
 from llm.transcript import products_shown_parse
 from memoryapp import render as render_module
-from memoryapp.render import (
-    NOTES_CLOSE,
-    NOTES_OPEN,
-    note_clean,
-    notes_message,
-    recall_items,
-    session_items,
-    tool_items,
-)
+from memoryapp.fence import NOTES_CLOSE, NOTES_OPEN, NOTES_WARNING, notes_message
+from memoryapp.render import note_clean, recall_items, session_items, tool_items
 from tests.support.memory_blocks import episode, fact, turn
 
 
@@ -398,7 +391,7 @@ def test_unresolved_visits_first_then_the_newest_of_each():
 
 def test_the_notes_message_is_the_warning_then_the_fenced_lines():
     assert notes_message(["one", "two"]) == (
-        f"{render_module.NOTES_WARNING}\n{NOTES_OPEN}\none\ntwo\n{NOTES_CLOSE}"
+        f"{NOTES_WARNING}\n{NOTES_OPEN}\none\ntwo\n{NOTES_CLOSE}"
     )
 
 
@@ -506,7 +499,8 @@ def test_a_line_is_not_broken_at_a_space_early_in_it():
 def test_the_offline_model_reads_back_every_line_the_notes_are_written_with():
     """Writer and reader share llm.note_lines: each kind of line lands where it belongs."""
     from llm.offline.notes import notes_parse
-    from memoryapp.render import notes_message, recall_items
+    from memoryapp.fence import notes_message
+    from memoryapp.render import recall_items
     from tests.support.memory_blocks import episode, fact, turn
 
     at = "2026-05-01T10:00:00+00:00"

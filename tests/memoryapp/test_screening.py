@@ -10,16 +10,10 @@ import pytest
 from llm.fact_schema import FactSlot
 from llm.prompts import judge_messages
 from memoryapp import screening
+from memoryapp.fence import NOTES_CLOSE, NOTES_OPEN, notes_message, recalled_line_defuse
 from memoryapp.judge import answer_question, validate_episode, validate_facts
 from memoryapp.prescreen import judging_needed
-from memoryapp.render import (
-    NOTES_CLOSE,
-    NOTES_OPEN,
-    notes_message,
-    recalled_line_defuse,
-    session_items,
-    tool_items,
-)
+from memoryapp.render import session_items, tool_items
 from memoryapp.screening import (
     claim_or_instruction,
     summary_screen,
@@ -305,10 +299,10 @@ def test_the_lines_own_label_and_a_sku_are_kept():
 
 def test_the_notes_and_the_memory_tool_defuse_with_the_same_function(monkeypatch):
     """The tool hands the model each found item `defused()`: the notes' own rule, not a copy."""
-    from memoryapp import render
+    from memoryapp import types
     from memoryapp.types import RecalledItem
 
-    monkeypatch.setattr(render, "recalled_line_defuse", lambda line: f"<{line}>")
+    monkeypatch.setattr(types, "recalled_line_defuse", lambda line: f"<{line}>")
     assert RecalledItem(block_id="b1", scope="tool", line="x").defused().line == "<x>"
 
 

@@ -16,7 +16,8 @@ from assistant.prompting import turn_messages
 from assistant.tools import tool_run, tool_schemas, vocabulary_load
 from llm.factory import chat_client, model_for
 from llm.transcript import exchange_with_products, page_context_message
-from memoryapp.render import notes_message, verbatim_lines
+from memoryapp.fence import notes_message
+from memoryapp.render import verbatim_lines
 from shop.selectors import ProductHit, catalog_vocabulary, product_blurb
 from shop.services import CATALOG_FIXTURE
 
