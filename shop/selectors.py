@@ -239,10 +239,14 @@ def products_load(ids: Sequence[int]) -> list[Product]:
 
 
 def _narrowed(filters: CatalogFilters) -> bool:
-    """Whether any structured filter is set (the free words aside)."""
-    return any(
-        getattr(filters, name) not in (None, "", ()) for name in CATALOG_FILTER_NAMES - {"query"}
-    )
+    """Whether any structured filter is set (the free words aside): a price of 0 is one, an
+    empty list of exclusions (as the search tool passes them) is none."""
+    values = (getattr(filters, name) for name in CATALOG_FILTER_NAMES - {"query"})
+    return any(value is not None and value != "" and not _empty_list(value) for value in values)
+
+
+def _empty_list(value: object) -> bool:
+    return isinstance(value, list | tuple) and not value
 
 
 def in_stock_attach(

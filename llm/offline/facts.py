@@ -23,7 +23,7 @@ from llm.fact_schema import (
 from llm.offline.notes import Fact
 from llm.offline.shopper import brand_find, price_read, request_parse, size_read
 from llm.offline.vocabulary import Vocabulary
-from llm.shopper_words import clothing_size_letter, size_said
+from llm.shopper_words import SHOP_CURRENCY, amounts_of_money, clothing_size_letter, size_said
 
 _NEGATIVE = ("dislike", "hate", "avoid", "not ", "never", "doesn't", "does not", "no longer")
 _MONTHS = (
@@ -172,6 +172,10 @@ def _second_person(verb: str) -> str:
 def _budget_of(text: str) -> float | None:
     lowered = text.lower()
     if not any(word in lowered for word in ("budget", "spend", "up to", "under", "at most")):
+        return None
+    if any(money.currency != SHOP_CURRENCY for money in amounts_of_money(text)):
+        # "up to 100 GBP": the shop prices in euros and holds no exchange rate, so a budget
+        # in another currency is said back, never sent as a euro price filter.
         return None
     return price_read(text) or _first_amount(lowered)
 

@@ -183,6 +183,12 @@ async def test_the_search_tool_finds_by_the_catalogs_own_words() -> None:
     assert [p["name"] for p in outcome.content["products"]] == ["Vela Harrington Jacket"]
 
 
+async def test_something_the_shop_does_not_sell_offers_no_alternatives() -> None:
+    outcome = await _run("search_products", {"query": "swimwear"})
+    assert outcome.content["products"] == [] and "alternatives" not in outcome.content
+    assert outcome.content["unmatched_words"] == ["swimwear"] and outcome.products == []
+
+
 async def test_words_that_find_nothing_offer_alternatives_only_as_such() -> None:
     outcome = await _run("search_products", {"query": "quilted", "category": "boots"})
     content = outcome.content

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from llm.fact_schema import slot_key
+from llm.fact_schema import ANY_KEY, NEUTRAL, NO_BUDGET, slot_key
 from llm.offline.assistant.words import and_join
 from llm.offline.judge import facts_judge
 from llm.offline.judge.judged import Judged
@@ -20,11 +20,14 @@ from llm.offline.vocabulary import Vocabulary
 from llm.shopper_words import (
     SHOP_CURRENCY,
     SizeSaid,
-    clothing_size_letter,
     money_said,
     shoe_size_eu,
+    size_wording,
     waist_size_letter,
 )
+
+# "UK 10", "US 9.5": a size with the system it was given in.
+SYSTEM_NUMBER = re.compile(r"\b(UK|US|EU)\s?(\d{1,2}(?:\.5)?)\b", re.I)
 
 _BUDGET_CUE = re.compile(r"\b(budget|spend|spending|afford|up to|at most|max(imum)?)\b")
 _BRANDS_ASKED = re.compile(
@@ -43,7 +46,9 @@ def statement_read(text: str, vocabulary: Vocabulary, *, footwear: bool = False)
     `footwear`: shoes are what the conversation is about, so "I'm a UK 10" is a shoe size.
     """
     said = [
-        phrase for fact in _judged(text) if (phrase := _said(fact, vocabulary, footwear=footwear))
+        phrase
+        for fact in _judged(text)
+        if (phrase := _said(fact, text, vocabulary, footwear=footwear))
     ]
     lowered = text.lower()
     money = money_said(lowered)
@@ -68,15 +73,22 @@ def acknowledgement(said: list[str], *, asks_for_more: bool) -> str:
     return text
 
 
-def _said(fact: Judged, vocabulary: Vocabulary, *, footwear: bool) -> str | None:
+def _said(fact: Judged, text: str, vocabulary: Vocabulary, *, footwear: bool) -> str | None:
     category, _, key = fact.slot.partition("/")
     value = fact.value
-    if fact.slot == "size/shoes" or (footwear and category == "size" and " " in value):
-        system, _, number = value.partition(" ")
-        if number and system.upper() in ("UK", "US"):
-            eu = shoe_size_eu(system, float(number))
-            return SizeSaid(value, eu, "shoe").sentence if eu else f"shoe size {value}"
-        return f"shoe size EU {value}"
+    if value in (NEUTRAL, NO_BUDGET) or key == ANY_KEY:
+        return None  # a lifted preference is acted on (the search runs without it), not noted
+    if category == "size" and key in ("shoes", "tops") and (fact.slot == "size/shoes" or footwear):
+        # The judge files a size in the shop's system; the shopper hears their own words
+        # beside it. In a conversation about shoes, "I'm a UK 10" is a shoe size.
+        wording = size_wording(value, text, shoes=key == "shoes")
+        if key == "tops":
+            said = SYSTEM_NUMBER.search(wording or "")
+            eu = shoe_size_eu(said.group(1), float(said.group(2))) if said else None
+            if eu is None:
+                return f"size {value}"
+            wording, value = said.group(0), eu
+        return SizeSaid(wording, value, "shoe").sentence if wording else f"shoe size EU {value}"
     if fact.slot == "size/waist":
         letter = waist_size_letter(float(value)) if value.isdigit() else None
         if letter is None:
@@ -87,9 +99,9 @@ def _said(fact: Judged, vocabulary: Vocabulary, *, footwear: bool) -> str | None
         )
     if category == "size":
         garment = {"tops": "", "bottoms": " for trousers and jeans"}.get(key, f" for {key}")
-        letter = clothing_size_letter("UK", int(value)) if value.isdigit() else None
-        if letter:
-            return f"size {value}{garment}, that is {letter} here"
+        wording = size_wording(value, text, shoes=False)
+        if wording:
+            return f"{wording}{garment}, that is {value} here"
         return f"size {value}{garment}"
     if category == "budget":
         if value == "tight":
