@@ -296,3 +296,95 @@ def test_the_benchmarks_are_held_like_the_apps():
                 rule(path, f"imports {root}")
     assert broken == {}, broken
     assert len(long) <= BENCHMARK_LONG_MODULES_MAX, f"benchmark modules over 450 lines: {long}"
+
+
+CYCLE_PACKAGES = ("config", "shop", "assistant", "memoryapp", "llm", "memoryserver")
+CYCLE_PACKAGES += ("benchmarks", "harness")
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def import_graph() -> dict[str, set[str]]:
+    """module -> the project's modules it imports, wherever the import stands: at the top,
+    inside a function (a deferred import is still a dependency) or under TYPE_CHECKING."""
+    paths = {
+        _module_name(path): path
+        for package in CYCLE_PACKAGES
+        for path in (ROOT / package).rglob("*.py")
+        if "migrations" not in path.parts
+    }
+
+    def known(name: str) -> str | None:
+        while name and name not in paths:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    graph: dict[str, set[str]] = {}
+    for module, path in paths.items():
+        package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+        edges = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                edges.update(filter(None, (known(alias.name) for alias in node.names)))
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    parent = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                    base = ".".join([*parent, *([node.module] if node.module else [])])
+                for alias in node.names:
+                    full = f"{base}.{alias.name}"
+                    target = full if full in paths else known(base)
+                    if target:
+                        edges.add(target)
+        edges.discard(module)
+        graph[module] = edges
+    return graph
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles: list[list[str]] = []
+
+    def visit(module: str) -> None:
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        on_stack.add(module)
+        for target in graph.get(module, ()):
+            if target not in index:
+                visit(target)
+                low[module] = min(low[module], low[target])
+            elif target in on_stack:
+                low[module] = min(low[module], index[target])
+        if low[module] == index[module]:
+            group = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                group.append(member)
+                if member == module:
+                    break
+            if len(group) > 1:
+                cycles.append(sorted(group))
+
+    for module in sorted(graph):
+        if module not in index:
+            visit(module)
+    return cycles
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert import_cycles(graph) == [["a", "b", "c"]]
+
+
+def test_no_module_of_the_project_imports_itself_round_a_cycle():
+    """A cycle means two modules that cannot be read, tested or moved apart; one hidden in a
+    function or under TYPE_CHECKING is a cycle all the same."""
+    assert import_cycles(import_graph()) == []

@@ -15,7 +15,7 @@ from llm.offline.vocabulary import Vocabulary
 from llm.transcript import ShownProduct
 
 if TYPE_CHECKING:
-    from llm.offline.assistant.state import State
+    from llm.offline.assistant.conversation import State
 
 _COMPARE = re.compile(
     r"\b(compare|comparison|versus|vs\.?|difference|differences|differ|which (one )?(is|of)\b|"

@@ -28,7 +28,7 @@ from llm.offline.vocabulary import Vocabulary
 from llm.transcript import ShownProduct
 
 if TYPE_CHECKING:
-    from llm.offline.assistant.state import State
+    from llm.offline.assistant.conversation import State
 
 _CHEAPER = re.compile(
     r"\b(cheaper|less expensive|lower price|more affordable|too expensive|too pricey)\b"

@@ -16,7 +16,7 @@ from llm.offline.vocabulary import Vocabulary
 from llm.transcript import ShownProduct
 
 if TYPE_CHECKING:
-    from llm.offline.assistant.state import State
+    from llm.offline.assistant.conversation import State
 
 SINGULAR_REFERENCE = re.compile(
     r"\b(it|that one|this one|the (\w+[ \-])?one|the (first|second|third|fourth|last|cheapest)"

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
+from llm.offline.assistant.conversation import State
 from llm.offline.assistant.plan import Plan, message_plan, refine
 from llm.offline.notes import Notes, notes_parse
 from llm.offline.shopper import ShopperRequest, request_parse
@@ -37,25 +38,6 @@ class Turn:
     vocabulary: Vocabulary
     page: dict | None = None
     mode: str = "stateless"
-
-
-@dataclass
-class State:
-    """What this conversation has established by the shopper's newest message."""
-
-    search: ShopperRequest | None = None  # the search in force
-    listed: int = 0  # how many products of that search were shown so far
-    shown: list[ShownProduct] = field(default_factory=list)  # the newest answer's products
-    # Colour and size the shopper picked on a product ("the black one", "in M?"): what
-    # "cheaper" then keeps to.
-    picked: ShopperRequest = field(default_factory=ShopperRequest)
-    picked_sku: str | None = None  # the product the picked colour and size are about
-    # A search the newest answer offered ("Shall I look for other t-shirts in blue?"): what a
-    # plain "yes" accepts.
-    offer: ShopperRequest | None = None
-    # Remembered defaults the shopper lifted this visit ("any brand is fine", "red is fine
-    # again"): no search of the visit applies them again.
-    lifted: frozenset[str] = frozenset()
 
 
 def turn_read(request: dict) -> Turn:

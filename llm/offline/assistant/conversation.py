@@ -1,0 +1,31 @@
+"""What a conversation has established so far: the state every reader of a turn shares.
+
+Its own module, so the readers (plan, compare, references) and the state's builder
+(`state.py`, which runs them) do not import each other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from llm.offline.shopper import ShopperRequest
+from llm.transcript import ShownProduct
+
+
+@dataclass
+class State:
+    """What this conversation has established by the shopper's newest message."""
+
+    search: ShopperRequest | None = None  # the search in force
+    listed: int = 0  # how many products of that search were shown so far
+    shown: list[ShownProduct] = field(default_factory=list)  # the newest answer's products
+    # Colour and size the shopper picked on a product ("the black one", "in M?"): what
+    # "cheaper" then keeps to.
+    picked: ShopperRequest = field(default_factory=ShopperRequest)
+    picked_sku: str | None = None  # the product the picked colour and size are about
+    # A search the newest answer offered ("Shall I look for other t-shirts in blue?"): what a
+    # plain "yes" accepts.
+    offer: ShopperRequest | None = None
+    # Remembered defaults the shopper lifted this visit ("any brand is fine", "red is fine
+    # again"): no search of the visit applies them again.
+    lifted: frozenset[str] = frozenset()
