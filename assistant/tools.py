@@ -16,7 +16,8 @@ Results, as the model reads them (and as checks of answers against them may rely
 - get_product: a card plus "description" and "variants" [{"sku", "colour", "size", "stock"}]
   (in-stock only); with a colour, "colour_in_stock" and, when true, that colour's sizes
   and variants.
-- recall_memory: {"notes": fenced notes text, "count": n}.
+- recall_memory: {"notes": fenced notes text, "count": n}; when the search failed, an error
+  (the activity line "memory unavailable"), never a count of 0.
 - any failure: {"error": "..."}.
 The model reads each result as `tool_result_text` writes it: compact JSON without the
 products' page addresses, which only the cards under the answer show (and link).
@@ -32,7 +33,7 @@ from typing import Any
 from channels.db import database_sync_to_async
 
 from llm.cards import MAX_CARDS
-from memoryapp.public import notes_message
+from memoryapp.public import MemoryUnavailable, notes_message
 from shop.selectors import (
     CATALOG_FILTER_NAMES,
     CatalogFilters,
@@ -291,7 +292,14 @@ async def _recall_run(args: dict, vocabulary: Vocabulary, recall: Recall | None)
     query = _string(args, "query")
     if not query:
         raise ToolArgumentError("query is required")
-    found = [item.defused() for item in await recall(query)]
+    try:
+        found = [item.defused() for item in await recall(query)]
+    except MemoryUnavailable:
+        # Not "0 notes": the model must not tell the shopper nothing is remembered.
+        return ToolOutcome(
+            {"error": "memory could not be searched just now; nothing is known either way"},
+            "memory unavailable",
+        )
     lines = [item.line for item in found]
     items = [item.as_dict() for item in found]
     # Fenced and marked untrusted exactly like the notes: a recalled line is data, never an

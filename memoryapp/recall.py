@@ -34,7 +34,7 @@ from memoryapp.render import (
     tool_items,
 )
 from memoryapp.sessions import OpenSession
-from memoryapp.types import Recall
+from memoryapp.types import MemoryUnavailable, Recall
 
 LIST_PAGE_SIZE = 100
 SESSION_SEARCH_K = 10
@@ -348,7 +348,11 @@ async def _episodes(resource: AsyncSessionResource, *, k: int) -> list[Any]:
 
 
 async def memory_tool_recall(*, memory: OpenSession, query: str) -> list[Any]:
-    """The agent's explicit look-up: semantic search over this shopper's memory only."""
+    """The agent's explicit look-up: semantic search over this shopper's memory only.
+
+    Raises MemoryUnavailable when the search failed (logged once by the guard): the agent
+    must be able to tell "memory could not be searched" from "nothing remembered".
+    """
     conf = memory_conf()
     query = text_clean(query or "").strip()
     if not query:
@@ -362,5 +366,5 @@ async def memory_tool_recall(*, memory: OpenSession, query: str) -> list[Any]:
         timeout=conf.timeout_seconds,
     )
     if not ok or found is None:
-        return []
+        raise MemoryUnavailable("the memory look-up failed")
     return tool_items(list(found.memory_blocks), max_chars=conf.note_max_chars)

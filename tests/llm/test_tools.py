@@ -21,7 +21,7 @@ from memoryapp.render import (
     recalled_line_defuse,
     tokens_estimate,
 )
-from memoryapp.types import RecalledItem
+from memoryapp.types import MemoryUnavailable, RecalledItem
 from tests.support.shopping import TOOLS, VOCABULARY
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("catalog")]
@@ -148,6 +148,16 @@ async def test_recall_memory_is_cleaned_and_fenced_like_the_notes() -> None:
     assert outcome.summary == "2 notes"
     assert [item["block_id"] for item in outcome.items] == ["b1", "b2"]
     assert outcome.items[0]["line"] == recalled_line_defuse(forged.line)
+
+
+async def test_a_failed_memory_look_up_says_so_and_never_counts_0_notes() -> None:
+    async def recall(query: str):
+        raise MemoryUnavailable("connection reset")
+
+    outcome = await _run("recall_memory", {"query": "what size am I"}, recall=recall)
+    assert outcome.summary == "memory unavailable"
+    assert "could not be searched" in outcome.content["error"]
+    assert "count" not in outcome.content and "notes" not in outcome.content
 
 
 async def test_recall_memory_without_memory_is_an_unknown_tool() -> None:
