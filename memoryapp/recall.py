@@ -278,7 +278,7 @@ class EarlyRecall:
 
 
 def recall_begin(
-    *, username: str, session_id: str | None, message: str, turn_count: int
+    *, user_id: str, session_id: str | None, message: str, turn_count: int
 ) -> EarlyRecall | None:
     """Start the turn's recall for the client's session id before the session is opened.
 
@@ -290,7 +290,7 @@ def recall_begin(
     session_id = session_id_clean(session_id)
     if session_id is None:
         return None  # a new session will be minted: nothing to recall in it yet
-    resource = memory_session_async(username, session_id)
+    resource = memory_session_async(user_id, session_id)
     task = asyncio.ensure_future(
         _recall_fetch(resource, query=_recall_query(message), turn_count=turn_count, created=False)
     )

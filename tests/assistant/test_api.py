@@ -10,6 +10,7 @@ from django.test import Client
 
 from assistant.models import ChatSession
 from tests.support.fake_openai import Reply
+from tests.support.shopper_memory import memory_user_of
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -204,4 +205,4 @@ def test_a_date_not_written_yyyy_mm_dd_is_422_and_writes_nothing(
     assert response.status_code == 422 and "YYYY-MM-DD" in response.json()["message"]
     assert fake_openai.requests == [] and not ChatSession.objects.exists()
     with memory_client_sync() as memory, pytest.raises(NotFoundError):
-        memory.get_user(username)
+        memory.get_user(memory_user_of(username))

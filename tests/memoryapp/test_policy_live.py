@@ -26,7 +26,7 @@ pytestmark = pytest.mark.asyncio
 
 
 async def open_session(name: str, session_id=None, **kwargs):
-    return await session_open(username=name, display_name="Tester", session_id=session_id, **kwargs)
+    return await session_open(user_id=name, display_name="Tester", session_id=session_id, **kwargs)
 
 
 async def resumed_session(name: str):
@@ -271,7 +271,7 @@ async def test_closing_writes_an_episode_recalled_on_the_next_visit(live_memory,
     visit = await open_session(shopper_name, session_date=date(2026, 4, 10))
     await exchanges(visit, [("I need shoes for a wedding", "Here are the Vela Strappy Sandals.")])
     episode_id = await session_close(
-        username=shopper_name, display_name="Tester", session_id=visit.session_id
+        user_id=shopper_name, display_name="Tester", session_id=visit.session_id
     )
     assert episode_id
     ended = await (await memory_client_async().get_user(shopper_name)).get_session(visit.session_id)

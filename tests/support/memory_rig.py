@@ -7,6 +7,7 @@ from agentmemory import AgentMemoryClient
 
 from tests.support.agentmemory_server import MemoryServerProcess, agentmemory_process_start
 from tests.support.memory_proxy import MemoryProxy
+from tests.support.shopper_memory import memory_user_of
 
 
 class MemoryRig:
@@ -48,7 +49,7 @@ class MemoryRig:
         """Every block the server holds for the shopper, straight from the server."""
         assert self.server is not None
         with AgentMemoryClient(base_url=self.server.base_url, max_retries=0, timeout=10) as client:
-            user = client.get_user(username)
+            user = client.get_user(memory_user_of(username))
             ids: set[str] = set()
             offset = 0
             while True:
@@ -61,4 +62,5 @@ class MemoryRig:
     def session_ids(self, username: str) -> list[str]:
         assert self.server is not None
         with AgentMemoryClient(base_url=self.server.base_url, max_retries=0, timeout=10) as client:
-            return [s.session_id for s in client.get_user(username).list_sessions().sessions]
+            user = client.get_user(memory_user_of(username))
+            return [s.session_id for s in user.list_sessions().sessions]
