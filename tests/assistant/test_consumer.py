@@ -113,6 +113,12 @@ async def test_model_error_sends_an_error_and_the_socket_stays_usable(fake_opena
         assert events[-1] == {**events[-1], "type": "done", "text": "Back again."}
 
 
+def _price_frame(number: str) -> str:
+    """A message frame whose catalog page filter's max_price is `number`, written as it is."""
+    page = '{"kind": "catalog", "filters": {"max_price": ' + number + "}}"
+    return '{"type": "message", "text": "hi", "page": ' + page + "}"
+
+
 @pytest.mark.parametrize(
     ("frame", "code", "fragment"),
     [
@@ -137,6 +143,12 @@ async def test_model_error_sends_an_error_and_the_socket_stays_usable(fake_opena
         ({"type": 7}, 400, "needs a type"),
         ({"type": "message", "text": "hi", "session_date": "01/05/2026"}, 422, "YYYY-MM-DD"),
         ({"type": "message", "text": "hi", "session_date": "2026-02-30"}, 422, "not a real date"),
+        # Numbers no float holds, for the page's price filter and the turn count.
+        (_price_frame("9" * 400), 400, "max_price must be a number from 0 to 1,000,000"),
+        (_price_frame("9" * 4000), 400, "max_price must be a number from 0 to 1,000,000"),
+        (_price_frame("1e400"), 400, "max_price must be a number from 0 to 1,000,000"),
+        (_price_frame("NaN"), 400, "max_price must be a number from 0 to 1,000,000"),
+        ('{"type": "message", "text": "hi", "turn_count": ' + "9" * 400 + "}", 400, "turn_count"),
     ],
 )
 async def test_bad_frames_get_an_error_and_write_nothing(

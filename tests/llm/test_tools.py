@@ -189,3 +189,31 @@ async def test_a_material_outside_the_vocabulary_is_refused_with_the_choices() -
     assert outcome.content["error"].startswith("material must be one of: linen, cotton")
     linen = await _run("search_products", {"category": "shirts", "material": "Linen"})
     assert [p["name"] for p in linen.products] == ["Atelier Mira Linen Shirt"]
+
+
+@pytest.mark.parametrize(
+    ("raw", "refusal"),
+    [
+        ('{"max_price": NaN}', "max_price must be a number from 0 to 1,000,000"),
+        ('{"max_price": Infinity}', "max_price must be a number from 0 to 1,000,000"),
+        ('{"max_price": -Infinity}', "max_price must be a number from 0 to 1,000,000"),
+        ('{"max_price": ' + "9" * 400 + "}", "max_price must be a number from 0 to 1,000,000"),
+        ('{"max_price": 1e400}', "max_price must be a number from 0 to 1,000,000"),
+        ('{"offset": ' + "9" * 400 + "}", "offset must be a whole number from 0 to 10,000"),
+        ('{"offset": 2.0}', "offset must be a whole number from 0 to 10,000"),
+        ('{"limit": 1e400}', "limit must be a whole number from 1 to 10"),
+        ('{"max_price": ' + "9" * 5000 + "}", "arguments were not valid JSON"),
+    ],
+    ids=lambda value: value[:30],
+)
+async def test_a_number_no_float_holds_is_an_invalid_arguments_result(raw, refusal) -> None:
+    outcome = await tool_run(
+        name="search_products", raw_arguments=raw, vocabulary=await vocabulary_load(), recall=None
+    )
+    assert outcome.summary == "invalid arguments"
+    assert outcome.content == {"error": refusal} and outcome.products == []
+
+
+async def test_a_price_filter_in_range_still_filters() -> None:
+    outcome = await _run("search_products", {"category": "t-shirts", "max_price": 1e6})
+    assert outcome.content["count"] == 4
