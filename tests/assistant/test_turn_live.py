@@ -557,3 +557,26 @@ async def test_a_turn_naming_an_ended_session_recalls_the_new_one_and_logs_no_ou
     # An id that was never minted: its early calls answered 404 and were dropped unnoted.
     assert missing[0]["mode"] == "remembering" and missing[1]["failed"] == []
     assert not [r for r in caplog.records if r.name == "memoryapp" and "failed" in r.getMessage()]
+
+
+@pytest.mark.parametrize(
+    "asked",
+    [
+        "what size am I? I told you 0 days ago",
+        "what size am I? I said on 9999-12-31",
+        "what size am I? I said " + "9" * 3900 + " days ago",  # a message holds 4,000
+    ],
+    ids=lambda asked: asked[:32],
+)
+async def test_a_time_no_calendar_holds_still_recalls_the_shoppers_facts(
+    live_memory, shopper, asked
+):
+    _username, cookie = shopper
+    async with Chat(cookie=cookie) as chat:
+        first = await chat.turn("I'm a size M, show me jeans")
+        assert first[-1]["facts"] == ["The shopper wears size M."]
+        events = await chat.turn(asked, session_id=first[0]["session_id"], turn_count=1)
+    searched = next(e for e in events if e["type"] == "memory.searched")
+    assert searched["failed"] == []
+    assert any("size M" in item["line"] for item in searched["items"] if item["scope"] == "fact")
+    assert "size M" in next(e for e in events if e["type"] == "done")["text"]
