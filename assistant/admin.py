@@ -168,7 +168,7 @@ def _session_texts(request: HttpRequest, session: ChatSession) -> dict[str, str]
     if session.pk not in cache:
         try:
             cache[session.pk] = staff.session_texts_read(
-                username=session.shopper.get_username(), session_id=session.memory_session_id
+                account=session.shopper, session_id=session.memory_session_id
             )
         except MemoryUnavailable:
             cache[session.pk] = None

@@ -111,6 +111,7 @@ class DemoShopperMemoryAdmin(DemoShopperAdmin):
                 "title": f"Erase {shopper.display_name}'s memory?",
                 "shopper": shopper,
                 "username": username,
+                "memory_user_id": staff.account_memory_user_id(account=shopper.user),
                 "memory_url": memory_url,
                 "chat_sessions": shopper_chat_sessions_count(user=shopper.user),
             }

@@ -363,6 +363,6 @@ def _tool_vocabulary(tools: list[dict[str, Any]]) -> dict[str, list[str]]:
 def _arguments(raw: str) -> dict[str, Any]:
     try:
         parsed = json.loads(raw or "{}")
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # a 5,000-digit number, deep nesting: no arguments
         return {}
     return parsed if isinstance(parsed, dict) else {}

@@ -55,7 +55,7 @@ class AssistantConsumer(AsyncWebsocketConsumer):
         if self.sign_in is not None:
             # Told when this shopper's memory is erased, a record deleted or their sign-in
             # ended elsewhere; and, with every signed-in panel, when staff switch memory.
-            self.groups_joined = [shopper_group(self.sign_in.username), PANELS_GROUP]
+            self.groups_joined = [shopper_group(self.sign_in.user_id), PANELS_GROUP]
             for group in self.groups_joined:
                 await self.channel_layer.group_add(group, self.channel_name)
         await self.accept()

@@ -28,15 +28,11 @@ Reason = Literal["erased", "record_deleted"]
 MESSAGE_TYPE = "memory.changed"  # Channels dispatches it to a consumer's memory_changed()
 
 
-def shopper_group(username: str) -> str:
-    """The shopper's channel-layer group: valid for any username, and never shared.
-
-    Group names allow only ASCII letters, digits, "-", "_" and "." and fewer than 100
-    characters, while a username may hold "@", "+" or any letter; a digest of the name
-    fits every username and keeps two shoppers apart.
-    """
-    digest = hashlib.sha256(username.encode("utf-8", "surrogatepass")).hexdigest()
-    return f"memory.shopper.{digest}"
+def shopper_group(account_id: int | str) -> str:
+    """The shopper's channel-layer group, named by the account's primary key: a renamed
+    account's panels stay in it, and an account created later under a freed name never
+    joins it (a key is never handed out twice)."""
+    return f"memory.shopper.{account_id}"
 
 
 def memory_changed_message(
@@ -51,7 +47,7 @@ def memory_changed_message(
 
 
 async def memory_changed_send_async(
-    *, username: str, reason: Reason, session_ids: list[str], block_id: str | None = None
+    *, account_id: int, reason: Reason, session_ids: list[str], block_id: str | None = None
 ) -> bool:
     """Send `memory.changed` to the shopper's panels; False when the layer could not take it.
 
@@ -64,13 +60,13 @@ async def memory_changed_send_async(
         return False
     message = memory_changed_message(reason=reason, session_ids=session_ids, block_id=block_id)
     try:
-        await layer.group_send(shopper_group(username), message)
+        await layer.group_send(shopper_group(account_id), message)
     # The layer backend is pluggable (in-memory, Redis, others), so its errors are not a
     # closed set; whatever it raises, the change itself stands.
     except Exception as exc:
         logger.warning(
-            "Could not tell %s's open panels that their memory was %s: %s: %s",
-            username,
+            "Could not tell account %s's open panels that their memory was %s: %s: %s",
+            account_id,
             reason.replace("_", " "),
             type(exc).__name__,
             exc,
@@ -80,11 +76,11 @@ async def memory_changed_send_async(
 
 
 def memory_changed_send(
-    *, username: str, reason: Reason, session_ids: list[str], block_id: str | None = None
+    *, account_id: int, reason: Reason, session_ids: list[str], block_id: str | None = None
 ) -> bool:
     """The same, from synchronous code (admin views, management commands, the REST API)."""
     return async_to_sync(memory_changed_send_async)(
-        username=username, reason=reason, session_ids=session_ids, block_id=block_id
+        account_id=account_id, reason=reason, session_ids=session_ids, block_id=block_id
     )
 
 
@@ -122,7 +118,9 @@ def _group_send(group: str, message: dict[str, object], *, what: str) -> bool:
     return True
 
 
-def shopper_ended_send(*, username: str, reason: EndReason, session_key: str | None = None) -> bool:
+def shopper_ended_send(
+    *, account_id: int, reason: EndReason, session_key: str | None = None
+) -> bool:
     """Close the shopper's open sockets: those of one browser session, or all of them.
 
     Sent when a browser signs out (`session_key` given: the shopper's other browsers stay
@@ -133,7 +131,8 @@ def shopper_ended_send(*, username: str, reason: EndReason, session_key: str | N
         "reason": reason,
         "session": session_tag(session_key) if session_key else None,
     }
-    return _group_send(shopper_group(username), message, what=f"that {username} is {reason}")
+    what = f"that account {account_id} is {reason}"
+    return _group_send(shopper_group(account_id), message, what=what)
 
 
 def memory_switched_send(*, enabled: bool) -> bool:

@@ -113,10 +113,10 @@ def past_visits_accounts(*, shoppers: Sequence[ShopperVisits], create: bool) -> 
     return users
 
 
-def visits_present(*, username: str, timeout: float) -> set[str]:
+def visits_present(*, user: Any, timeout: float) -> set[str]:
     """The keys of the scenario visits already in the shopper's memory. Raises
     MemoryUnavailable."""
-    sessions = TurnMemory.sessions_metadata(username=username, timeout=timeout)
+    sessions = TurnMemory.sessions_metadata(account=user, timeout=timeout)
     return {str(m[SEED_KEY]) for m in sessions.values() if m.get(SEED_KEY)}
 
 
@@ -132,7 +132,7 @@ def past_visits_write(
     """
     username = user.get_username()
     display_name = user.demo_shopper.display_name
-    present = visits_present(username=username, timeout=timeout)
+    present = visits_present(user=user, timeout=timeout)
     written: list[VisitWritten] = []
     skipped: list[int] = []
     with asyncio.Runner() as runner:
@@ -175,11 +175,10 @@ def _visit_write(
     key: str,
     timeout: float,
 ) -> VisitWritten:
-    username = user.get_username()
     try:
         memory: TurnMemory = runner.run(
             TurnMemory.open(
-                username=username,
+                account=user,
                 display_name=display_name,
                 session_id=None,
                 session_date=visit.date,

@@ -176,7 +176,7 @@ async def turn_run(
             try:
                 # Its recall goes out with the session's lookup, not after it.
                 memory = await TurnMemory.open(
-                    username=user.username,
+                    account=user,
                     display_name=shopper or user.username,
                     session_id=request.session_id,
                     message=request.text,
@@ -408,7 +408,7 @@ async def greeting_build(*, user, request: HelloRequest) -> events.Welcome:
         if not (await _demo_settings()).memory_enabled:
             mode = "memory_off"
         else:
-            remembered = await TurnMemory.greeting(username=user.username)
+            remembered = await TurnMemory.greeting(account=user)
             mode = "remembering" if remembered is not None else "memory_unavailable"
     preferences = preferences_from_facts(
         remembered.facts if remembered else (), vocabulary=vocabulary

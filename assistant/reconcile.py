@@ -51,7 +51,7 @@ def _close_note(outcome: CloseOutcome, *, late: bool) -> str:
 async def visit_close(*, user, shopper: str, session_id: str, late: bool = False) -> CloseOutcome:
     """End one visit in memory and say in its chat record what happened."""
     outcome = await TurnMemory.session_end(
-        username=user.username, display_name=shopper, session_id=session_id
+        account=user, display_name=shopper, session_id=session_id
     )
     note = _close_note(outcome, late=late)
     if not outcome.reached:

@@ -40,7 +40,7 @@ def shopper_forget(*, user: AbstractBaseUser) -> ShopperForgotten:
 
     Raises MemoryUnavailable, having deleted nothing, when memory cannot be reached.
     """
-    had_memory = staff.shopper_memory_erase(username=user.get_username())
+    had_memory = staff.shopper_memory_erase(account=user)
     sessions, turns = _chat_records_delete(user=user)
     return ShopperForgotten(had_memory=had_memory, chat_sessions=sessions, chat_turns=turns)
 

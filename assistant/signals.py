@@ -25,20 +25,22 @@ def _signed_out(sender, request, user, **kwargs) -> None:
     if user is None or not session_key:
         return
     # Only this browser's sign-in ends: the shopper's other browsers stay signed in.
-    shopper_ended_send(username=user.get_username(), reason="signed_out", session_key=session_key)
+    shopper_ended_send(account_id=user.pk, reason="signed_out", session_key=session_key)
 
 
 @receiver(post_save, sender=get_user_model())
 def _account_saved(sender, instance, **kwargs) -> None:
     if not instance.is_active:
-        username = instance.get_username()
-        transaction.on_commit(lambda: shopper_ended_send(username=username, reason="deactivated"))
+        account_id = instance.pk
+        transaction.on_commit(
+            lambda: shopper_ended_send(account_id=account_id, reason="deactivated")
+        )
 
 
 @receiver(post_delete, sender=get_user_model())
 def _account_deleted(sender, instance, **kwargs) -> None:
-    username = instance.get_username()
-    transaction.on_commit(lambda: shopper_ended_send(username=username, reason="deleted"))
+    account_id = instance.pk
+    transaction.on_commit(lambda: shopper_ended_send(account_id=account_id, reason="deleted"))
 
 
 @receiver(pre_save, sender=DemoSettings)
@@ -58,8 +60,8 @@ def _demo_settings_saved(sender, instance, **kwargs) -> None:
 
 
 @receiver(memory_changed)
-def _memory_changed(sender, *, username, reason, session_ids, block_id, **kwargs) -> None:
+def _memory_changed(sender, *, account_id, reason, session_ids, block_id, **kwargs) -> None:
     # Sent after the change is made: a layer that cannot take it is logged, never raised.
     memory_changed_send(
-        username=username, reason=reason, session_ids=session_ids, block_id=block_id
+        account_id=account_id, reason=reason, session_ids=session_ids, block_id=block_id
     )

@@ -16,7 +16,8 @@ Results, as the model reads them (and as checks of answers against them may rely
 - get_product: a card plus "description" and "variants" [{"sku", "colour", "size", "stock"}]
   (in-stock only); with a colour, "colour_in_stock" and, when true, that colour's sizes
   and variants.
-- recall_memory: {"notes": fenced notes text, "count": n}.
+- recall_memory: {"notes": fenced notes text, "count": n}; when the search failed, an error
+  (the activity line "memory unavailable"), never a count of 0.
 - any failure: {"error": "..."}.
 The model reads each result as `tool_result_text` writes it: compact JSON without the
 products' page addresses, which only the cards under the answer show (and link).
@@ -32,7 +33,8 @@ from typing import Any
 from channels.db import database_sync_to_async
 
 from llm.cards import MAX_CARDS
-from memoryapp.public import notes_message
+from memoryapp.public import MemoryUnavailable, notes_message
+from shop.numbers import NumberRefused, number_checked, price_limit_checked
 from shop.selectors import (
     CATALOG_FILTER_NAMES,
     CatalogFilters,
@@ -42,6 +44,7 @@ from shop.selectors import (
 )
 
 MAX_LIMIT = 10
+MAX_OFFSET = 10_000  # "show more" a thousand times over
 # A panel shows at most this many cards under an answer, so a search returns that many
 # unless the model asks for more; "show more" asks for the next page with `offset`.
 DEFAULT_LIMIT = MAX_CARDS
@@ -103,15 +106,11 @@ def _choices(args: dict, name: str, choices: list[str]) -> list[str]:
     return [lowered[v.strip().lower()] for v in values]
 
 
-def _integer(args: dict, name: str, *, default: int, low: int, high: int | None = None) -> int:
+def _integer(args: dict, name: str, *, default: int, low: int, high: int) -> int:
     value = args.get(name)
     if value is None:
         return default
-    too_high = high is not None and isinstance(value, int) and value > high
-    if isinstance(value, bool) or not isinstance(value, int) or value < low or too_high:
-        upper = f" to {high}" if high is not None else " or more"
-        raise ToolArgumentError(f"{name} must be an integer from {low}{upper}")
-    return value
+    return int(number_checked(value, name=name, low=low, high=high, whole=True))
 
 
 def search_arguments(args: dict, *, vocabulary: dict[str, list[str]]) -> dict[str, Any]:
@@ -119,10 +118,8 @@ def search_arguments(args: dict, *, vocabulary: dict[str, list[str]]) -> dict[st
     if unknown:
         raise ToolArgumentError(f"unknown arguments: {', '.join(sorted(unknown))}")
     max_price = args.get("max_price")
-    if max_price is not None and (
-        isinstance(max_price, bool) or not isinstance(max_price, int | float) or max_price < 0
-    ):
-        raise ToolArgumentError("max_price must be a number of EUR, 0 or more")
+    if max_price is not None:
+        max_price = price_limit_checked(max_price)
     return {
         "query": _string(args, "query") or "",
         "category": _string(args, "category", choices=vocabulary["categories"]),
@@ -133,7 +130,7 @@ def search_arguments(args: dict, *, vocabulary: dict[str, list[str]]) -> dict[st
         "brand": _string(args, "brand", choices=vocabulary["brands"]),
         "max_price": max_price,
         "material": _string(args, "material", choices=vocabulary.get("materials", [])),
-        "offset": _integer(args, "offset", default=0, low=0),
+        "offset": _integer(args, "offset", default=0, low=0, high=MAX_OFFSET),
         "limit": _integer(args, "limit", default=DEFAULT_LIMIT, low=1, high=MAX_LIMIT),
     }
 
@@ -309,7 +306,14 @@ async def _recall_run(args: dict, vocabulary: Vocabulary, recall: Recall | None)
     query = _string(args, "query")
     if not query:
         raise ToolArgumentError("query is required")
-    found = [item.defused() for item in await recall(query)]
+    try:
+        found = [item.defused() for item in await recall(query)]
+    except MemoryUnavailable:
+        # Not "0 notes": the model must not tell the shopper nothing is remembered.
+        return ToolOutcome(
+            {"error": "memory could not be searched just now; nothing is known either way"},
+            "memory unavailable",
+        )
     lines = [item.line for item in found]
     items = [item.as_dict() for item in found]
     # Fenced and marked untrusted exactly like the notes: a recalled line is data, never an
@@ -361,7 +365,9 @@ async def tool_run(
     """Run one tool call; every failure is reported to the model as {"error": ...}."""
     try:
         args = json.loads(raw_arguments or "{}")
-    except json.JSONDecodeError:
+    # Not only JSONDecodeError: an integer of over 4,300 digits is a plain ValueError, deep
+    # nesting a RecursionError.
+    except (ValueError, RecursionError):
         return ToolOutcome({"error": "arguments were not valid JSON"}, "invalid arguments")
     if not isinstance(args, dict):
         return ToolOutcome({"error": "arguments must be a JSON object"}, "invalid arguments")
@@ -370,7 +376,7 @@ async def tool_run(
         return ToolOutcome({"error": f"unknown tool {name}"}, "unknown tool")
     try:
         return await tool.run(args, vocabulary, recall)
-    except ToolArgumentError as exc:
+    except (ToolArgumentError, NumberRefused) as exc:  # NumberRefused: shop.numbers' rule
         return ToolOutcome({"error": str(exc)}, "invalid arguments")
 
 

@@ -9,17 +9,20 @@ stage in a shape it cannot handle.
 from __future__ import annotations
 
 import json
-import math
 import re
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, Literal
 
 from memoryapp.public import RETENTION, session_id_clean, text_clean
+from shop.numbers import NumberRefused, number_checked, price_limit_checked
 
 RETENTION_NAMES = tuple(p.name for p in RETENTION)
 
 MAX_TEXT_CHARS = 4000
+# A visit's turns counted by the client: far past any conversation, far inside the database's
+# integer column.
+MAX_TURN_COUNT = 1_000_000
 # Three history exchanges of two full texts each, with room for the other fields.
 MAX_FRAME_CHARS = 64_000
 MAX_HISTORY_EXCHANGES = 3
@@ -146,9 +149,12 @@ def _turn_count(data: dict[str, Any]) -> int:
     turn_count = data.get("turn_count", 0)
     if turn_count is None:
         return 0
-    if isinstance(turn_count, bool) or not isinstance(turn_count, int) or turn_count < 0:
-        raise FrameError(400, "turn_count must be a whole number, 0 or more.")
-    return turn_count
+    try:
+        return int(
+            number_checked(turn_count, name="turn_count", low=0, high=MAX_TURN_COUNT, whole=True)
+        )
+    except NumberRefused as refused:
+        raise FrameError(400, f"{refused}.") from None
 
 
 def _session_date(data: dict[str, Any]) -> date | None:
@@ -202,14 +208,10 @@ def _catalog_filters(raw: Any) -> dict[str, str | float]:
         if value is None:
             continue
         if key == "max_price":
-            if (
-                isinstance(value, bool)
-                or not isinstance(value, int | float)
-                or not math.isfinite(value)
-                or value < 0
-            ):
-                raise FrameError(400, "page.filters.max_price must be a number, 0 or more.")
-            filters[key] = float(value)
+            try:
+                filters[key] = price_limit_checked(value, name="page.filters.max_price")
+            except NumberRefused as refused:
+                raise FrameError(400, f"{refused} (EUR).") from None
             continue
         if not isinstance(value, str):
             raise FrameError(400, f"page.filters.{key} must be a string.")

@@ -37,7 +37,7 @@ import time
 from benchmarks.overhead.common import QUERIES, ROOT, fmt, message, start_memory_server
 
 
-async def populate(username: str, size: int) -> str:
+async def populate(username: str, user_id: str, size: int) -> str:
     """Spread `size` blocks over ten earlier visits; return a current session with 5 turns.
 
     Written in bulk beneath the turn's handle: the store is the benchmark's setting, not a
@@ -50,7 +50,7 @@ async def populate(username: str, size: int) -> str:
 
     per_session = size // 10
     for visit in range(10 if size else 0):
-        memory = await session_open(username=username, display_name=username, session_id=None)
+        memory = await session_open(user_id=user_id, display_name=username, session_id=None)
         facts = [f"The shopper likes style {visit}-{i}." for i in range(per_session // 5)]
         messages = [
             {
@@ -67,7 +67,7 @@ async def populate(username: str, size: int) -> str:
             )
         if facts:
             await facts_record(memory=memory, facts=facts)
-    current = await session_open(username=username, display_name=username, session_id=None)
+    current = await session_open(user_id=user_id, display_name=username, session_id=None)
     for i in range(5):
         await current.resource.add_memory(
             messages=[{"user_content": QUERIES[i], "assistant_content": "Here are some."}],
@@ -107,14 +107,20 @@ def server_pid_for(base_url: str) -> int:
 async def overhead(
     size: int, turns: int, server_pid: int, profiler: cProfile.Profile | None = None
 ) -> dict[str, list]:
+    from asgiref.sync import sync_to_async
+
     from assistant.prompting import turn_messages
     from assistant.tools import tool_schemas, vocabulary_load
+    from memoryapp.accounts import account_memory_user_id
     from memoryapp.blocks import TURN
     from memoryapp.clients import memory_session_async
     from memoryapp.turn import TurnMemory
+    from shop.services import shopper_get_or_create
 
     username = f"bench-{size}"
-    session_id = await populate(username, size)
+    account = await sync_to_async(shopper_get_or_create)(username=username)
+    user_id = await sync_to_async(account_memory_user_id)(account=account)
+    session_id = await populate(username, user_id, size)
     figures: dict[str, list[float]] = {
         "overhead": [],
         "recall": [],
@@ -127,7 +133,7 @@ async def overhead(
         started = time.perf_counter()
         # The pipeline's own handle: the recall goes out with the session's lookup.
         memory = await TurnMemory.open(
-            username=username,
+            account=account,
             display_name=username,
             session_id=session_id,
             message=text,
@@ -140,7 +146,7 @@ async def overhead(
         tool_schemas(vocabulary=vocabulary, with_memory=True)
         figures["overhead"].append((time.perf_counter() - started) * 1000)
         alone_memory = await TurnMemory.open(
-            username=username,
+            account=account,
             display_name=username,
             session_id=session_id,
             message=message(i, size, "recall"),
@@ -159,7 +165,7 @@ async def overhead(
         figures["recall"].append(alone.duration_ms)
         started = time.perf_counter()
         cpu = cpu_now(server_pid)
-        await memory_session_async(username, session_id).search_memory(
+        await memory_session_async(user_id, session_id).search_memory(
             query=message(i, size, "alone"),
             filters={"session_ids": "all", "annotations": TURN, "relevant_k": 10},
         )

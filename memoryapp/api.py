@@ -9,6 +9,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from memoryapp.accounts import account_memory_user_id
 from memoryapp.blocks import KINDS
 from memoryapp.erasure import record_delete
 from memoryapp.records import RecordNotFound
@@ -76,7 +77,9 @@ class RecordListView(APIView):
         query = RecordsQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
         try:
-            page = records_list(username=request.user.get_username(), **query.validated_data)
+            page = records_list(
+                user_id=account_memory_user_id(account=request.user), **query.validated_data
+            )
         except MemoryRefused as exc:
             return Response({"detail": f"Memory refused the request: {exc}"}, status=400)
         except MemoryUnavailable:
@@ -99,7 +102,7 @@ class RecordDeleteView(APIView):
     def post(self, request: Request, block_id: str) -> Response:
         """Delete one of the signed-in shopper's own records; their open panels are told."""
         try:
-            deleted = record_delete(username=request.user.get_username(), block_id=block_id)
+            deleted = record_delete(account=request.user, block_id=block_id)
         except RecordNotFound:
             return Response({"detail": "No such record."}, status=status.HTTP_404_NOT_FOUND)
         except MemoryUnavailable:

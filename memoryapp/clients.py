@@ -174,21 +174,21 @@ def _answers_noted(client: AsyncAgentMemoryClient) -> None:
     client._http._client.event_hooks["response"].append(_answer_noted)
 
 
-def memory_user_async(username: str) -> AsyncUserResource:
+def memory_user_async(user_id: str) -> AsyncUserResource:
     """A handle on the shopper's memory user without fetching it: saves a round trip.
 
     The SDK offers no unfetched handle, so one is built on the loop's client's transport.
     A call through it on a user that does not exist answers NotFoundError.
     """
-    return AsyncUserResource(memory_client_async()._http, username)
+    return AsyncUserResource(memory_client_async()._http, user_id)
 
 
-def memory_session_async(username: str, session_id: str) -> AsyncSessionResource:
+def memory_session_async(user_id: str, session_id: str) -> AsyncSessionResource:
     """A handle on one of the shopper's sessions without fetching it (see memory_user_async).
 
     Calls through it answer NotFoundError when the session does not exist.
     """
-    return AsyncSessionResource(memory_client_async()._http, username, session_id)
+    return AsyncSessionResource(memory_client_async()._http, user_id, session_id)
 
 
 def memory_client_sync(*, timeout: float | None = None) -> AgentMemoryClient:

@@ -25,7 +25,7 @@ class CloseOutcome:
     episode_existed: bool = False
 
 
-async def session_end(*, username: str, display_name: str, session_id: str) -> CloseOutcome:
+async def session_end(*, user_id: str, display_name: str, session_id: str) -> CloseOutcome:
     """Write the visit's episode, then end the session; safe to retry until it ends.
 
     Nothing happens for an id that is not one of this shopper's open sessions (reached, not
@@ -40,7 +40,7 @@ async def session_end(*, username: str, display_name: str, session_id: str) -> C
     if session_id is None:
         return CloseOutcome(ended=False, reached=True)
     ok, resource = await guarded(
-        session_get_open(memory_user_async(username), session_id),
+        session_get_open(memory_user_async(user_id), session_id),
         path="write",
         lost="the closing episode",
         timeout=conf.write_timeout_seconds,
@@ -94,7 +94,7 @@ async def session_end(*, username: str, display_name: str, session_id: str) -> C
     )
 
 
-async def session_close(*, username: str, display_name: str, session_id: str) -> str | None:
+async def session_close(*, user_id: str, display_name: str, session_id: str) -> str | None:
     """session_end, for callers that want only the episode's block id."""
-    outcome = await session_end(username=username, display_name=display_name, session_id=session_id)
+    outcome = await session_end(user_id=user_id, display_name=display_name, session_id=session_id)
     return outcome.episode_block_id

@@ -27,14 +27,14 @@ class GreetingMemory:
     facts: tuple[str, ...] = ()
 
 
-async def _greeting_memory(username: str) -> GreetingMemory:
+async def _greeting_memory(user_id: str) -> GreetingMemory:
     client = memory_client_async()
     try:
-        user = await client.get_user(username)
+        user = await client.get_user(user_id)
     except NotFoundError:
-        shopper_absent_noted(username=username)
+        shopper_absent_noted(user_id=user_id)
         return GreetingMemory(returning=False)
-    shopper_sessions_seen(username=username, session_ids=user.sessions or [])
+    shopper_sessions_seen(user_id=user_id, session_ids=user.sessions or [])
     if not user.sessions:
         return GreetingMemory(returning=False)
     # Facts of every visit; any of the shopper's sessions can search them all.
@@ -49,11 +49,11 @@ async def _greeting_memory(username: str) -> GreetingMemory:
     )
 
 
-async def greeting_read(*, username: str) -> GreetingMemory | None:
+async def greeting_read(*, user_id: str) -> GreetingMemory | None:
     """What the shopper's memory offers a greeting; None when memory could not be read."""
     # Three round trips (user, session, search), bounded together like opening a session.
     ok, memory = await guarded(
-        _greeting_memory(username),
+        _greeting_memory(user_id),
         path="read",
         lost="the greeting's memory",
         timeout=memory_conf().timeout_seconds * 1.5,

@@ -34,7 +34,7 @@ from memoryapp.render import (
     tool_items,
 )
 from memoryapp.sessions import OpenSession
-from memoryapp.types import Recall
+from memoryapp.types import MemoryUnavailable, Recall
 
 LIST_PAGE_SIZE = 100
 SESSION_SEARCH_K = 10
@@ -301,7 +301,7 @@ class EarlyRecall:
 
 
 def recall_begin(
-    *, username: str, session_id: str | None, message: str, turn_count: int
+    *, user_id: str, session_id: str | None, message: str, turn_count: int
 ) -> EarlyRecall | None:
     """Start the turn's recall for the client's session id before the session is opened.
 
@@ -313,7 +313,7 @@ def recall_begin(
     session_id = session_id_clean(session_id)
     if session_id is None:
         return None  # a new session will be minted: nothing to recall in it yet
-    resource = memory_session_async(username, session_id)
+    resource = memory_session_async(user_id, session_id)
     task = asyncio.ensure_future(
         _recall_fetch(resource, query=_recall_query(message), turn_count=turn_count, created=False)
     )
@@ -377,7 +377,11 @@ async def _episodes(resource: AsyncSessionResource, *, k: int) -> list[Any]:
 
 
 async def memory_tool_recall(*, memory: OpenSession, query: str) -> list[Any]:
-    """The agent's explicit look-up: semantic search over this shopper's memory only."""
+    """The agent's explicit look-up: semantic search over this shopper's memory only.
+
+    Raises MemoryUnavailable when the search failed (logged once by the guard): the agent
+    must be able to tell "memory could not be searched" from "nothing remembered".
+    """
     conf = memory_conf()
     query = text_clean(query or "").strip()
     if not query:
@@ -391,5 +395,5 @@ async def memory_tool_recall(*, memory: OpenSession, query: str) -> list[Any]:
         timeout=conf.timeout_seconds,
     )
     if not ok or found is None:
-        return []
+        raise MemoryUnavailable("the memory look-up failed")
     return tool_items(list(found.memory_blocks), max_chars=conf.note_max_chars)

@@ -190,7 +190,7 @@ async def _facts_retire(
         by_session.setdefault(block.session_id, []).append(block.block_id)
     for session_id, block_ids in by_session.items():
         # Facts of ended sessions: deleting is allowed there, updating is not.
-        session = AsyncSessionResource(memory.resource._http, memory.username, session_id)
+        session = AsyncSessionResource(memory.resource._http, memory.user_id, session_id)
         await guarded(
             session.delete_memory(block_ids),
             path="write",

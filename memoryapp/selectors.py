@@ -1,8 +1,8 @@
 """Reads of a shopper's stored memory for the inspector's records and the admin's page.
 
-Everything goes through the SDK under the shopper's memory user (their Django username),
+Everything goes through the SDK under the shopper's memory user (`memoryapp.accounts`),
 so a record of another shopper is never listed and never found: the lookup itself is
-scoped by the path /users/{username}/..., not by a check afterwards. The turn's own reads
+scoped by the path /users/{user_id}/..., not by a check afterwards. The turn's own reads
 (recall) live with the session in `memoryapp.recall`.
 """
 
@@ -57,9 +57,9 @@ class ShopperMemory:
     offset: int
 
 
-def _user_or_none(client: AgentMemoryClient, username: str) -> UserResource | None:
+def _user_or_none(client: AgentMemoryClient, user_id: str) -> UserResource | None:
     try:
-        return client.get_user(username)
+        return client.get_user(user_id)
     except NotFoundError:
         return None  # never remembered anything yet
 
@@ -77,7 +77,7 @@ def _sessions_all(user: UserResource) -> list[Any]:
 
 
 def sessions_metadata_read(
-    *, username: str, timeout: float | None = None
+    *, user_id: str, timeout: float | None = None
 ) -> dict[str, dict[str, Any]]:
     """Each of the shopper's sessions with its metadata; {} for a shopper never remembered.
 
@@ -87,7 +87,7 @@ def sessions_metadata_read(
         outage_translated(path="read", lost="the shopper's sessions"),
         memory_client_sync(timeout=timeout) as client,
     ):
-        user = _user_or_none(client, username)
+        user = _user_or_none(client, user_id)
         if user is None:
             return {}
         try:
@@ -106,14 +106,14 @@ def _records(blocks: list[Any], sessions: list[Any]) -> list[MemoryRecord]:
     ]
 
 
-def records_list(*, username: str, limit: int = 20, offset: int = 0) -> RecordPage:
+def records_list(*, user_id: str, limit: int = 20, offset: int = 0) -> RecordPage:
     """The shopper's records across every session, newest first. Raises MemoryUnavailable."""
     empty = RecordPage(records=[], total=0, limit=limit, offset=offset)
     with (
         outage_translated(path="read", lost="the shopper's record list"),
         memory_client_sync() as client,
     ):
-        user = _user_or_none(client, username)
+        user = _user_or_none(client, user_id)
         if user is None:
             return empty
         try:
@@ -140,7 +140,7 @@ def _ttl_label(seconds: int | None) -> str:
     return f"{preset} ({plain})" if preset else plain
 
 
-def shopper_memory_read(*, username: str, offset: int = 0) -> ShopperMemory:
+def shopper_memory_read(*, user_id: str, offset: int = 0) -> ShopperMemory:
     """The shopper's sessions and one page of blocks, newest first. Raises MemoryUnavailable."""
     offset = max(0, offset)
     missing = ShopperMemory(False, [], [], 0, 0)
@@ -148,7 +148,7 @@ def shopper_memory_read(*, username: str, offset: int = 0) -> ShopperMemory:
         outage_translated(path="read", lost="the admin's shopper memory page"),
         memory_client_sync() as client,
     ):
-        user = _user_or_none(client, username)
+        user = _user_or_none(client, user_id)
         if user is None:
             return missing
         try:
@@ -174,7 +174,7 @@ def shopper_memory_read(*, username: str, offset: int = 0) -> ShopperMemory:
     return ShopperMemory(True, session_rows, rows, page.total, offset)
 
 
-def record_read(*, username: str, block_id: str) -> MemoryRecord:
+def record_read(*, user_id: str, block_id: str) -> MemoryRecord:
     """One of the shopper's records, with its expiry, e.g. to confirm a deletion.
 
     Raises RecordNotFound when no such record is theirs, MemoryUnavailable on an outage.
@@ -186,7 +186,7 @@ def record_read(*, username: str, block_id: str) -> MemoryRecord:
         memory_client_sync() as client,
     ):
         try:
-            user = client.get_user(username)
+            user = client.get_user(user_id)
             block = record_block_find(user, block_id)
             if block is None:
                 raise RecordNotFound(block_id)
@@ -212,7 +212,7 @@ def record_block_find(user: UserResource, block_id: str) -> Any | None:
     return None
 
 
-def session_texts_read(*, username: str, session_id: str) -> dict[str, str]:
+def session_texts_read(*, user_id: str, session_id: str) -> dict[str, str]:
     """The text of every block still stored in one of the shopper's sessions, by block id.
 
     The admin's chat record shows each turn's exchange from here, live, rather than keeping
@@ -227,7 +227,7 @@ def session_texts_read(*, username: str, session_id: str) -> dict[str, str]:
         outage_translated(path="read", lost="the admin's chat record texts"),
         memory_client_sync() as client,
     ):
-        user = _user_or_none(client, username)
+        user = _user_or_none(client, user_id)
         if user is None:
             return texts
         try:

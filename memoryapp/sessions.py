@@ -71,7 +71,7 @@ _mint_locks: weakref.WeakKeyDictionary[
 class OpenSession:
     """The shopper's Agent Memory session, opened for the turn in hand (`session_open`)."""
 
-    username: str
+    user_id: str
     resource: AsyncSessionResource
     info: SessionInfo
 
@@ -146,46 +146,46 @@ class _TripBudget:
         return await call
 
 
-def _session_seen(username: str, highest: int) -> None:
-    if username not in _session_highest and len(_session_highest) >= KNOWN_SHOPPERS_MAX:
+def _session_seen(user_id: str, highest: int) -> None:
+    if user_id not in _session_highest and len(_session_highest) >= KNOWN_SHOPPERS_MAX:
         _session_highest.pop(next(iter(_session_highest)), None)
-    _session_highest[username] = max(highest, _session_highest.get(username, 0))
+    _session_highest[user_id] = max(highest, _session_highest.get(user_id, 0))
 
 
-def shopper_sessions_seen(*, username: str, session_ids: Sequence[str]) -> None:
+def shopper_sessions_seen(*, user_id: str, session_ids: Sequence[str]) -> None:
     """Note the sessions a read elsewhere found stored for the shopper (the panel's greeting).
 
     Their first turn then mints its session in one request instead of two, though this
     process had not seen them: the greeting reads the memory user anyway.
     """
-    _session_seen(username, session_number_highest(list(session_ids)))
+    _session_seen(user_id, session_number_highest(list(session_ids)))
 
 
-def shopper_absent_noted(*, username: str) -> None:
+def shopper_absent_noted(*, user_id: str) -> None:
     """Note that a read elsewhere found no memory user for the shopper (the greeting).
 
     Their first turn then creates the user straight away: two requests to open the session
     instead of three. Should another process have created it meanwhile, the 409 reads it.
     """
-    if username not in _users_absent and len(_users_absent) >= KNOWN_SHOPPERS_MAX:
+    if user_id not in _users_absent and len(_users_absent) >= KNOWN_SHOPPERS_MAX:
         _users_absent.pop(next(iter(_users_absent)), None)
-    _users_absent[username] = None
+    _users_absent[user_id] = None
 
 
-def session_forgotten(*, username: str) -> None:
+def session_forgotten(*, user_id: str) -> None:
     """Forget what this process knew of the shopper's sessions (their memory was erased)."""
-    _session_highest.pop(username, None)
+    _session_highest.pop(user_id, None)
 
 
-def _mint_lock(username: str) -> asyncio.Lock:
+def _mint_lock(user_id: str) -> asyncio.Lock:
     locks = _mint_locks.setdefault(asyncio.get_running_loop(), weakref.WeakValueDictionary())
-    lock = locks.get(username)
+    lock = locks.get(user_id)
     if lock is None:
-        lock = locks[username] = asyncio.Lock()
+        lock = locks[user_id] = asyncio.Lock()
     return lock
 
 
-async def _user_ensure(*, username: str, display_name: str, budget: _TripBudget) -> int:
+async def _user_ensure(*, user_id: str, display_name: str, budget: _TripBudget) -> int:
     """Read (or create, on first use) the shopper's memory user; their highest session number.
 
     A racing creator's 409 reads the user instead. What this process knew counts too: it
@@ -196,21 +196,21 @@ async def _user_ensure(*, username: str, display_name: str, budget: _TripBudget)
     async def create() -> AsyncUserResource:
         try:
             return await budget.trip(
-                client.create_user(username, text_clean(display_name) or username)
+                client.create_user(user_id, text_clean(display_name) or user_id)
             )
         except ConflictError:
-            return await budget.trip(client.get_user(username))
+            return await budget.trip(client.get_user(user_id))
 
-    if username in _users_absent:
-        _users_absent.pop(username, None)
+    if user_id in _users_absent:
+        _users_absent.pop(user_id, None)
         user = await create()
     else:
         try:
-            user = await budget.trip(client.get_user(username))
+            user = await budget.trip(client.get_user(user_id))
         except NotFoundError:
             user = await create()
-    _session_seen(username, session_number_highest(user.sessions))
-    return _session_highest.get(username, session_number_highest(user.sessions))
+    _session_seen(user_id, session_number_highest(user.sessions))
+    return _session_highest.get(user_id, session_number_highest(user.sessions))
 
 
 async def session_get_open(
@@ -237,10 +237,10 @@ async def _session_mint(
     budget: _TripBudget,
 ) -> AsyncSessionResource:
     """Create session{n+1}, n the highest stored, retrying with a fresh read on a conflict."""
-    username = shopper.user_id
-    highest = _session_highest.get(username)
+    user_id = shopper.user_id
+    highest = _session_highest.get(user_id)
     if highest is None:
-        highest = await _user_ensure(username=username, display_name=display_name, budget=budget)
+        highest = await _user_ensure(user_id=user_id, display_name=display_name, budget=budget)
     for _ in range(MINT_ATTEMPTS):
         session_id = f"session{highest + 1}"
         try:
@@ -249,20 +249,20 @@ async def _session_mint(
             )
         except ConflictError:
             # Another process (or this process before it knew) took the number: read again.
-            _session_seen(username, highest + 1)
+            _session_seen(user_id, highest + 1)
         except NotFoundError:
             # The user was erased since this process last saw it.
-            _session_highest.pop(username, None)
+            _session_highest.pop(user_id, None)
         else:
-            _session_seen(username, highest + 1)
+            _session_seen(user_id, highest + 1)
             return resource
-        highest = await _user_ensure(username=username, display_name=display_name, budget=budget)
+        highest = await _user_ensure(user_id=user_id, display_name=display_name, budget=budget)
     raise ConflictError(f"could not mint a session id after {MINT_ATTEMPTS} attempts")
 
 
 async def _session_open(
     *,
-    username: str,
+    user_id: str,
     display_name: str,
     session_id: str | None,
     session_date: date | None,
@@ -271,17 +271,17 @@ async def _session_open(
     conf: MemoryConf,
     budget: _TripBudget,
 ) -> OpenSession:
-    shopper = memory_user_async(username)
+    shopper = memory_user_async(user_id)
     if session_id is not None:
         resource = await budget.trip(session_get_open(shopper, session_id))
         if resource is not None:
-            return OpenSession(username, resource, session_info_from(resource, created=False))
+            return OpenSession(user_id, resource, session_info_from(resource, created=False))
     metadata = {**metadata, "retention": retention or "default"}
     if session_date is not None:
         metadata["session_date"] = session_date.isoformat()
     # Another tab's mint may be under way: wait for it (up to the cap), then count afresh.
     budget.wait_up_to_cap()
-    async with _mint_lock(username):
+    async with _mint_lock(user_id):
         budget.restart()
         resource = await _session_mint(
             shopper,
@@ -290,12 +290,12 @@ async def _session_open(
             ttl=conf.retention_seconds(retention),
             budget=budget,
         )
-    return OpenSession(username, resource, session_info_from(resource, created=True))
+    return OpenSession(user_id, resource, session_info_from(resource, created=True))
 
 
 async def session_open(
     *,
-    username: str,
+    user_id: str,
     display_name: str,
     session_id: str | None,
     session_date: date | None = None,
@@ -325,7 +325,7 @@ async def session_open(
     ):
         return await awaited_apart(
             _session_open_bounded(
-                username=username,
+                user_id=user_id,
                 display_name=display_name,
                 session_id=session_id_clean(session_id),
                 session_date=session_date,

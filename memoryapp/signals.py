@@ -15,16 +15,16 @@ from django.dispatch import Signal
 
 ChangeReason = Literal["erased", "record_deleted"]
 
-# Sent with username: str, reason: ChangeReason, session_ids: list[str], block_id: str | None.
+# Sent with account_id (the account's primary key), reason: ChangeReason, session_ids: list[str], block_id: str | None.
 memory_changed = Signal()
 
 
 def memory_changed_announce(
-    *, username: str, reason: ChangeReason, session_ids: list[str], block_id: str | None = None
+    *, account_id: int, reason: ChangeReason, session_ids: list[str], block_id: str | None = None
 ) -> None:
     memory_changed.send(
         sender=memory_changed_announce,
-        username=username,
+        account_id=account_id,
         reason=reason,
         session_ids=list(session_ids),
         block_id=block_id,

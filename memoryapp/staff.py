@@ -19,6 +19,7 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.text import Truncator
 
+from memoryapp.accounts import account_memory_user_id
 from memoryapp.erasure import record_delete, shopper_memory_erase
 from memoryapp.markup import markdown_strip
 from memoryapp.records import MemoryRecord, RecordNotFound
@@ -26,12 +27,13 @@ from memoryapp.selectors import (
     BLOCKS_PER_PAGE,
     MAX_LIST_OFFSET,
     record_read,
-    session_texts_read,
     shopper_memory_read,
 )
+from memoryapp.selectors import session_texts_read as _session_texts_read
 from memoryapp.types import MemoryRefused, MemoryUnavailable
 
 __all__ = [
+    "account_memory_user_id",
     "record_described",
     "session_texts_read",
     "shopper_memory_block_delete_view",
@@ -63,6 +65,14 @@ def _offset_refusal(source: Any) -> str | None:
     return f"The offset must be a whole number from 0 to {MAX_LIST_OFFSET:,}; got {raw[:40]!r}."
 
 
+def session_texts_read(*, account: Any, session_id: str) -> dict[str, str]:
+    """The text of every block still stored in one of the account's sessions, by block id
+    (`memoryapp.selectors.session_texts_read`). Raises MemoryUnavailable."""
+    return _session_texts_read(
+        user_id=account_memory_user_id(account=account), session_id=session_id
+    )
+
+
 def record_described(record: MemoryRecord) -> str:
     """ "the fact “The shopper wears size M.”": the words staff recognise, never an id."""
     kind = "superseded fact" if record.superseded else KIND_NAMES.get(record.kind, "record")
@@ -83,6 +93,7 @@ def shopper_memory_view(
 ) -> TemplateResponse:
     offset = _offset(request, request.GET)
     username = shopper.user.username
+    memory_user_id = account_memory_user_id(account=shopper.user)
     status = 200
     memory, error = None, None
     offset_error = _offset_refusal(request.GET)
@@ -90,7 +101,7 @@ def shopper_memory_view(
         status = 400
     else:
         try:
-            memory = shopper_memory_read(username=username, offset=offset)
+            memory = shopper_memory_read(user_id=memory_user_id, offset=offset)
         except MemoryRefused as exc:
             offset_error, status = f"Agent Memory refused to list this page ({exc}).", 400
         except MemoryUnavailable as exc:
@@ -101,6 +112,7 @@ def shopper_memory_view(
             "title": f"Shopper memory: {shopper.display_name} ({username})",
             "shopper": shopper,
             "username": username,
+            "memory_user_id": memory_user_id,
             "memory": memory,
             "memory_error": error,
             "offset_error": offset_error,
@@ -119,10 +131,11 @@ def shopper_memory_block_delete_view(
 ) -> HttpResponse:
     """Show the block and ask first (GET); delete it and name it in the message (POST)."""
     username = shopper.user.username
+    memory_user_id = account_memory_user_id(account=shopper.user)
     source = request.POST if request.method == "POST" else request.GET
     back = shopper_memory_url(shopper, offset=_offset(request, source))
     try:
-        record = record_read(username=username, block_id=block_id)
+        record = record_read(user_id=memory_user_id, block_id=block_id)
     except RecordNotFound:
         messages.warning(request, f"No block {block_id} in this shopper's memory: nothing deleted.")
         return HttpResponseRedirect(back)
@@ -144,7 +157,7 @@ def shopper_memory_block_delete_view(
         )
         return TemplateResponse(request, "admin/memoryapp/shopper_memory_delete.html", context)
     try:
-        record_delete(username=username, block_id=block_id)
+        record_delete(account=shopper.user, block_id=block_id)
     except RecordNotFound:
         messages.warning(
             request, f"{described[0].upper()}{described[1:]} was already gone: nothing deleted."

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
+from memoryapp.accounts import account_memory_user_id, account_memory_user_id_async
 from memoryapp.clients import memory_client_async, memory_health_status
 from memoryapp.conf import memory_conf
 from memoryapp.episodes import CloseOutcome, session_close, session_end
@@ -87,7 +88,7 @@ class TurnMemory:
     async def open(
         cls,
         *,
-        username: str,
+        account: Any,
         display_name: str,
         session_id: str | None,
         message: str = "",
@@ -104,18 +105,20 @@ class TurnMemory:
         recall's own calls); a session minted now has nothing to recall early anyway.
 
         Raises MemoryUnavailable, having dropped the early recall; so does a turn stopped
-        while the session is being opened.
+        while the session is being opened. `account` is the signed-in user: memory is filed
+        under its own id (`memoryapp.accounts`), never its username.
         """
+        user_id = await account_memory_user_id_async(account=account)
         early = (
             recall_begin(
-                username=username, session_id=session_id, message=message, turn_count=turn_count
+                user_id=user_id, session_id=session_id, message=message, turn_count=turn_count
             )
             if recall_early
             else None
         )
         try:
             session = await session_open(
-                username=username,
+                user_id=user_id,
                 display_name=display_name,
                 session_id=session_id,
                 session_date=session_date,
@@ -182,7 +185,7 @@ class TurnMemory:
     async def end(self) -> str | None:
         """Write the visit's episode and end its session; the episode's block id."""
         return await session_close(
-            username=self._session.username,
+            user_id=self._session.user_id,
             display_name=self._display_name,
             session_id=self.session_id,
         )
@@ -190,7 +193,7 @@ class TurnMemory:
     async def discard(self) -> None:
         """Delete the session with what it holds; best effort (the caller is failing)."""
         with contextlib.suppress(*MEMORY_ERRORS):
-            user = await memory_client_async().get_user(self._session.username)
+            user = await memory_client_async().get_user(self._session.user_id)
             await (await user.get_session(self.session_id)).delete()
 
     def close(self) -> None:
@@ -201,26 +204,29 @@ class TurnMemory:
     # --- a visit outside its turns ---------------------------------------------------------
 
     @staticmethod
-    async def greeting(*, username: str) -> GreetingMemory | None:
+    async def greeting(*, account: Any) -> GreetingMemory | None:
         """What the shopper's memory offers the panel's greeting; None when memory could
         not be read (see `greeting_read`)."""
-        return await greeting_read(username=username)
+        return await greeting_read(user_id=await account_memory_user_id_async(account=account))
 
     @staticmethod
-    async def session_end(*, username: str, display_name: str, session_id: str) -> CloseOutcome:
+    async def session_end(*, account: Any, display_name: str, session_id: str) -> CloseOutcome:
         """End a visit the shopper closed: its episode written, its session ended (see
         `session_end`); the outcome says whether memory was reached."""
         return await session_end(
-            username=username, display_name=display_name, session_id=session_id
+            user_id=await account_memory_user_id_async(account=account),
+            display_name=display_name,
+            session_id=session_id,
         )
 
     @staticmethod
     def sessions_metadata(
-        *, username: str, timeout: float | None = None
+        *, account: Any, timeout: float | None = None
     ) -> dict[str, dict[str, Any]]:
         """Each of the shopper's sessions with its metadata ({} for a shopper never
         remembered), read synchronously. Raises MemoryUnavailable."""
-        return sessions_metadata_read(username=username, timeout=timeout)
+        user_id = account_memory_user_id(account=account)
+        return sessions_metadata_read(user_id=user_id, timeout=timeout)
 
     @staticmethod
     def reachable(*, timeout: float | None = None) -> bool:

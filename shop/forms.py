@@ -3,6 +3,7 @@ from __future__ import annotations
 from django import forms
 
 from shop.models import ALL_SIZES, Category, Colour
+from shop.numbers import MAX_PRICE_EUR, NumberRefused, number_from_text
 
 
 class CatalogFilterForm(forms.Form):
@@ -16,9 +17,17 @@ class CatalogFilterForm(forms.Form):
         choices=[("", "Any size"), *[(s, s) for s in ALL_SIZES]],
         label="Size in stock",
     )
-    max_price = forms.DecimalField(
-        required=False, min_value=0, max_digits=7, decimal_places=2, label="Max price (EUR)"
-    )
+    max_price = forms.DecimalField(required=False, label="Max price (EUR)")
+
+    def clean_max_price(self) -> float | None:
+        # The rule every number from a client keeps, the socket's and the tools' alike.
+        value = self.cleaned_data.get("max_price")
+        if value is None:
+            return None
+        try:
+            return number_from_text(value, name="Max price", low=0, high=MAX_PRICE_EUR)
+        except NumberRefused as refused:
+            raise forms.ValidationError(f"{refused} EUR.") from None
 
 
 class SignInForm(forms.Form):

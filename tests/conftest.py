@@ -126,6 +126,14 @@ def redis_server():
     server.stop()
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_makereport(item, call):
+    """A failing Hypothesis test is reported as a failure with its example, never as an
+    internal error that ends the run: Hypothesis's suggested `@example` patch is left out
+    (writing it uses libcst, which fails on a class that zope.interface, Twisted's, marks)."""
+    item.__dict__.pop("_hypothesis_failing_examples", None)
+
+
 def pytest_runtest_logreport(report):
     fault_figures.report_collect(report)
 

@@ -7,6 +7,7 @@ and the catalog's colours and sizes (to read them in text). Memory is no evidenc
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
 from collections.abc import Iterable
@@ -15,6 +16,7 @@ from typing import Any
 
 from llm.note_lines import FACT, note_line_read
 from llm.shopper_words import amounts_of_money, numbers_in_digits
+from shop.numbers import MAX_PRICE_EUR, NumberRefused, number_checked
 
 
 def name_plain(name: str) -> str:
@@ -106,9 +108,12 @@ class Evidence:
                     self.add_product(product)
         elif content.get("sku"):
             self.add_product(content)
+        if "error" in content:
+            return  # refused arguments back nothing the answer may say
         for value in (arguments or {}).values():
-            if isinstance(value, int | float) and not isinstance(value, bool):
-                self.figures.add(float(value))
+            # Held to the rule the tools hold them to: never NaN, never a 400-digit float().
+            with contextlib.suppress(NumberRefused):
+                self.figures.add(float(number_checked(value, name="", low=0, high=MAX_PRICE_EUR)))
 
     def add_shopper_text(self, text: str) -> None:
         """Figures the shopper wrote ("under 60", "€45.50", "sixty quid") may be said back to

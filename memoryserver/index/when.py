@@ -24,6 +24,7 @@ A query may also ask when (`asks_when`), which the blocks that say when answer
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from itertools import pairwise
@@ -55,6 +56,7 @@ _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 
             "couple": 2, "few": 3, "several": 3}  # fmt: skip
 _UNIT_DAYS = {"day": 1, "week": 7, "fortnight": 14, "month": 30.44, "year": 365.25}
 _DAY = 86400.0
+_AMOUNT_DIGITS = 4  # "9999 days ago" at most
 
 # Words that make "may" or "march" (or a short month name, or "fall") a month: before or
 # after it.
@@ -109,8 +111,25 @@ class _Reading:
     def read(self) -> TimeWindows:
         i = 0
         while i < len(self.words):
-            i += max(1, self._since(i) or self._told_from_today(i) or self._calendar(i))
+            i += max(1, self._phrase(self._since, i) or self._phrase(self._told_from_today, i)
+                     or self._phrase(self._calendar, i))  # fmt: skip
         return self.found
+
+    def _phrase(self, reader: Callable[[int], int], i: int) -> int:
+        """What one phrase reader took at i; a phrase whose dates fall past the calendar's
+        ends ("on 9999-12-31" give or take a day, "a year ago" in year 1) names no time: it
+        adds no window and takes no words, and the reading goes on."""
+        ranges, months, visit = (
+            len(self.found.ranges),
+            set(self.found.months),
+            self.found.previous_visit,
+        )
+        try:
+            return reader(i)
+        except (OverflowError, ValueError):  # datetime's years 1 to 9999
+            del self.found.ranges[ranges:]
+            self.found.months, self.found.previous_visit = months, visit
+            return 0
 
     def word(self, i: int) -> str:
         return self.words[i] if 0 <= i < len(self.words) else ""
@@ -123,7 +142,7 @@ class _Reading:
         def iso_day(m: re.Match) -> str:
             start = calendar_date(int(m[1]), int(m[2]), int(m[3]))
             if start is None:
-                return m[0]
+                return " "  # "2023-02-30" is no day, and not February either
             ranges.append(day_range(start))
             return " "
 
@@ -139,7 +158,7 @@ class _Reading:
                 d for d in (calendar_date(year, b, a), calendar_date(year, a, b)) if d is not None
             }
             ranges.extend(day_range(d) for d in sorted(days))
-            return " " if days else m[0]
+            return " "  # "31/02/2023" is no day, and not February either
 
         def slash_month(m: re.Match) -> str:
             if year_of(m[2]) is None or not 1 <= int(m[1]) <= 12:
@@ -147,10 +166,21 @@ class _Reading:
             ranges.append(month_range(int(m[2]), int(m[1])))
             return " "
 
-        text = _ISO_DAY.sub(iso_day, text)
-        text = _ISO_MONTH.sub(iso_month, text)
-        text = _SLASH_DAY.sub(slash_day, text)
-        return _SLASH_MONTH.sub(slash_month, text)
+        def guarded(read: Callable[[re.Match], str]) -> Callable[[re.Match], str]:
+            def figure(m: re.Match) -> str:
+                had = len(ranges)
+                try:
+                    return read(m)
+                except (OverflowError, ValueError):  # a day or two past year 1 or 9999
+                    del ranges[had:]
+                    return " "  # a date, but none a window can hold
+
+            return figure
+
+        text = _ISO_DAY.sub(guarded(iso_day), text)
+        text = _ISO_MONTH.sub(guarded(iso_month), text)
+        text = _SLASH_DAY.sub(guarded(slash_day), text)
+        return _SLASH_MONTH.sub(guarded(slash_month), text)
 
     # Calendar times: "May", "8 May 2023", "the summer of 2022", "2023", and spans of them
     def _is_month(self, i: int, cued: bool = False) -> int | None:
@@ -259,8 +289,10 @@ class _Reading:
     def _amount(self, i: int) -> tuple[float, int] | None:
         """ "two weeks", "3 days", "a couple of months" at i: the days, and the words taken."""
         word = self.word(i)
-        amount = int(word) if word.isdigit() else _NUMBERS.get(word)
-        if amount is None:
+        # "0 days ago" and "99999 years" name no time anyone means: no window (and no
+        # division by zero, nor a float overflow from a 400-digit amount).
+        amount = int(word) if word.isdigit() and len(word) <= _AMOUNT_DIGITS else _NUMBERS.get(word)
+        if not amount:
             return None
         gap = 2 if self.word(i + 1) == "of" else 1  # "couple of weeks"
         unit = self.word(i + gap)

@@ -87,8 +87,8 @@ def year_of(token: str) -> int | None:
 
 def day_number(token: str) -> int | None:
     digits = token.rstrip("stndrh")
-    if digits.isdigit() and 1 <= int(digits) <= 31 and len(digits) <= 2:
-        return int(digits)
+    if len(digits) <= 2 and digits.isdigit() and 1 <= int(digits) <= 31:
+        return int(digits)  # the length first: int() refuses a number of over 4,300 digits
     return None
 
 

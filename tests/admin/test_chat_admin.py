@@ -144,7 +144,7 @@ def test_a_deleted_memory_is_gone_from_the_chat_record_too(admin_client, remembe
 
     turn = ChatTurn.objects.get(session__shopper=remembered_shopper.user)
     block_id = turn.saved["turn"][0]
-    record_delete(username=remembered_shopper.user.username, block_id=block_id)
+    record_delete(account=remembered_shopper.user, block_id=block_id)
 
     page = chat_record_page(admin_client, remembered_shopper)
     assert "I hate yellow, show me dresses" not in page

@@ -16,7 +16,7 @@ from django.urls import reverse
 from assistant.models import ChatSession, ChatTurn
 from memoryapp.clients import memory_client_sync
 from shop.models import DemoShopper
-from tests.support.panels import PanelListener
+from tests.support.panels import NOBODY, PanelListener
 from tests.support.shopper_memory import memory_blocks, memory_user_exists
 
 pytestmark = pytest.mark.django_db
@@ -113,7 +113,7 @@ def test_delete_asks_first_then_removes_one_block_and_tells_the_shoppers_panels(
     blocks = memory_blocks(username)
     fact = next(b for b in blocks if b.fact == "The shopper wears size M.")
     url = delete_url(remembered_shopper, fact.block_id)
-    panel = PanelListener(username)
+    panel = PanelListener(remembered_shopper.user.pk)
 
     confirm = admin_client.get(url)
     page = " ".join(confirm.content.decode().split())
@@ -168,7 +168,7 @@ def test_erase_asks_first_then_forgets_memory_and_chat_records(admin_client, rem
     assert "1 chat session record with their turns" in confirm
     assert '<li aria-current="page">Erase</li>' in confirm
     assert memory_user_exists(username)  # asking erased nothing
-    panel, bystander = PanelListener(username), PanelListener("ann")
+    panel, bystander = PanelListener(remembered_shopper.user.pk), PanelListener(NOBODY)
 
     response = admin_client.post(memory_url(remembered_shopper, "erase"), follow=True)
     page = response.content.decode()

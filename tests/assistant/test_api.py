@@ -10,6 +10,7 @@ from django.test import Client
 
 from assistant.models import ChatSession
 from harness.fake_openai import Reply
+from tests.support.shopper_memory import memory_user_of
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -84,6 +85,12 @@ def test_signed_out_clients_get_the_stateless_assistant(fake_openai):
     assert response.json()["events"][0]["mode"] == "stateless"
 
 
+def _price_filter(number: str) -> str:
+    """A turn whose catalog page filter's max_price is `number`, written as it is."""
+    filters = '{"max_price": ' + number + "}"
+    return '{"text": "hi", "page": {"kind": "catalog", "filters": ' + filters + "}}"
+
+
 def _post(client: Client, body, **extra):
     return client.post(
         "/api/assistant/turns",
@@ -108,6 +115,13 @@ def _post(client: Client, body, **extra):
         (b'{"text": "\xff"}', 400, "JSON"),
         ("[1, 2]", 400, "JSON object"),
         ("null", 400, "JSON object"),
+        # Numbers no float holds: refused by the one number rule, never a 500.
+        (_price_filter("9" * 400), 400, "max_price must be a number from 0 to 1,000,000"),
+        (_price_filter("9" * 4000), 400, "max_price must be a number from 0 to 1,000,000"),
+        (_price_filter("-1e400"), 400, "max_price"),
+        (_price_filter("NaN"), 400, ""),
+        ('{"text": "hi", "turn_count": ' + "9" * 400 + "}", 400, "turn_count must be a whole"),
+        ('{"text": "hi", "turn_count": 1e400}', 400, "turn_count"),
     ],
 )
 def test_odd_input_is_a_json_400_never_a_debug_page(fake_openai, settings, body, status, fragment):
@@ -204,4 +218,27 @@ def test_a_date_not_written_yyyy_mm_dd_is_422_and_writes_nothing(
     assert response.status_code == 422 and "YYYY-MM-DD" in response.json()["message"]
     assert fake_openai.requests == [] and not ChatSession.objects.exists()
     with memory_client_sync() as memory, pytest.raises(NotFoundError):
-        memory.get_user(username)
+        memory.get_user(memory_user_of(username))
+
+
+@pytest.mark.parametrize("max_price", ["NaN", "Infinity", "9" * 400])
+def test_a_model_asking_for_a_price_no_float_holds_gets_invalid_arguments_and_the_turn_ends(
+    fake_openai, memory_down, max_price
+):
+    fake_openai.script(
+        "assistant",
+        Reply(
+            tool_calls=[("search_products", '{"query": "jeans", "max_price": ' + max_price + "}")]
+        ),
+        Reply(text="Which budget did you have in mind?"),
+    )
+    response = _post(Client(), {"text": "jeans please"})
+    assert response.status_code == 200
+    events = response.json()["events"]
+    tool = next(e for e in events if e["type"] == "tool")
+    assert tool["name"] == "search_products" and tool["summary"] == "invalid arguments"
+    assert events[-1]["type"] == "done"
+    assert events[-1]["text"] == "Which budget did you have in mind?"
+    # What the model was told is the refusal, so it can ask again or answer without it.
+    told = json.dumps(fake_openai.requests[-1]["messages"])
+    assert "max_price must be a number from 0 to 1,000,000" in told

@@ -8,6 +8,7 @@ from asgiref.sync import async_to_sync
 from memoryapp.recording import turn_record
 from memoryapp.sessions import session_open
 from tests.assistant.test_api import csrf_token, signed_in_client
+from tests.support.shopper_memory import memory_user_of
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -15,9 +16,10 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def test_a_long_session_without_turn_count_is_recalled_as_window_and_search(live_memory, shopper):
     username = shopper[0]
     turns = 25
+    user_id = memory_user_of(username)
 
     async def stock() -> str:
-        memory = await session_open(username=username, display_name="Tess", session_id=None)
+        memory = await session_open(user_id=user_id, display_name="Tess", session_id=None)
         for i in range(turns):
             await turn_record(memory=memory, query=f"question {i}", answer=f"answer {i}")
         return memory.session_id

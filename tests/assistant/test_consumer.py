@@ -6,8 +6,10 @@ import json
 import re
 
 import pytest
+from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
+from django.contrib.auth import get_user_model
 
 from assistant.grounding import DROPPED_LINES
 from assistant.models import ChatSession, ChatTurn
@@ -18,7 +20,10 @@ from llm.cards import MAX_CARDS
 from llm.transcript import page_context_parse, products_shown_parse
 from memoryapp.fence import NOTES_OPEN
 from shop.models import Variant
+from shop.services import shopper_get_or_create
 from tests.support.chat import Chat, cookie_for, session_cookie_for, types
+from tests.support.panels import account_id_of
+from tests.support.shopper_memory import memory_user_of_async
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
@@ -109,6 +114,12 @@ async def test_model_error_sends_an_error_and_the_socket_stays_usable(fake_opena
         assert events[-1] == {**events[-1], "type": "done", "text": "Back again."}
 
 
+def _price_frame(number: str) -> str:
+    """A message frame whose catalog page filter's max_price is `number`, written as it is."""
+    page = '{"kind": "catalog", "filters": {"max_price": ' + number + "}}"
+    return '{"type": "message", "text": "hi", "page": ' + page + "}"
+
+
 @pytest.mark.parametrize(
     ("frame", "code", "fragment"),
     [
@@ -133,6 +144,12 @@ async def test_model_error_sends_an_error_and_the_socket_stays_usable(fake_opena
         ({"type": 7}, 400, "needs a type"),
         ({"type": "message", "text": "hi", "session_date": "01/05/2026"}, 422, "YYYY-MM-DD"),
         ({"type": "message", "text": "hi", "session_date": "2026-02-30"}, 422, "not a real date"),
+        # Numbers no float holds, for the page's price filter and the turn count.
+        (_price_frame("9" * 400), 400, "max_price must be a number from 0 to 1,000,000"),
+        (_price_frame("9" * 4000), 400, "max_price must be a number from 0 to 1,000,000"),
+        (_price_frame("1e400"), 400, "max_price must be a number from 0 to 1,000,000"),
+        (_price_frame("NaN"), 400, "max_price must be a number from 0 to 1,000,000"),
+        ('{"type": "message", "text": "hi", "turn_count": ' + "9" * 400 + "}", 400, "turn_count"),
     ],
 )
 async def test_bad_frames_get_an_error_and_write_nothing(
@@ -386,35 +403,42 @@ async def test_memory_changed_reaches_every_open_panel_of_that_shopper_only():
     layer = get_channel_layer()
     change = {"reason": "erased", "session_ids": ["session4"], "block_id": None}
     ann_cookie, ben_cookie = await cookie_for("ann"), await cookie_for("ben")
+    ann = shopper_group(await sync_to_async(account_id_of)("ann"))
     # The layer outlives tests: panels other tests left open may still be in the group.
-    before = set(layer.groups.get(shopper_group("ann"), {}))
+    before = set(layer.groups.get(ann, {}))
     async with (
         Chat(cookie=ann_cookie) as tab1,
         Chat(cookie=ann_cookie) as tab2,
         Chat(cookie=ben_cookie) as ben,
         Chat() as anonymous,
     ):
-        await layer.group_send(shopper_group("ann"), {"type": "memory.changed", **change})
+        await layer.group_send(ann, {"type": "memory.changed", **change})
         for tab in (tab1, tab2):
             (event,) = await tab.events_until("memory.changed")
             assert event == {"type": "memory.changed", **change}
         assert await ben.communicator.receive_nothing()
         assert await anonymous.communicator.receive_nothing()
     # Closed sockets leave the group.
-    assert set(layer.groups.get(shopper_group("ann"), {})) == before
+    assert set(layer.groups.get(ann, {})) == before
 
 
-async def test_group_names_are_valid_for_any_username():
-    from channels.layers import BaseChannelLayer
-
-    layer = BaseChannelLayer()
-    names = {
-        shopper_group(name)
-        for name in ["ann", "a" * 150, "ann@example.com", "zoë", "a b/c?d", "Ann", "\ud800"]
-    }
-    assert len(names) == 7
-    for name in names:
-        assert layer.require_valid_group_name(name)
+async def test_a_renamed_shoppers_open_panel_stays_theirs_and_not_the_names():
+    layer = get_channel_layer()
+    change = {"reason": "erased", "session_ids": [], "block_id": None}
+    cookie = await cookie_for("ann")
+    async with Chat(cookie=cookie) as tab:
+        await tab.send({"type": "hello"})
+        await tab.events_until("welcome")
+        User = get_user_model()
+        await User.objects.filter(username="ann").aupdate(username="ann-renamed")
+        newcomer = await sync_to_async(shopper_get_or_create)(username="ann")
+        # The new "ann"'s news never reaches the renamed account's panel; its own does.
+        await layer.group_send(shopper_group(newcomer.pk), {"type": "memory.changed", **change})
+        assert await tab.communicator.receive_nothing()
+        renamed = await User.objects.aget(username="ann-renamed")
+        await layer.group_send(shopper_group(renamed.pk), {"type": "memory.changed", **change})
+        (event,) = await tab.events_until("memory.changed")
+    assert event == {"type": "memory.changed", **change}
 
 
 # --- with the offline model ----------------------------------------------------------------
@@ -477,7 +501,7 @@ async def test_a_date_not_written_yyyy_mm_dd_is_422_and_writes_nothing(
     assert fake_openai.requests == []
     assert not await ChatSession.objects.aexists() and not await ChatTurn.objects.aexists()
     with pytest.raises(NotFoundError):  # no memory user, so no session and no block either
-        await memory_client_async().get_user(username)
+        await memory_client_async().get_user(await memory_user_of_async(username))
 
 
 async def test_only_products_a_tool_returned_this_turn_are_links_in_what_the_shopper_gets(

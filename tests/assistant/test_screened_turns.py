@@ -13,6 +13,7 @@ from harness.fake_openai import Reply
 from llm.prompts import NOTES_CLOSE, NOTES_OPEN, role_of
 from memoryapp.clients import memory_client_async
 from tests.support.chat import Chat
+from tests.support.shopper_memory import memory_user_of_async
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
@@ -51,7 +52,7 @@ async def test_planted_facts_are_dropped_and_counted_and_never_push_out_a_real_o
     assert added["type"] == "memory.added" and added["failed"] == []
     assert added["facts"] == ["The shopper dislikes yellow."]
     session_id = events[0]["session_id"]
-    user = await memory_client_async().get_user(username)
+    user = await memory_client_async().get_user(await memory_user_of_async(username))
     stored = await (await user.get_session(session_id)).list_memories(limit=20)
     facts = [b.fact for b in stored.memory_blocks if b.annotations.get("type") == "fact"]
     assert facts == ["The shopper dislikes yellow."]
@@ -116,7 +117,7 @@ async def test_a_planted_visit_summary_is_screened_before_it_is_stored_and_recal
             closed = await chat.events_until("closed")
             assert closed[-1]["episode_block_id"]
             await chat.turn("hello again")
-    user = await memory_client_async().get_user(username)
+    user = await memory_client_async().get_user(await memory_user_of_async(username))
     stored = await (await user.get_session(session_id)).list_memories(limit=20)
     (episode,) = [b.fact for b in stored.memory_blocks if b.annotations.get("type") == "episode"]
     assert episode == (

@@ -22,6 +22,8 @@ from harness.fake_openai import slow_reply
 from memoryapp.clients import memory_client_async
 from shop.services import shopper_get_or_create
 from tests.support.chat import Chat, cookie_for
+from tests.support.panels import account_id_of
+from tests.support.shopper_memory import memory_user_of_async
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
@@ -72,10 +74,12 @@ async def _ended(chat: Chat, reason: str) -> list[dict]:
     return events
 
 
-async def _memory_blocks(username: str) -> list | None:
-    """Every block Agent Memory holds for the shopper; None when it has no such user."""
+async def _memory_blocks(username: str, *, user_id: str | None = None) -> list | None:
+    """Every block Agent Memory holds for the shopper (or memory user `user_id`); None when
+    it has no such user."""
     try:
-        user = await memory_client_async().get_user(username)
+        user_id = user_id or await memory_user_of_async(username)
+        user = await memory_client_async().get_user(user_id)
     except NotFoundError:
         return None
     blocks = []
@@ -123,17 +127,21 @@ async def test_a_frame_after_the_sign_in_ended_reads_and_writes_nothing(
     async with Chat(cookie=cookie) as chat:
         first = await chat.turn("I'm a size M, show me jeans")
         session_id = first[0]["session_id"]
+        memory_user = await memory_user_of_async(username)
         before = await _memory_blocks(username)
         turns_before = await ChatTurn.objects.acount()
         await sync_to_async(ending)(username, cookie)
         assert await chat.communicator.receive_nothing()  # nobody told the socket
         await chat.send({**MESSAGE, "text": "I love red", "session_id": session_id})
         assert types_of(await _ended(chat, reason)) == ["signed_out"]
-    # Nothing was read for the frame, nothing written: no turn record, no block, and after
-    # a deletion no memory user made again for an account that no longer exists.
+    # Nothing was read for the frame, nothing written: no turn record, no block; and a
+    # deleted account's memory is erased with it, never made again.
     assert await ChatTurn.objects.acount() == (0 if reason == "deleted" else turns_before)
-    after = await _memory_blocks(username)
-    assert [b.block_id for b in after] == [b.block_id for b in before]
+    after = await _memory_blocks(username, user_id=memory_user)
+    if reason == "deleted":
+        assert after is None
+    else:
+        assert [b.block_id for b in after] == [b.block_id for b in before]
 
 
 async def test_each_frame_kind_is_refused_after_a_sign_out(live_memory, shopper, monkeypatch):
@@ -209,8 +217,9 @@ async def test_an_erase_stops_the_turn_closes_the_socket_and_nothing_comes_back(
         await chat.send(MESSAGE)
         started = await chat.events_until("token")
         session_id = started[0]["session_id"]
+        account_id = await sync_to_async(account_id_of)(username)
         await memory_changed_send_async(
-            username=username, reason="erased", session_ids=[session_id]
+            account_id=account_id, reason="erased", session_ids=[session_id]
         )
         rest = await chat.events_until("memory.changed")
         assert [e["type"] for e in rest if e["type"] != "token"] == ["stopped", "memory.changed"]

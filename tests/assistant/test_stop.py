@@ -10,6 +10,7 @@ from assistant.models import ChatSession, ChatTurn
 from harness.fake_openai import UNSCRIPTED_ANSWER, Reply, slow_reply
 from memoryapp.clients import memory_client_async
 from tests.support.chat import Chat
+from tests.support.shopper_memory import memory_user_of_async
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
@@ -72,7 +73,7 @@ async def test_a_stopped_turn_leaves_nothing_in_memory(live_memory, shopper, slo
         record = await ChatTurn.objects.aget(pk=stopped["turn_id"])
         # The record keeps what the turn recalled and how long it ran; nothing was saved.
         assert record.stopped and record.saved == {} and record.timings["spans"]
-        user = await memory_client_async().get_user(username)
+        user = await memory_client_async().get_user(await memory_user_of_async(username))
         blocks = await (await user.get_session(session_id)).list_memories(limit=20)
         assert blocks.memory_blocks == []
         # No fact judge ran for the stopped turn.
@@ -99,7 +100,7 @@ async def test_closing_the_socket_stops_the_turn(live_memory, shopper, slow_mode
     assert await _stream_cut(slow_model)
     record = await ChatTurn.objects.aget(session__memory_session_id=started[0]["session_id"])
     assert record.stopped and record.saved == {}
-    user = await memory_client_async().get_user(username)
+    user = await memory_client_async().get_user(await memory_user_of_async(username))
     blocks = await (await user.get_session(started[0]["session_id"])).list_memories(limit=20)
     assert blocks.memory_blocks == []
 

@@ -20,6 +20,7 @@ from llm.transcript import products_shown_parse
 from memoryapp.clients import memory_client_async
 from memoryapp.episodes import session_close
 from tests.support.chat import Chat, session_cookie_for, types
+from tests.support.shopper_memory import memory_user_of_async
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
@@ -50,7 +51,7 @@ async def test_a_full_turn_remembers_the_exchange_and_the_facts(live_memory, sho
     assert len(added["block_ids"]["turn"]) == 1 and len(added["block_ids"]["fact"]) == 2
     assert added["facts"] == ["The shopper wears size M.", "The shopper dislikes yellow."]
 
-    user = await memory_client_async().get_user(username)
+    user = await memory_client_async().get_user(await memory_user_of_async(username))
     stored = await (await user.get_session("session1")).list_memories(limit=20)
     by_type = {}
     for block in stored.memory_blocks:
@@ -164,7 +165,7 @@ async def test_shoppers_never_see_each_others_memory(live_memory, shopper, djang
         theirs = await chat.turn("what size am I?", session_id=mine[0]["session_id"], turn_count=1)
     assert theirs[0]["created"]
     assert theirs[1]["items"] == []
-    user = await memory_client_async().get_user(username)
+    user = await memory_client_async().get_user(await memory_user_of_async(username))
     blocks = await user.list_memories(limit=50)
     assert all(
         "what size am I" not in (b.message.user_content if b.message else "")
@@ -185,7 +186,7 @@ async def test_memory_switched_off_says_so_and_stores_nothing(
     assert events[0]["session_id"] is None and events[-1]["turn_id"] is None
     assert "memory.searched" not in types(events)
     with pytest.raises(NotFoundError):  # no memory user was ever created
-        await memory_client_async().get_user(username)
+        await memory_client_async().get_user(await memory_user_of_async(username))
 
 
 async def test_closing_with_memory_switched_off_writes_no_episode(live_memory, shopper):
@@ -200,7 +201,9 @@ async def test_closing_with_memory_switched_off_writes_no_episode(live_memory, s
         await chat.send({"type": "close", "session_id": session_id})
         closed = await chat.events_until("closed")
     assert closed[-1]["episode_block_id"] is None
-    session = await (await memory_client_async().get_user(username)).get_session(session_id)
+    session = await (
+        await memory_client_async().get_user(await memory_user_of_async(username))
+    ).get_session(session_id)
     assert session.end_time is None  # not even ended: nothing at all was written
     stored = await session.list_memories(limit=20)
     assert [b.annotations["type"] for b in stored.memory_blocks] == ["turn"]
@@ -221,7 +224,7 @@ async def test_the_demo_default_retention_applies_when_the_client_sends_none(liv
 
 
 async def _session_blocks(username: str, session_id: str) -> list:
-    user = await memory_client_async().get_user(username)
+    user = await memory_client_async().get_user(await memory_user_of_async(username))
     listed = await (await user.get_session(session_id)).list_memories(limit=50)
     return list(listed.memory_blocks)
 
@@ -246,7 +249,7 @@ async def test_a_memory_blip_keeps_the_session_and_the_next_turn_resumes_it(
     window = [i["line"] for i in back[1]["items"] if i["scope"] == "session"]
     assert any("show me black jeans" in line for line in window)
     # One visit, one session: the blip minted nothing.
-    user = await memory_client_async().get_user(username)
+    user = await memory_client_async().get_user(await memory_user_of_async(username))
     assert user.sessions == [session_id]
 
 
@@ -292,7 +295,7 @@ async def test_malformed_session_ids_start_a_new_session_never_a_failure(live_me
             assert events[0]["created"] and events[-1]["type"] == "memory.added", bad
             minted.append(events[0]["session_id"])
     assert len(set(minted)) == len(minted)
-    user = await memory_client_async().get_user(username)
+    user = await memory_client_async().get_user(await memory_user_of_async(username))
     assert sorted(user.sessions) == sorted(minted)
 
 
@@ -540,7 +543,9 @@ async def test_a_turn_naming_an_ended_session_recalls_the_new_one_and_logs_no_ou
     async with Chat(cookie=cookie) as chat:
         first = await chat.turn("show me sandals")
         ended = first[0]["session_id"]
-        await session_close(username=username, display_name="Tess", session_id=ended)
+        await session_close(
+            user_id=await memory_user_of_async(username), display_name="Tess", session_id=ended
+        )
         with caplog.at_level(logging.INFO, logger="memoryapp"):
             events = await chat.turn("any in black?", session_id=ended, turn_count=1)
             missing = await chat.turn("and boots?", session_id="session999", turn_count=1)
@@ -552,3 +557,26 @@ async def test_a_turn_naming_an_ended_session_recalls_the_new_one_and_logs_no_ou
     # An id that was never minted: its early calls answered 404 and were dropped unnoted.
     assert missing[0]["mode"] == "remembering" and missing[1]["failed"] == []
     assert not [r for r in caplog.records if r.name == "memoryapp" and "failed" in r.getMessage()]
+
+
+@pytest.mark.parametrize(
+    "asked",
+    [
+        "what size am I? I told you 0 days ago",
+        "what size am I? I said on 9999-12-31",
+        "what size am I? I said " + "9" * 3900 + " days ago",  # a message holds 4,000
+    ],
+    ids=lambda asked: asked[:32],
+)
+async def test_a_time_no_calendar_holds_still_recalls_the_shoppers_facts(
+    live_memory, shopper, asked
+):
+    _username, cookie = shopper
+    async with Chat(cookie=cookie) as chat:
+        first = await chat.turn("I'm a size M, show me jeans")
+        assert first[-1]["facts"] == ["The shopper wears size M."]
+        events = await chat.turn(asked, session_id=first[0]["session_id"], turn_count=1)
+    searched = next(e for e in events if e["type"] == "memory.searched")
+    assert searched["failed"] == []
+    assert any("size M" in item["line"] for item in searched["items"] if item["scope"] == "fact")
+    assert "size M" in next(e for e in events if e["type"] == "done")["text"]

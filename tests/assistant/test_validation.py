@@ -197,7 +197,7 @@ def test_a_frame_type_must_be_a_string(frame):
         ({"text": "  \x00 "}, 400, "Type a message first."),
         ({"text": "x" * 4001}, 400, "Messages are limited to 4000 characters."),
         ({"session_id": 42}, 400, "session_id must be a string or null."),
-        ({"turn_count": -1}, 400, "turn_count must be a whole number, 0 or more."),
+        ({"turn_count": -1}, 400, "turn_count must be a whole number from 0 to 1,000,000."),
         ({"session_date": 1}, 400, "session_date must be a string (YYYY-MM-DD) or null."),
         ({"session_date": "1 May"}, 422, "session_date must be a date written YYYY-MM-DD."),
         (
@@ -217,7 +217,7 @@ def test_a_frame_type_must_be_a_string(frame):
         (
             {"page": {"kind": "catalog", "filters": {"max_price": "60"}}},
             400,
-            "page.filters.max_price must be a number, 0 or more.",
+            "page.filters.max_price must be a number from 0 to 1,000,000 (EUR).",
         ),
         ({"history": "hi"}, 400, "history must be a list or null."),
         ({"history": ["hi"]}, 400, "Each history exchange must be an object."),

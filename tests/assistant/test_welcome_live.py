@@ -8,6 +8,7 @@ from agentmemory.exceptions import NotFoundError
 from assistant.models import DemoSettings
 from memoryapp.clients import memory_client_async
 from tests.support.chat import Chat
+from tests.support.shopper_memory import memory_user_of_async
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
@@ -44,7 +45,7 @@ async def test_a_returning_shopper_is_welcomed_back_with_suggestions_from_their_
 async def test_of_two_sizes_stated_the_greeting_suggests_the_later_one(live_memory, shopper):
     username, cookie = shopper
     client = memory_client_async()
-    user = await client.create_user(username, "Tess")
+    user = await client.create_user(await memory_user_of_async(username), "Tess")
     # Two sizes stated on two visits (as stored before facts were consolidated), the later
     # one written first: what counts is when the shopper said it.
     for session_id, sentence, said in (
@@ -71,7 +72,7 @@ async def test_a_first_visit_gets_a_plain_greeting_and_hello_writes_nothing(live
     assert welcome["suggestions"][0] == "Which sizes does this come in?"
     assert len(welcome["suggestions"]) == 3
     with pytest.raises(NotFoundError):  # reading memory created nothing
-        await memory_client_async().get_user(username)
+        await memory_client_async().get_user(await memory_user_of_async(username))
 
 
 async def test_memory_down_gives_the_plain_greeting(shopper, memory_down):

@@ -14,7 +14,7 @@ from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 
 from assistant.models import ChatSession, ChatTurn
-from tests.support.panels import PanelListener
+from tests.support.panels import NOBODY, PanelListener, account_id_of
 from tests.support.shopper_memory import memory_user_exists
 
 pytestmark = pytest.mark.django_db
@@ -50,7 +50,7 @@ def forget(*args: str) -> str:
 
 
 def test_yes_forgets_memory_and_chat_records_but_keeps_the_account(remembered):
-    panel, bystander = PanelListener(remembered), PanelListener("ann")
+    panel, bystander = PanelListener(account_id_of(remembered)), PanelListener(NOBODY)
     out = forget(remembered, "--yes")
     assert f"Forgot {remembered}: memory user deleted; 2 chat session(s) and 2 turn(s)" in out
     assert not memory_user_exists(remembered)
@@ -95,7 +95,7 @@ def test_an_unknown_shopper_is_an_error(live_memory):
 
 
 def test_memory_down_keeps_the_chat_records(remembered, settings, live_memory):
-    panel = PanelListener(remembered)
+    panel = PanelListener(account_id_of(remembered))
     settings.AGENT_MEMORY_URL = "http://127.0.0.1:9"
     with pytest.raises(CommandError, match="nothing was deleted, their chat records were kept"):
         forget(remembered, "--yes")

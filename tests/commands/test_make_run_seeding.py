@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -66,9 +67,20 @@ def scripts_run(project: Path, env: dict[str, str], log_path: Path, shop_port: i
     return log_path.read_text()
 
 
-def sessions_of(memory_url: str, token: str, username: str) -> list[dict]:
+def memory_users_of(project: Path) -> dict[str, str]:
+    """username -> the Agent Memory user the copy's shop files that account's memory under."""
+    with sqlite3.connect(project / "var" / "aisle.sqlite3") as db:
+        return dict(
+            db.execute(
+                "SELECT u.username, m.memory_user_id FROM memoryapp_memoryaccount m"
+                " JOIN auth_user u ON u.id = m.user_id"
+            )
+        )
+
+
+def sessions_of(memory_url: str, token: str, user_id: str) -> list[dict]:
     response = httpx.get(
-        f"{memory_url}/users/{username}/sessions",
+        f"{memory_url}/users/{user_id}/sessions",
         params={"limit": 100},
         headers={"Authorization": f"Bearer {token}"},
         timeout=10,
@@ -111,8 +123,9 @@ def test_make_run_writes_the_demo_history_on_the_first_start_only(tmp_path):
             except httpx.HTTPError:
                 assert time.monotonic() < deadline
                 time.sleep(0.3)
+        memory_users = memory_users_of(project)
         for username in ("ann", "ben", "chloe", "dev"):
-            sessions = sessions_of(memory_url, token, username)
+            sessions = sessions_of(memory_url, token, memory_users[username])
             assert len(sessions) == 2, (username, sessions)
             assert all(s["metadata"]["seed"].startswith("sha256:") for s in sessions)
     finally:

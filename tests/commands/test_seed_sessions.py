@@ -21,7 +21,7 @@ from memoryapp.recall import memories_recall
 from memoryapp.sessions import session_open
 from memoryapp.turn import TurnMemory
 from tests.support.memory_proxy import MemoryProxy
-from tests.support.shopper_memory import memory_blocks, memory_user_exists
+from tests.support.shopper_memory import memory_blocks, memory_user_exists, memory_user_of
 
 pytestmark = pytest.mark.django_db
 DEMO_SHOPPERS = ("ann", "ben", "chloe", "dev")
@@ -76,7 +76,7 @@ def test_a_scenario_is_written_like_live_chats(live_memory, username, tmp_path):
     user = get_user_model().objects.get(username=username)
     assert user.demo_shopper.display_name == "Wren" and not user.has_usable_password()
     with memory_client_sync() as client:
-        memory_user = client.get_user(username)
+        memory_user = client.get_user(memory_user_of(username))
         first = memory_user.get_session("session1")
         second = memory_user.get_session("session2")
     assert first.metadata["session_date"] == "2026-04-12" and first.blocks_ttl == 3600
@@ -272,8 +272,10 @@ def test_demo_histories_are_recalled_on_a_later_visit_and_never_doubled(demo_mem
         blocks
     )
 
+    ann = memory_user_of("ann")
+
     async def recall_for_ann():
-        memory = await session_open(username="ann", display_name="Ann", session_id=None)
+        memory = await session_open(user_id=ann, display_name="Ann", session_id=None)
         try:
             return await memories_recall(
                 memory=memory, message="a dress for the wedding", turn_count=0
@@ -355,7 +357,7 @@ def test_a_visit_that_fails_part_way_is_removed_and_written_whole_next_time(
     )
     # Nothing of the half visit is left: no blocks, no session, no chat record.
     with memory_client_sync() as client:
-        assert client.get_user(username).sessions in ([], None)
+        assert client.get_user(memory_user_of(username)).sessions in ([], None)
     assert memory_blocks(username) == []
     assert not ChatSession.objects.filter(shopper__username=username).exists()
 

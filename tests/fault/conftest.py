@@ -21,6 +21,7 @@ from shop.services import shopper_get_or_create
 from tests.support.chat import Shopper, session_cookie_for
 from tests.support.fault_figures import Figures
 from tests.support.memory_rig import MemoryRig
+from tests.support.shopper_memory import memory_user_of_async
 
 
 @pytest.fixture(scope="module")
@@ -57,7 +58,8 @@ def new_shopper(shopper_name):
         username = f"f{made}-{shopper_name[-20:].strip('-')}"[:30].rstrip("-")
         await database_sync_to_async(shopper_get_or_create)(username=username)
         cookie = await database_sync_to_async(session_cookie_for)(username)
-        return Shopper(username=username, cookie=cookie)
+        memory_user = await memory_user_of_async(username)
+        return Shopper(username=username, cookie=cookie, memory_user=memory_user)
 
     return make
 

@@ -26,7 +26,7 @@ pytestmark = [pytest.mark.fault, pytest.mark.django_db(transaction=True)]
 
 def assert_kept(rig: MemoryRig, shopper: Shopper, figures: Figures, scenario: str) -> None:
     """Every block the shop was told was written is on the server (after any restart)."""
-    found = rig.block_ids(shopper.username)
+    found = rig.block_ids(shopper.memory_user)
     figures.kept(
         scenario,
         acknowledged=len(shopper.acknowledged),
@@ -65,7 +65,7 @@ async def test_kill_before_a_turn(memory, new_shopper, figures):
     assert back.answer
     assert_resumed(back, shopper, session_id=session_id)
     assert_kept(memory, shopper, figures, scenario)
-    assert memory.session_ids(shopper.username) == [session_id]
+    assert memory.session_ids(shopper.memory_user) == [session_id]
 
 
 async def test_kill_during_a_turn(memory, new_shopper, figures):
@@ -199,7 +199,7 @@ async def test_repeated_crashes_with_several_shoppers(memory, new_shopper, figur
     assert all(o.answer for o in outcomes), "every turn got its answer"
     for shopper, last in zip(shoppers, outcomes[-3:], strict=True):
         assert last.session["session_id"] == sessions[shopper.username]
-        assert memory.session_ids(shopper.username) == [sessions[shopper.username]]
+        assert memory.session_ids(shopper.memory_user) == [sessions[shopper.username]]
         assert_kept(memory, shopper, figures, scenario)
 
 

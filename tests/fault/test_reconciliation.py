@@ -13,6 +13,7 @@ from assistant.models import ChatSession
 from memoryapp.clients import memory_client_async
 from memoryapp.guard import outages
 from tests.support.chat import Chat, session_cookie_for
+from tests.support.shopper_memory import memory_user_of_async
 
 pytestmark = [pytest.mark.fault, pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 DEAD = "http://127.0.0.1:9"
@@ -30,7 +31,7 @@ def tess(shopper_name, django_db_blocker):
 
 
 async def memory_session(username: str, session_id: str):
-    user = await memory_client_async().get_user(username)
+    user = await memory_client_async().get_user(await memory_user_of_async(username))
     session = await user.get_session(session_id)
     blocks = (await session.list_memories(limit=50)).memory_blocks
     episodes = [b for b in blocks if (b.annotations or {}).get("type") == "episode"]
@@ -108,8 +109,12 @@ async def test_a_close_is_written_once_however_often_it_is_retried(live_memory, 
     async with Chat(cookie=cookie) as chat:
         first = await chat.turn("show me boots")
     visit = first[0]["session_id"]
-    done = await session_end(username=username, display_name="Tess", session_id=visit)
-    again = await session_end(username=username, display_name="Tess", session_id=visit)
+    done = await session_end(
+        user_id=await memory_user_of_async(username), display_name="Tess", session_id=visit
+    )
+    again = await session_end(
+        user_id=await memory_user_of_async(username), display_name="Tess", session_id=visit
+    )
     assert done.ended and done.episode_block_id and again.reached and not again.ended
     _, episodes = await memory_session(username, visit)
     assert [e.block_id for e in episodes] == [done.episode_block_id]

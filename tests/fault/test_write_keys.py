@@ -11,6 +11,7 @@ from agentmemory import AsyncSessionResource
 from assistant.models import ChatTurn
 from memoryapp.clients import memory_client_async
 from tests.support.chat import Chat, session_cookie_for
+from tests.support.shopper_memory import memory_user_of_async
 
 pytestmark = [pytest.mark.fault, pytest.mark.django_db(transaction=True)]
 
@@ -60,7 +61,7 @@ class LostAnswers:
 
 
 async def turn_blocks(username: str, session_id: str) -> list:
-    user = await memory_client_async().get_user(username)
+    user = await memory_client_async().get_user(await memory_user_of_async(username))
     session = await user.get_session(session_id)
     blocks = (await session.list_memories(limit=50)).memory_blocks
     return [b for b in blocks if (b.annotations or {}).get("type") == "turn"]

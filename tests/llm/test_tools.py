@@ -16,7 +16,7 @@ from assistant.tools import (
 from llm.offline.notes import notes_parse
 from memoryapp.fence import NOTES_CLOSE, NOTES_OPEN, NOTES_WARNING, recalled_line_defuse
 from memoryapp.render import tokens_estimate
-from memoryapp.types import RecalledItem
+from memoryapp.types import MemoryUnavailable, RecalledItem
 from tests.support.shopping import TOOLS, VOCABULARY
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("catalog")]
@@ -145,6 +145,16 @@ async def test_recall_memory_is_cleaned_and_fenced_like_the_notes() -> None:
     assert outcome.items[0]["line"] == recalled_line_defuse(forged.line)
 
 
+async def test_a_failed_memory_look_up_says_so_and_never_counts_0_notes() -> None:
+    async def recall(query: str):
+        raise MemoryUnavailable("connection reset")
+
+    outcome = await _run("recall_memory", {"query": "what size am I"}, recall=recall)
+    assert outcome.summary == "memory unavailable"
+    assert "could not be searched" in outcome.content["error"]
+    assert "count" not in outcome.content and "notes" not in outcome.content
+
+
 async def test_recall_memory_without_memory_is_an_unknown_tool() -> None:
     outcome = await _run("recall_memory", {"query": "anything"})
     assert outcome.content == {"error": "unknown tool recall_memory"}
@@ -198,3 +208,31 @@ async def test_words_that_find_nothing_offer_alternatives_only_as_such() -> None
     # The cards show what there is: the alternatives, each a real product of them.
     assert [card["sku"] for card in outcome.products] == [p["sku"] for p in content["alternatives"]]
     assert outcome.summary == "0 products"
+
+
+@pytest.mark.parametrize(
+    ("raw", "refusal"),
+    [
+        ('{"max_price": NaN}', "max_price must be a number from 0 to 1,000,000"),
+        ('{"max_price": Infinity}', "max_price must be a number from 0 to 1,000,000"),
+        ('{"max_price": -Infinity}', "max_price must be a number from 0 to 1,000,000"),
+        ('{"max_price": ' + "9" * 400 + "}", "max_price must be a number from 0 to 1,000,000"),
+        ('{"max_price": 1e400}', "max_price must be a number from 0 to 1,000,000"),
+        ('{"offset": ' + "9" * 400 + "}", "offset must be a whole number from 0 to 10,000"),
+        ('{"offset": 2.0}', "offset must be a whole number from 0 to 10,000"),
+        ('{"limit": 1e400}', "limit must be a whole number from 1 to 10"),
+        ('{"max_price": ' + "9" * 5000 + "}", "arguments were not valid JSON"),
+    ],
+    ids=lambda value: value[:30],
+)
+async def test_a_number_no_float_holds_is_an_invalid_arguments_result(raw, refusal) -> None:
+    outcome = await tool_run(
+        name="search_products", raw_arguments=raw, vocabulary=await vocabulary_load(), recall=None
+    )
+    assert outcome.summary == "invalid arguments"
+    assert outcome.content == {"error": refusal} and outcome.products == []
+
+
+async def test_a_price_filter_in_range_still_filters() -> None:
+    outcome = await _run("search_products", {"category": "t-shirts", "max_price": 1e6})
+    assert outcome.content["count"] == 4

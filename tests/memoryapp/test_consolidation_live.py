@@ -18,7 +18,7 @@ pytestmark = pytest.mark.asyncio
 
 
 async def open_session(name: str, session_id=None, **kwargs):
-    return await session_open(username=name, display_name="Tester", session_id=session_id, **kwargs)
+    return await session_open(user_id=name, display_name="Tester", session_id=session_id, **kwargs)
 
 
 async def visit(name: str, query: str, *, close: bool = True, **kwargs):
@@ -26,7 +26,7 @@ async def visit(name: str, query: str, *, close: bool = True, **kwargs):
     memory = await open_session(name, **kwargs)
     saved = await exchange_remember(memory=memory, query=query, answer="Noted.")
     if close:
-        await session_close(username=name, display_name="Tester", session_id=memory.session_id)
+        await session_close(user_id=name, display_name="Tester", session_id=memory.session_id)
     return memory, saved
 
 
@@ -37,7 +37,7 @@ async def fact_lines(name: str, message: str = "what should I wear") -> list[str
 
 
 async def fact_records(name: str) -> list:
-    page = await asyncio.to_thread(records_list, username=name, limit=100)
+    page = await asyncio.to_thread(records_list, user_id=name, limit=100)
     return [record for record in page.records if record.kind == "fact"]
 
 
@@ -206,7 +206,7 @@ async def test_earlier_visits_and_episodes_that_say_the_same_are_recalled_once(
         memory = await open_session(shopper_name, session_date=date(2026, 4, day))
         await turn_record(memory=memory, query="show me jeans", answer="Here are jeans.")
         await session_close(
-            username=shopper_name, display_name="Tester", session_id=memory.session_id
+            user_id=shopper_name, display_name="Tester", session_id=memory.session_id
         )
     now = await open_session(shopper_name)
     recall = await memories_recall(memory=now, message="jeans", turn_count=0)

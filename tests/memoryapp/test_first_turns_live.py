@@ -10,6 +10,7 @@ from asgiref.sync import sync_to_async
 from assistant.models import ChatSession
 from memoryapp.clients import memory_client_async
 from tests.support.chat import Chat, session_cookie_for
+from tests.support.shopper_memory import memory_user_of_async
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -43,7 +44,7 @@ async def test_ten_first_turns_at_once_all_remember_in_ten_sessions(live_memory,
     assert [s["mode"] for s in sessions] == ["remembering"] * 10
     ids = {s["session_id"] for s in sessions}
     assert ids == {f"session{n}" for n in range(1, 11)}
-    user = await memory_client_async().get_user(username)
+    user = await memory_client_async().get_user(await memory_user_of_async(username))
     assert set(user.sessions) == ids
     records = await sync_to_async(
         lambda: set(

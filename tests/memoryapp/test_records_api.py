@@ -17,7 +17,8 @@ from harness.memoryserver import start_agentmemory_server
 from memoryapp.recording import facts_record, turn_record
 from memoryapp.sessions import session_open
 from shop.services import shopper_get_or_create
-from tests.support.panels import PanelListener
+from tests.support.panels import NOBODY, PanelListener
+from tests.support.shopper_memory import memory_user_of
 
 pytestmark = [pytest.mark.django_db, pytest.mark.live_memory]
 
@@ -56,7 +57,7 @@ def signed_in(user, **kwargs) -> Client:
 
 def seed_memories(memory: AgentMemoryClient, username: str) -> dict[str, str]:
     """One visit with a turn and a fact, then a later dated visit with a fact and an episode."""
-    user = memory.create_user(username, username)
+    user = memory.create_user(memory_user_of(username), username)
     first = user.create_session("session1", memory_blocks_ttl=3600)
     turn_id = first.add_memory(
         messages=[{"user_content": "show me jeans", "assistant_content": "Here are three."}],
@@ -179,7 +180,7 @@ def test_records_say_memory_is_unavailable_when_the_server_is_down(settings):
 
 
 def remaining(memory: AgentMemoryClient, username: str) -> set[str]:
-    page = memory.get_user(username).list_memories(limit=200)
+    page = memory.get_user(memory_user_of(username)).list_memories(limit=200)
     return {b.block_id for b in page.memory_blocks}
 
 
@@ -187,7 +188,7 @@ def test_delete_removes_the_shoppers_own_record_and_tells_their_panels(memory):
     shopper = new_shopper()
     ids = seed_memories(memory, shopper.username)
     client = signed_in(shopper)
-    panel, bystander = PanelListener(shopper.username), PanelListener("someone-else")
+    panel, bystander = PanelListener(shopper.pk), PanelListener(NOBODY)
 
     response = client.post(delete_url(ids["fact"]))
 
@@ -210,10 +211,11 @@ def test_delete_removes_the_shoppers_own_record_and_tells_their_panels(memory):
 
 def test_records_carry_their_expiry_derived_from_the_sessions_retention(live_memory):
     shopper = new_shopper()
+    user_id = memory_user_of(shopper.username)
 
     async def one_minute_visit() -> tuple[str, str]:
         memory = await session_open(
-            username=shopper.username, display_name="Tess", session_id=None, retention="1m"
+            user_id=user_id, display_name="Tess", session_id=None, retention="1m"
         )
         [turn_id] = await turn_record(memory=memory, query="show me jeans", answer="Here.")
         [fact_id] = await facts_record(memory=memory, facts=["The shopper wears size M."])
@@ -241,7 +243,7 @@ def test_records_carry_their_expiry_derived_from_the_sessions_retention(live_mem
 def test_delete_reaches_a_record_in_an_ended_session(memory):
     shopper = new_shopper()
     ids = seed_memories(memory, shopper.username)
-    memory.get_user(shopper.username).get_session("session1").end()
+    memory.get_user(memory_user_of(shopper.username)).get_session("session1").end()
 
     response = signed_in(shopper).post(delete_url(ids["turn"]))
 
@@ -253,7 +255,7 @@ def test_delete_of_another_shoppers_record_is_not_found_and_deletes_nothing(memo
     owner, intruder = new_shopper(), new_shopper()
     owner_ids = seed_memories(memory, owner.username)
     intruder_ids = seed_memories(memory, intruder.username)
-    owner_panel, intruder_panel = PanelListener(owner.username), PanelListener(intruder.username)
+    owner_panel, intruder_panel = PanelListener(owner.pk), PanelListener(intruder.pk)
 
     response = signed_in(intruder).post(delete_url(owner_ids["fact"]))
 

@@ -26,7 +26,7 @@ from tests.support.memory_proxy import MemoryProxy
 
 
 async def open_session(name: str, session_id=None, **kwargs):
-    return await session_open(username=name, display_name="Tester", session_id=session_id, **kwargs)
+    return await session_open(user_id=name, display_name="Tester", session_id=session_id, **kwargs)
 
 
 @contextmanager
@@ -157,7 +157,7 @@ async def test_after_the_greeting_a_returning_shopper_s_first_turn_costs_one(
 ):
     await open_session(shopper_name)
     sessions._session_highest.pop(shopper_name)  # as after a restart
-    assert (await greeting_read(username=shopper_name)).returning
+    assert (await greeting_read(user_id=shopper_name)).returning
     with requests_counted() as sent:
         memory = await open_session(shopper_name)
     assert memory.session_id == "session2"
@@ -165,7 +165,7 @@ async def test_after_the_greeting_a_returning_shopper_s_first_turn_costs_one(
 
 
 async def test_after_the_greeting_a_new_shopper_s_first_turn_costs_two(live_memory, shopper_name):
-    assert not (await greeting_read(username=shopper_name)).returning
+    assert not (await greeting_read(user_id=shopper_name)).returning
     with requests_counted() as sent:
         memory = await open_session(shopper_name)
     assert memory.session_id == "session1"
@@ -175,7 +175,7 @@ async def test_after_the_greeting_a_new_shopper_s_first_turn_costs_two(live_memo
 async def test_a_user_created_after_the_greeting_is_read_and_numbered_from(
     live_memory, shopper_name
 ):
-    assert not (await greeting_read(username=shopper_name)).returning
+    assert not (await greeting_read(user_id=shopper_name)).returning
     # Another process creates the shopper and a first visit meanwhile.
     user = await memory_client_async().create_user(shopper_name, "Other process")
     await user.create_session("session1")
@@ -255,10 +255,10 @@ def test_the_read_and_write_paths_log_recovery_too(live_memory, shopper_name, se
         settings.AGENT_MEMORY_URL = "http://127.0.0.1:9"
         for _ in range(2):
             with pytest.raises(MemoryUnavailable):
-                records_list(username=shopper_name)
+                records_list(user_id=shopper_name)
         settings.AGENT_MEMORY_URL = live_url
-        records_list(username=shopper_name)
-        records_list(username=shopper_name)
+        records_list(user_id=shopper_name)
+        records_list(user_id=shopper_name)
     assert _outage_lines(caplog) == [
         (logging.WARNING, "Agent Memory read failed"),
         (logging.INFO, "Agent Memory read recovered"),
@@ -456,6 +456,6 @@ async def test_a_busy_server_gets_a_timeout_for_each_round_trip(
 async def test_closing_a_malformed_or_unknown_id_does_nothing(live_memory, shopper_name):
     memory = await open_session(shopper_name)
     for bad in ("session1\x00", "../session1", "session9"):
-        assert await session_close(username=shopper_name, display_name="T", session_id=bad) is None
+        assert await session_close(user_id=shopper_name, display_name="T", session_id=bad) is None
     resumed = await open_session(shopper_name, session_id=memory.session_id)
     assert not resumed.info.created  # still open

@@ -21,6 +21,7 @@ from memoryapp.clients import memory_client_sync
 from shop.services import shopper_get_or_create
 from tests.support.chat import session_cookie_for
 from tests.support.live_chat import event, live_turn
+from tests.support.shopper_memory import memory_user_of
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -105,7 +106,7 @@ async def test_alternating_processes_serve_one_visit(two_shops):
 
     def memory_sessions() -> tuple[list[str], set[str]]:
         with memory_client_sync() as client:
-            shopper = client.get_user(username)
+            shopper = client.get_user(memory_user_of(username))
             ids = [s.session_id for s in shopper.list_sessions().sessions]
             blocks = shopper.list_memories(limit=100).memory_blocks
         return ids, {b.session_id for b in blocks}

@@ -39,12 +39,12 @@ async def _receive(socket, timeout: float = 10.0) -> dict:
 @pytest.mark.parametrize("direction", ["A to B", "B to A"])
 async def test_memory_changed_reaches_a_panel_held_by_the_other_process(two_processes, direction):
     sender, holder = two_processes if direction == "A to B" else two_processes[::-1]
-    username = f"shopper-{secrets.token_hex(4)}"
+    account = secrets.randbelow(10**9) + 10**9
     async with (
-        websockets.connect(holder.ws_url(f"/probe/{username}/")) as panel,
-        websockets.connect(sender.ws_url("/probe/someone-else/")) as admin,
+        websockets.connect(holder.ws_url(f"/probe/{account}/")) as panel,
+        websockets.connect(sender.ws_url("/probe/1/")) as admin,
     ):
-        await admin.send(json.dumps({"username": username, "session_ids": ["session3"]}))
+        await admin.send(json.dumps({"account_id": account, "session_ids": ["session3"]}))
         ack = await _receive(admin)
         received = await _receive(panel)
     assert ack == {"sent": True, "pid": sender.process.pid}
@@ -59,16 +59,16 @@ async def test_memory_changed_reaches_a_panel_held_by_the_other_process(two_proc
 
 async def test_memory_changed_reaches_only_that_shoppers_panels(two_processes):
     shop_a, shop_b = two_processes
-    ann, ben = (f"shopper-{secrets.token_hex(4)}" for _ in range(2))
+    ann, ben = (secrets.randbelow(10**9) + 10**9 for _ in range(2))
     async with (
         websockets.connect(shop_b.ws_url(f"/probe/{ann}/")) as ann_panel,
         websockets.connect(shop_b.ws_url(f"/probe/{ben}/")) as ben_panel,
-        websockets.connect(shop_a.ws_url("/probe/staff/")) as admin,
+        websockets.connect(shop_a.ws_url("/probe/2/")) as admin,
     ):
-        await admin.send(json.dumps({"username": ann, "session_ids": ["session1"]}))
+        await admin.send(json.dumps({"account_id": ann, "session_ids": ["session1"]}))
         await _receive(admin)
         assert (await _receive(ann_panel))["session_ids"] == ["session1"]
         # Ben's panel heard nothing of Ann's erase: the first message it gets is its own.
-        await admin.send(json.dumps({"username": ben, "session_ids": ["session7"]}))
+        await admin.send(json.dumps({"account_id": ben, "session_ids": ["session7"]}))
         await _receive(admin)
         assert (await _receive(ben_panel))["session_ids"] == ["session7"]

@@ -107,3 +107,24 @@ def test_with_memory_switched_off_the_panel_never_promises_to_remember(client):
     assert "Remembering you as" not in body
     assert "Memory is switched off — this chat is not remembered" in body
     assert 'data-memory-enabled="false"' in body
+
+
+@pytest.mark.parametrize(
+    "max_price", ["9" * 400, "9" * 4000, "1e400", "NaN", "-1", "1000001"], ids=lambda v: v[:10]
+)
+def test_a_price_filter_no_price_can_be_is_ignored_with_a_message(client, max_price):
+    everything = client.get("/").context["page"].paginator.count
+    response = client.get("/", {"max_price": max_price})
+    assert response.status_code == 200
+    assert b"Some filters were not valid and were ignored." in response.content
+    assert response.context["page"].paginator.count == everything
+    assert (
+        response.context["form"].errors["max_price"]
+        == ["Max price must be a number from 0 to 1,000,000 EUR."]
+        or max_price == "NaN"
+    )
+
+
+def test_a_price_filter_of_up_to_a_million_filters(client):
+    response = client.get("/", {"max_price": "1000000"})
+    assert response.status_code == 200 and b"not valid" not in response.content

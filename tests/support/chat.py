@@ -143,6 +143,7 @@ class Shopper:
     cookie: bytes
     session_id: str | None = None
     turn_count: int = 0
+    memory_user: str = ""  # the Agent Memory user the account's memory is filed under
     acknowledged: set[str] = field(default_factory=set)
 
     async def connect(self) -> WebsocketCommunicator:

@@ -2,10 +2,10 @@
 
     daphne tests.support.layer_probe:application
 
-`/probe/<username>/` joins the shopper's group (`assistant.panels.shopper_group`), as the
+`/probe/<account id>/` joins the shopper's group (`assistant.panels.shopper_group`), as the
 chat panel's consumer does, and forwards every `memory.changed` message the group gets to
-the client. A text frame `{"username": u, "session_ids": [...]}` sends `memory.changed`
-("erased") to `u`'s panels from this process through `assistant.panels`, as the admin, the
+the client. A text frame `{"account_id": n, "session_ids": [...]}` sends `memory.changed`
+("erased") to account n's panels from this process through `assistant.panels`, as the admin, the
 records API or `forget_shopper` do, and answers `{"sent": true, "pid": ...}`. It runs on the
 shop's own settings, so the layer is the one `CHANNEL_LAYER_URL` configures.
 """
@@ -29,7 +29,7 @@ from assistant.panels import memory_changed_send_async, shopper_group  # noqa: E
 
 class ProbeConsumer(AsyncWebsocketConsumer):
     async def connect(self) -> None:
-        self.group = shopper_group(self.scope["url_route"]["kwargs"]["username"])
+        self.group = shopper_group(self.scope["url_route"]["kwargs"]["account_id"])
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
 
@@ -39,7 +39,7 @@ class ProbeConsumer(AsyncWebsocketConsumer):
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         frame = json.loads(text_data or "{}")
         sent = await memory_changed_send_async(
-            username=frame["username"], reason="erased", session_ids=frame["session_ids"]
+            account_id=frame["account_id"], reason="erased", session_ids=frame["session_ids"]
         )
         await self.send(text_data=json.dumps({"sent": sent, "pid": os.getpid()}))
 
@@ -50,6 +50,6 @@ class ProbeConsumer(AsyncWebsocketConsumer):
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
-        "websocket": URLRouter([path("probe/<str:username>/", ProbeConsumer.as_asgi())]),
+        "websocket": URLRouter([path("probe/<int:account_id>/", ProbeConsumer.as_asgi())]),
     }
 )

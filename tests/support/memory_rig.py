@@ -44,11 +44,11 @@ class MemoryRig:
         if self.proxy is not None:
             self.proxy.stop()
 
-    def block_ids(self, username: str) -> set[str]:
+    def block_ids(self, user_id: str) -> set[str]:
         """Every block the server holds for the shopper, straight from the server."""
         assert self.server is not None
         with AgentMemoryClient(base_url=self.server.base_url, max_retries=0, timeout=10) as client:
-            user = client.get_user(username)
+            user = client.get_user(user_id)
             ids: set[str] = set()
             offset = 0
             while True:
@@ -58,7 +58,8 @@ class MemoryRig:
                 if page.count == 0 or offset >= (page.total or 0):
                     return ids
 
-    def session_ids(self, username: str) -> list[str]:
+    def session_ids(self, user_id: str) -> list[str]:
         assert self.server is not None
         with AgentMemoryClient(base_url=self.server.base_url, max_retries=0, timeout=10) as client:
-            return [s.session_id for s in client.get_user(username).list_sessions().sessions]
+            user = client.get_user(user_id)
+            return [s.session_id for s in user.list_sessions().sessions]

@@ -9,24 +9,34 @@ from channels.layers import get_channel_layer
 
 from assistant.panels import shopper_group
 
+# No account has this primary key: a panel that stands for nobody's.
+NOBODY = 0
+
+
+def account_id_of(username: str) -> int:
+    """The primary key of the account named `username`: its panels' group is named by it."""
+    from django.contrib.auth import get_user_model
+
+    return get_user_model().objects.values_list("pk", flat=True).get(username=username)
+
 
 class PanelListener:
-    """Join username's group on the configured (in-memory) layer and collect what arrives."""
+    """Join the account's group on the configured (in-memory) layer and collect what arrives."""
 
-    def __init__(self, username: str) -> None:
+    def __init__(self, account_id: int) -> None:
         self.layer = get_channel_layer()
-        async_to_sync(self.join)(username)
+        async_to_sync(self.join)(account_id)
 
-    async def join(self, username: str) -> None:
+    async def join(self, account_id: int) -> None:
         self.channel = await self.layer.new_channel()
-        await self.layer.group_add(shopper_group(username), self.channel)
+        await self.layer.group_add(shopper_group(account_id), self.channel)
 
     @classmethod
-    async def opened(cls, username: str) -> PanelListener:
+    async def opened(cls, account_id: int) -> PanelListener:
         """The same, from async code."""
         panel = cls.__new__(cls)
         panel.layer = get_channel_layer()
-        await panel.join(username)
+        await panel.join(account_id)
         return panel
 
     async def received_async(self, wait: float = 0.2) -> list[dict]:

@@ -102,9 +102,12 @@ def memory_text(plan: Plan, turn: Turn, found: dict | None = None) -> str:
         known = {visit.text for visit in visits}
         visits += [visit for visit in recalled.earlier if visit.text not in known]
         facts += recalled.facts
+    # The look-up failed and the notes hold nothing: say memory is out of reach, not that
+    # nothing is remembered.
+    failed = "error" in (found or {}) and not facts and not visits
     return memory_answer(
         topic=plan.topic or "all",
-        mode=turn.mode,
+        mode="memory_unavailable" if failed else turn.mode,
         facts=facts,
         visits=_unique(visits),
         vocabulary=turn.vocabulary,
