@@ -92,9 +92,10 @@ class _LinearSweepPool(httpcore.AsyncConnectionPool):
     which rebuilds a table of the socket's attributes each time) and counts all connections
     by building a list. With the SDK's 20 kept-alive connections that is 20 polls and 400
     calls a sweep, about three sweeps a request: 40 % of a recall's CPU in the app
-    (docs/benchmarks.md). This sweep counts with `len` (what the list's length always was)
-    and asks idle connections whether they expired at most every IDLE_CHECK_SECONDS; an
-    idle connection is also asked just before it is handed a request, so a connection the
+    (docs/benchmarks-history.md, "The recall path, made cheaper"). This sweep counts with
+    `len` (what the list's length always was) and asks idle connections whether they
+    expired at most every IDLE_CHECK_SECONDS; an idle connection is also asked just
+    before it is handed a request, so a connection the
     server closed or that outlived its keep-alive is never used. Otherwise what is closed,
     reused or created is what httpcore's own sweep decides.
     """
@@ -169,7 +170,7 @@ def _answers_noted(client: AsyncAgentMemoryClient) -> None:
     pool stays as the SDK builds it. (A smaller pool saved a recall some of httpx's
     bookkeeping, but under 50 shoppers capping it at 16 connections let slow writes after
     `done` hold every one while session opens queued behind them, and keeping 8 idle
-    instead of 20 ran twice as long: see docs/benchmarks.md.)
+    instead of 20 ran twice as long: see docs/benchmarks-history.md, "Where a recall's CPU goes".)
     """
     client._http._client.event_hooks["response"].append(_answer_noted)
 

@@ -116,7 +116,7 @@ class ServerSettings(BaseSettings):
         return values
 
 
-# The search mode each embedder ranks best with when none is set (docs/benchmarks.md,
+# The search mode each embedder ranks best with when none is set (docs/benchmarks-history.md,
 # "Retrieval"): an embedder not listed gets hybrid. Hashing stays hybrid although lexical
 # alone finds more on long dialogues: on the shop's own memory hybrid finds more, and
 # lexical returns nothing that shares no word with the message, so a shopper's standing

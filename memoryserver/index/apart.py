@@ -3,7 +3,7 @@
 Loading a 100k-block user costs seconds of CPU: reading 150 MB of vectors and, above all,
 tokenising and stemming every block's text for BM25. Done in the process that serves
 searches, that work holds the GIL a millisecond at a time and every other shopper's search
-waits behind it (docs/benchmarks.md, "Per-user locking"). Here a loader process does it,
+waits behind it (docs/benchmarks-history.md, "Per-user locking"). Here a loader process does it,
 niced so that the scheduler gives it only the CPU the serving processes leave, and writes
 the index to a temporary directory: the vectors as one .npy file and everything else as
 small pickled parts (`UserIndex.parts`), each a millisecond or so to take in, with the GIL

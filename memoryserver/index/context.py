@@ -13,7 +13,7 @@ which blocks are live, and whether a block's own text asks or says when, set wit
 text), so no write has anything extra to keep in step: an update changes what a block
 lends, a delete or an expiry takes its words away, a load pairs the same blocks. The
 constants were chosen on the recall benchmark's dialogues, conversations and shoppers with
-both embedders (docs/benchmarks.md, "Retrieval").
+both embedders (docs/benchmarks-history.md, "Retrieval").
 """
 
 from __future__ import annotations
@@ -89,7 +89,8 @@ def dense_with_context(own: np.ndarray, previous: np.ndarray, terms: np.ndarray)
     Its own text, not its summary and contexts: an extraction restating a two-word reply
     ("Teal, finally!") at three times its length does not make it stand on its own. With
     the length of all it is searched by, the server's default extraction cost the dialogues
-    6.5 points of recall@5 (docs/benchmarks.md, "Retrieval")."""
+    6.5 points of recall@5 (docs/benchmarks-history.md, "A reply's context by its own
+    length")."""
     context = np.where(previous >= 0, own[np.maximum(previous, 0)], own)
     low, high = CONTEXT_DENSE_RANGE
     scale = np.clip(CONTEXT_TYPICAL_TERMS / np.maximum(terms, 1.0), low, high)

@@ -17,7 +17,8 @@ at the hospital last Friday!") moves above the shorter later mentions that repea
 question's words ("Head nurse suits you."). It reorders the top of the ranking far more
 than it brings new blocks in.
 
-The figures of feedback alone (docs/benchmarks.md, "Retrieval"; recall@1 / @5 / @10 with
+The figures of feedback alone (docs/benchmarks-history.md, "Query feedback (alone, when it
+shipped)"; recall@1 / @5 / @10 with
 MiniLM, hybrid):
 conversations 0.321 / 0.767 / 0.854 -> 0.400 / 0.771 / 0.854, dialogues 0.128 / 0.364 /
 0.464 -> 0.143 / 0.362 / 0.462, shoppers 0.434 / 0.776 / 0.865 -> 0.438 / 0.777 / 0.865;

@@ -12,7 +12,8 @@ their `rel_score` in [0, 1]:
   `FUSION_DEPTH`, a lexical hit's share weighted by its coverage; rel_score is the fused
   score over the best possible one (first in both rankings, matching the whole query = 1).
 
-Why this fusion (docs/benchmarks.md, "Retrieval", has the figures, in both regimes: a strong
+Why this fusion (docs/benchmarks-history.md, "Before context, dates and sentence vectors",
+has the figures, in both regimes: a strong
 embedder, where dense far outranks lexical, and a weak one, where lexical far outranks dense,
 as on long conversations):
 
