@@ -27,36 +27,20 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import atexit
 import contextlib
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+import httpx
 
-TMP = Path(tempfile.mkdtemp(prefix="aisle-bench-load-"))
-atexit.register(shutil.rmtree, TMP, ignore_errors=True)
-os.environ.setdefault("AISLE_VAR_DIR", str(TMP))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.base")
-os.environ["OPENAI_API_KEY"] = ""
-os.environ["DJANGO_DEBUG"] = "false"
+# The common part sets the throwaway folder and Django's environment up on import.
+from benchmarks.overhead.common import QUERIES, ROOT, TMP, server_pid_for
 
-import httpx  # noqa: E402
-
-QUERIES = [
-    "show me jeans in size M",
-    "any waterproof jackets for hiking?",
-    "black boots for the office",
-    "a dress for a summer wedding",
-    "running shoes under 100 euros",
-    "linen shirts",
-]
 EVENT_TIMEOUT = 60.0
 PROBE_EVERY = 0.1
 
@@ -104,20 +88,6 @@ def cpu_seconds(pid: int) -> float:
     with open(f"/proc/{pid}/stat") as stat:
         fields = stat.read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def server_pid_for(base_url: str) -> int:
-    """The memory server's process, found by its port on the command line."""
-    port = base_url.rsplit(":", 1)[1]
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
-                args = cmdline.read()
-        except OSError:
-            continue
-        if b"memoryserver" in args and b"--port\0" + port.encode() + b"\0" in args:
-            return int(pid)
-    raise RuntimeError(f"no memory server process on port {port}")
 
 
 def new_results() -> dict:

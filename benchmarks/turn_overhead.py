@@ -34,7 +34,14 @@ import subprocess
 import sys
 import time
 
-from benchmarks.overhead.common import QUERIES, ROOT, fmt, message, start_memory_server
+from benchmarks.overhead.common import (
+    QUERIES,
+    ROOT,
+    fmt,
+    message,
+    server_pid_for,
+    start_memory_server,
+)
 
 
 async def populate(username: str, user_id: str, size: int) -> str:
@@ -88,20 +95,6 @@ def cpu_now(server_pid: int) -> tuple[float, float]:
 def cpu_since(before: tuple[float, float], server_pid: int) -> tuple[float, float]:
     app, server = cpu_now(server_pid)
     return (app - before[0]) * 1000, (server - before[1]) * 1000
-
-
-def server_pid_for(base_url: str) -> int:
-    """The memory server's process, found by its port on the command line."""
-    port = base_url.rsplit(":", 1)[1]
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
-                args = cmdline.read()
-        except OSError:
-            continue
-        if b"memoryserver" in args and b"--port\0" + port.encode() + b"\0" in args:
-            return int(pid)
-    raise RuntimeError(f"no memory server process on port {port}")
 
 
 async def overhead(

@@ -47,3 +47,17 @@ def start_memory_server(embedder: str, *, label: str = "overhead") -> tuple[str,
 def message(i: int, size: int, purpose: str) -> str:
     """A distinct shopper message: never seen by the server before, like a real one."""
     return f"{QUERIES[i % len(QUERIES)]} ({purpose} {i}, {size} blocks)"
+
+
+def server_pid_for(base_url: str) -> int:
+    """The memory server's process, found by its port on the command line."""
+    port = base_url.rsplit(":", 1)[1]
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+                args = cmdline.read()
+        except OSError:
+            continue
+        if b"memoryserver" in args and b"--port\0" + port.encode() + b"\0" in args:
+            return int(pid)
+    raise RuntimeError(f"no memory server process on port {port}")
