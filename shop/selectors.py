@@ -238,17 +238,6 @@ def products_load(ids: Sequence[int]) -> list[Product]:
     return [by_id[pid] for pid in ids if pid in by_id]
 
 
-def _narrowed(filters: CatalogFilters) -> bool:
-    """Whether any structured filter is set (the free words aside): a price of 0 is one, an
-    empty list of exclusions (as the search tool passes them) is none."""
-    values = (getattr(filters, name) for name in CATALOG_FILTER_NAMES - {"query"})
-    return any(value is not None and value != "" and not _empty_list(value) for value in values)
-
-
-def _empty_list(value: object) -> bool:
-    return isinstance(value, list | tuple) and not value
-
-
 def in_stock_attach(
     products: Sequence[Product], *, colour: str | None = None, exclude_colours: Sequence[str] = ()
 ) -> None:
@@ -268,9 +257,10 @@ def in_stock_attach(
 def products_page(*, filters: CatalogFilters, offset: int = 0, limit: int = 10) -> ProductPage:
     """Search the catalog for the assistant: one page of in-stock, active products.
 
-    When free words leave nothing while the other filters find products, those come back
-    as `alternatives` (first page only), so an answer can say there is none of what was
-    asked and offer what there is, labelled as such, instead of passing one off as the other.
+    When free words leave nothing within a category or brand asked for ("quilted boots"),
+    that category's or brand's products come back as `alternatives` (first page only), so
+    an answer can say there is none of what was asked and offer what there is, labelled as
+    such. Without one ("swimwear", a colour left out) there is nothing to offer instead.
     """
     limit = max(1, min(int(limit), 50))
     offset = max(0, int(offset))
@@ -281,7 +271,7 @@ def products_page(*, filters: CatalogFilters, offset: int = 0, limit: int = 10) 
         not found.ids
         and found.words.catalog_words + found.words.foreign_words
         and offset == 0
-        and (_narrowed(filters) or found.words.categories)
+        and (filters.category or filters.brand or found.words.categories)
     ):
         # What the filters and the words' categories find without the other words.
         rest = " ".join(found.words.category_words)

@@ -161,3 +161,13 @@ def test_cheap_without_a_figure_lists_the_lowest_prices_first() -> None:
         _turn("not too pricey boots", {"sort": "price_asc", "answer_has": ["cheapest first"]}),
     )
     assert _misses(results) == []
+
+
+def test_something_the_shop_does_not_sell_is_said_so_even_with_a_remembered_dislike() -> None:
+    # The remembered dislike is sent as a filter: it is no category to offer instead.
+    results = _replay(
+        _turn("do you sell swimwear?", {"none": True}, act="catalog_question"),
+        facts=["colour/yellow=dislike", "size/shoes=42"],
+    )
+    assert _misses(results) == []
+    assert "We don't sell anything like" in results[0].answer

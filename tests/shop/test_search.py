@@ -56,6 +56,9 @@ def test_something_the_shop_does_not_sell_finds_nothing_at_all():
     page = products_page(filters=CatalogFilters(query="swimwear"), limit=4)
     assert page.hits == [] and page.alternatives == []
     assert page.unmatched_words == ["swimwear"]
+    # A colour left out (a remembered dislike) is no category to offer instead.
+    page = products_page(filters=CatalogFilters(query="swimwear", exclude_colours=["yellow"]))
+    assert page.hits == [] and page.alternatives == []
 
 
 def test_the_index_follows_every_write_to_the_catalog():

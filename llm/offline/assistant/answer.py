@@ -150,8 +150,9 @@ def search_answer(arguments: dict, result: dict, plan: Plan, *, first: dict | No
             )
         if plan.request.absent_material:
             described = f"{described} (and nothing at all in {plan.request.absent_material})"
-        if set(arguments) <= {"query", "limit", "offset"} and plan.carried:
-            # Only words, and nothing has them: something the shop does not sell.
+        if arguments.get("query") and not arguments.keys() & {"category", "brand"} and plan.carried:
+            # Words in no category or brand, and nothing has them: something the shop does
+            # not sell, whatever size or colour came with it.
             return (
                 f"We don't sell anything like “{arguments.get('query', '')}”, sorry. The shop "
                 f"carries {and_join(plan.carried)}."

@@ -127,11 +127,14 @@ def _dropped(parsed: ShopperRequest, profile: Profile, vocabulary: Vocabulary) -
 def relaxed_arguments(arguments: dict, plan: Plan) -> dict | None:
     """The search again, once, when it found nothing: without the material (the answer says
     none is made of it), without a recalled brand, or without free words no description
-    uses ("a navy shirt for the office")."""
+    uses within a category or brand ("a navy shirt for the office")."""
     if "material" in arguments and set(arguments) - {"material", "query", "offset", "limit"}:
         return {key: value for key, value in arguments.items() if key != "material"}
     if "brand" in arguments and not plan.request.brand:
         return {key: value for key, value in arguments.items() if key != "brand"}
-    if "query" in arguments and set(arguments) - {"query", "offset", "limit"}:
+    if "query" in arguments and arguments.keys() & {"category", "brand"}:
+        # Only within what was asked for: words in no category or brand that nothing has
+        # ("swimwear", with a remembered dislike left out) are something the shop does not
+        # sell, not a reason to show whatever else it has.
         return {key: value for key, value in arguments.items() if key != "query"}
     return None
