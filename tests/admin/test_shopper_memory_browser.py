@@ -15,7 +15,7 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from shop.models import DemoShopper
-from tests.support.shopper_memory import memory_blocks
+from tests.support.shopper_memory import memory_blocks_filed, memory_user_of
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"]
@@ -59,8 +59,9 @@ def test_the_page_fits_1280px_and_a_delete_is_confirmed(
 
     client.force_login(admin_user)
     url = live_server.url + reverse("admin:shop_demoshopper_memory", args=[wordy_shopper.pk])
-    username = wordy_shopper.user.username
-    before = len(memory_blocks(username))
+    # Resolved before the browser starts: inside Playwright's sync API the ORM may not run.
+    filed_under = memory_user_of(wordy_shopper.user.username)
+    before = len(memory_blocks_filed(filed_under))
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         try:
@@ -93,10 +94,10 @@ def test_the_page_fits_1280px_and_a_delete_is_confirmed(
             row.locator("a.deletelink").click()
             assert "Are you sure" in page.locator("h1").inner_text()
             page.screenshot(path=str(ARTIFACTS / "admin-shopper-memory-delete.png"))
-            assert len(memory_blocks(username)) == before
+            assert len(memory_blocks_filed(filed_under)) == before
             page.get_by_role("button", name="Yes, I'm sure").click()
             message = page.locator("ul.messagelist li.success").inner_text()
             assert message == "Deleted the fact “The shopper wears size M.”"
         finally:
             browser.close()
-    assert len(memory_blocks(username)) == before - 1
+    assert len(memory_blocks_filed(filed_under)) == before - 1

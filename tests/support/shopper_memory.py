@@ -45,6 +45,11 @@ def memory_user_exists(username: str) -> bool:
 
 
 def memory_blocks(username: str) -> list:
+    return memory_blocks_filed(memory_user_of(username))
+
+
+def memory_blocks_filed(user_id: str) -> list:
+    """The blocks filed under a memory user id: no database read, so a test can call it
+    where the ORM may not run (inside Playwright's sync API, which runs an event loop)."""
     with memory_client_sync() as client:
-        user = client.get_user(memory_user_of(username))
-        return list(user.list_memories(limit=200).memory_blocks)
+        return list(client.get_user(user_id).list_memories(limit=200).memory_blocks)
