@@ -180,6 +180,10 @@ async def test_the_next_page_says_how_far_it_got() -> None:
     page = {"products": TEES[:2], "count": 2, "total": 6, "offset": 4}
     text = (await answer_after(messages, call, page)).content
     assert text.startswith("Here are 2 more of the 6 t-shirts under €24:")
+    # One left is "the last", never "1 more".
+    last = {"products": TEES[:1], "count": 1, "total": 5, "offset": 4}
+    text = (await answer_after(messages, call, last)).content
+    assert text.startswith("Here is the last of the 5 t-shirts under €24:")
     empty = {"products": [], "count": 0, "total": 6, "offset": 8}
     assert (await answer_after(messages, call, empty)).content.startswith("That's all of them")
 

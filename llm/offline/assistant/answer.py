@@ -171,7 +171,9 @@ def search_answer(arguments: dict, result: dict, plan: Plan, *, first: dict | No
             f"(€{plan.below.price_eur:.2f})"
         )
     count = len(products)
-    if offset:
+    if offset and count == 1:
+        intro.append(f"Here is the last of the {total} {described}:")
+    elif offset:
         intro.append(f"Here are {count} more of the {total} {described}:")
     elif count == total == 1:
         intro.append(f"I found one match for {described}:")
