@@ -92,7 +92,7 @@ async def _visit_open(shopper: Shopper, day: date | None, *, expected: str) -> M
     from memoryapp.sessions import session_open
 
     memory = await session_open(
-        username=shopper.user_id,
+        user_id=shopper.user_id,
         display_name=shopper.name,
         session_id=None,
         session_date=day,

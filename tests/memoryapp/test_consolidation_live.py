@@ -235,7 +235,7 @@ async def test_a_lift_across_visits_retires_what_it_lifts(live_memory, shopper_n
     await exchange_remember(
         memory=later, query="Forget the budget, money's no object", answer="Noted."
     )
-    await session_close(username=shopper_name, display_name="Tester", session_id=later.session_id)
+    await session_close(user_id=shopper_name, display_name="Tester", session_id=later.session_id)
 
     lines = [line.split("] ", 1)[1] for line in await fact_lines(shopper_name, "a jacket")]
     assert sorted(lines) == [

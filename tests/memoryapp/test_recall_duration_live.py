@@ -6,20 +6,24 @@ import asyncio
 import time
 
 import pytest
+from asgiref.sync import sync_to_async
+from django.contrib.auth import get_user_model
 
+from memoryapp.accounts import account_memory_user_id_async
 from memoryapp.turn import TurnMemory
 from tests.memoryapp.test_policy_live import open_session
 
-pytestmark = pytest.mark.asyncio
+pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
 
 ELSEWHERE = 1.0  # what the turn does between opening its session and asking for the recall
 
 
 async def test_an_early_recall_asked_for_late_reports_its_own_calls_time(live_memory, shopper_name):
-    first = await open_session(shopper_name)
+    account = await sync_to_async(get_user_model().objects.create_user)(shopper_name)
+    first = await open_session(await account_memory_user_id_async(account=account))
     opened = time.perf_counter()
     memory = await TurnMemory.open(
-        username=shopper_name,
+        account=account,
         display_name="Tess",
         session_id=first.session_id,
         message="a warm coat",

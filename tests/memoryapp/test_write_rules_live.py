@@ -31,7 +31,7 @@ async def test_a_dated_sessions_turn_expires_a_retention_after_it_was_written(
     live_memory, shopper_name
 ):
     memory = await session_open(
-        username=shopper_name,
+        user_id=shopper_name,
         display_name="Tess",
         session_id=None,
         session_date=date(2026, 1, 5),
@@ -42,12 +42,12 @@ async def test_a_dated_sessions_turn_expires_a_retention_after_it_was_written(
         memory=memory, query="a linen shirt for summer", answer="Here are two."
     )
     again = await session_open(
-        username=shopper_name, display_name="Tess", session_id=memory.session_id
+        user_id=shopper_name, display_name="Tess", session_id=memory.session_id
     )
     # Dated: the exchange speaks for January. Expiring: an hour from now, not from January.
     recall = await memories_recall(memory=again, message="linen shirt", turn_count=1)
     assert [item.block_id for item in recall.items] == [block_id]
-    page = await sync_to_async(records_list)(username=shopper_name, limit=50)
+    page = await sync_to_async(records_list)(user_id=shopper_name, limit=50)
     (record,) = [r for r in page.records if r.block_id == block_id]
     assert record.created_at.startswith("2026-01-05")
     expires = datetime.fromisoformat(record.expires_at)
@@ -65,7 +65,7 @@ async def test_a_dated_sessions_turn_expires_a_retention_after_it_was_written(
 async def test_the_server_refuses_an_exchange_and_facts_in_one_request_and_stores_neither(
     live_memory, shopper_name
 ):
-    memory = await session_open(username=shopper_name, display_name="Tess", session_id=None)
+    memory = await session_open(user_id=shopper_name, display_name="Tess", session_id=None)
     resource = memory.resource
     message = ChatMessage(user_content="I'm a size M", assistant_content="Noted.")
     # The SDK refuses the mix before sending it ...
