@@ -259,7 +259,9 @@ async def _search_run(args: dict, vocabulary: Vocabulary, recall: Recall | None)
     return ToolOutcome(
         content,
         search_summary(count=len(products), total=page.total),
-        [_card(p) for p in products or alternatives],
+        # Cards only for what was asked for: an answer that offers the alternatives names
+        # them as such in its words, and one that does not shows no card of them.
+        [_card(p) for p in products],
     )
 
 

@@ -102,8 +102,11 @@ class Evidence:
 
     def add_result(self, content: dict[str, Any], arguments: dict[str, Any] | None = None) -> None:
         """A tool's result (a search page or a product look-up) and the arguments it got."""
+        # A search's alternatives (what the other filters found when its words found
+        # nothing) are products the tool returned too: an answer offering them may name them.
+        listed = [*(content.get("products") or []), *(content.get("alternatives") or [])]
         if isinstance(content.get("products"), list):
-            for product in content["products"]:
+            for product in listed:
                 if isinstance(product, dict):
                     self.add_product(product)
         elif content.get("sku"):

@@ -280,3 +280,15 @@ def test_the_shoppers_remembered_or_stated_budget_is_theirs_to_hear(notes):
     product = _ground("The **Crew Tee** is €12.00.", said="hi", notes=notes)
     assert product == "The **Crew Tee** is €19.99."
     assert _ground("Up to €12 it is.", said="hi", notes=notes) == DROPPED_LINES["price"]
+
+
+def test_a_searchs_alternatives_back_what_is_said_of_them():
+    evidence = evidence_start(vocabulary=VOCABULARY, page_product=None, shopper_texts=["hi"])
+    evidence.add_result(
+        {"products": [], "total": 0, "unmatched_words": ["quilted"], "alternatives": [POLO]},
+        {"query": "quilted"},
+    )
+    said = "We have nothing quilted; the **Piqué Polo** is €34.50 instead."
+    assert answer_ground(said, evidence)[0] == said
+    # A price no alternative has is still dropped.
+    assert "€30" not in answer_ground("The **Piqué Polo** is €30.", evidence)[0]
