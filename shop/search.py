@@ -177,10 +177,3 @@ def matching_ids_sql(words: Iterable[str]) -> tuple[str, list[str]] | None:
     if connection.vendor != "sqlite" or not phrases:
         return None
     return f"SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s", [" OR ".join(phrases)]
-
-
-def text_index_rebuild() -> None:
-    """Rebuild the SQLite index from `shop_product` (the triggers keep it in step after)."""
-    if connection.vendor == "sqlite":
-        with connection.cursor() as cursor:
-            cursor.execute(f"INSERT INTO {FTS_TABLE}({FTS_TABLE}) VALUES ('rebuild')")
