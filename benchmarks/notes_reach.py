@@ -28,11 +28,8 @@ import json
 import logging
 import os
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-
-from benchmarks.turn_cost import TMP, Endpoint, _extraction_settled, pct  # noqa: E402
+from benchmarks.turn_cost import TMP, Endpoint, _extraction_settled, pct
 
 # (what the shopper asked on the earlier visit, how they refer to it coming back, about what)
 REFERENCES = [
