@@ -23,13 +23,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import atexit
 import json
-import logging
-import os
-import sys
 
-from benchmarks.turn_cost import TMP, Endpoint, _extraction_settled, pct
+from benchmarks.turn_cost import Endpoint, _extraction_settled, pct, stack_start
 
 # (what the shopper asked on the earlier visit, how they refer to it coming back, about what)
 REFERENCES = [
@@ -193,31 +189,7 @@ def main() -> None:
         "--budgets", default="800,900,1000,1100,1200", type=lambda s: [int(x) for x in s.split(",")]
     )
     args = parser.parse_args()
-    logging.getLogger("httpx").setLevel(logging.WARNING)
-    logging.getLogger("httpx2").setLevel(logging.WARNING)
-    print(f"Machine: {os.cpu_count()} cores; Python {sys.version.split()[0]}")
-
-    endpoint = Endpoint()
-    endpoint.fake.start()
-    os.environ["OPENAI_API_KEY"] = "benchmark"
-    os.environ["OPENAI_BASE_URL"] = endpoint.fake.base_url
-
-    from harness.memoryserver import agentmemory_process_start
-
-    server = agentmemory_process_start(
-        TMP / "memory",
-        AGENT_MEMORY_EMBEDDER=args.embedder,
-        AGENT_MEMORY_EXTRACTOR="model",
-        OPENAI_BASE_URL=endpoint.fake.base_url,
-        OPENAI_API_KEY="benchmark",
-    )
-    atexit.register(server.stop)
-    os.environ["AGENT_MEMORY_URL"] = server.base_url
-
-    from benchmarks.catalog_timing import catalog_ready, shop_ready
-
-    shop_ready(prefix="aisle-bench-reach-shop-")
-    catalog_ready()
+    endpoint, _ = stack_start(embedder=args.embedder, shop_prefix="aisle-bench-reach-shop-")
 
     from memoryapp import notes_budget, recall
 

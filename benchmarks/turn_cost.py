@@ -45,6 +45,7 @@ import threading
 import time
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 from benchmarks.cost.script import SCRIPT
 
@@ -402,16 +403,9 @@ def report(endpoint: Endpoint, visits: list[int], cpu: dict, clients: list[str])
         )
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--long", type=int, default=30, help="turns of the first visit")
-    parser.add_argument("--visits", type=int, default=20, help="later visits")
-    parser.add_argument("--visit-turns", type=int, default=5)
-    parser.add_argument("--embedder", default="minilm")
-    parser.add_argument("--clients", default="honest,lying", type=lambda s: s.split(","))
-    args = parser.parse_args()
+def stack_start(*, embedder: str, shop_prefix: str) -> tuple[Endpoint, Any]:
+    """The scripted hosted model, the memory server (extracting with that model) and the
+    shop on a throwaway database, as the benchmarks of a hosted model's turn run them."""
     logging.getLogger("httpx").setLevel(logging.WARNING)
     logging.getLogger("httpx2").setLevel(logging.WARNING)
     print(f"Machine: {os.cpu_count()} cores; Python {sys.version.split()[0]}")
@@ -425,7 +419,7 @@ def main() -> None:
 
     server = agentmemory_process_start(
         TMP / "memory",
-        AGENT_MEMORY_EMBEDDER=args.embedder,
+        AGENT_MEMORY_EMBEDDER=embedder,
         AGENT_MEMORY_EXTRACTOR="model",
         OPENAI_BASE_URL=endpoint.fake.base_url,
         OPENAI_API_KEY="benchmark",
@@ -435,8 +429,22 @@ def main() -> None:
 
     from benchmarks.support.catalog_timing import catalog_ready, shop_ready
 
-    shop_ready(prefix="aisle-bench-cost-shop-")
+    shop_ready(prefix=shop_prefix)
     catalog_ready()
+    return endpoint, server
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--long", type=int, default=30, help="turns of the first visit")
+    parser.add_argument("--visits", type=int, default=20, help="later visits")
+    parser.add_argument("--visit-turns", type=int, default=5)
+    parser.add_argument("--embedder", default="minilm")
+    parser.add_argument("--clients", default="honest,lying", type=lambda s: s.split(","))
+    args = parser.parse_args()
+    endpoint, server = stack_start(embedder=args.embedder, shop_prefix="aisle-bench-cost-shop-")
 
     visits = [args.long] + [args.visit_turns] * args.visits
     cpu: dict[str, list[tuple[float, float]]] = defaultdict(list)
