@@ -23,7 +23,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
 
-from assistant.shoppers import shopper_chat_sessions_count, shopper_forget
+from assistant.records.shoppers import shopper_chat_sessions_count, shopper_forget
 from memoryapp.public import MemoryUnavailable, staff
 from shop.admin import DemoShopperAdmin
 from shop.models import DemoShopper

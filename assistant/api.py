@@ -13,10 +13,9 @@ from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from assistant.events import UNEXPECTED
 from assistant.models import RETENTION_CHOICES
-from assistant.pipeline import turn_run
-from assistant.validation import (
+from assistant.protocol.events import UNEXPECTED
+from assistant.protocol.validation import (
     CATALOG_FILTERS,
     MAX_HISTORY_EXCHANGES,
     MAX_TEXT_CHARS,
@@ -24,6 +23,7 @@ from assistant.validation import (
     FrameError,
     turn_request_parse,
 )
+from assistant.turn.pipeline import turn_run
 
 logger = logging.getLogger("assistant")
 
@@ -43,7 +43,7 @@ class HistoryExchangeSerializer(serializers.Serializer):
 
 
 class TurnRequestSerializer(serializers.Serializer):
-    """The schema of a turn request; `assistant.validation` does the parsing."""
+    """The schema of a turn request; `assistant.protocol.validation` does the parsing."""
 
     text = serializers.CharField(max_length=MAX_TEXT_CHARS)
     session_id = serializers.CharField(allow_null=True, required=False)

@@ -5,7 +5,7 @@ frame cancels it, a second `message` is refused (409) until the first is answere
 
 A signed-in socket speaks for its shopper only while their sign-in holds: it is checked
 against the session store and the user table before every frame and before a turn's
-memory writes (assistant/identity.py), and a sign-out, deactivation or deletion pushed
+memory writes (assistant/protocol/identity.py), and a sign-out, deactivation or deletion pushed
 through the shopper's group ends the socket at once, its turn with it.
 """
 
@@ -18,16 +18,10 @@ from contextlib import aclosing
 
 from channels.generic.websocket import AsyncWebsocketConsumer
 
-from assistant import events
-from assistant.identity import SocketSignIn, sign_in_check, socket_sign_in
-from assistant.panels import PANELS_GROUP, EndReason, session_tag, shopper_group
-from assistant.pipeline import (
-    TurnProgress,
-    conversation_close,
-    greeting_build,
-    turn_run,
-)
-from assistant.validation import (
+from assistant.protocol import events
+from assistant.protocol.identity import SocketSignIn, sign_in_check, socket_sign_in
+from assistant.protocol.panels import PANELS_GROUP, EndReason, session_tag, shopper_group
+from assistant.protocol.validation import (
     FrameError,
     TurnRequest,
     close_request_parse,
@@ -35,6 +29,12 @@ from assistant.validation import (
     frame_type,
     hello_request_parse,
     turn_request_parse,
+)
+from assistant.turn.pipeline import (
+    TurnProgress,
+    conversation_close,
+    greeting_build,
+    turn_run,
 )
 
 logger = logging.getLogger("assistant")

@@ -15,7 +15,7 @@ from django.db.models.signals import post_delete, post_save, pre_save
 from django.dispatch import receiver
 
 from assistant.models import DemoSettings
-from assistant.panels import memory_changed_send, memory_switched_send, shopper_ended_send
+from assistant.protocol.panels import memory_changed_send, memory_switched_send, shopper_ended_send
 from memoryapp.public import memory_changed
 
 

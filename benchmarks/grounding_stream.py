@@ -34,10 +34,10 @@ logging.getLogger("httpx").setLevel(logging.WARNING)
 
 import openai  # noqa: E402
 
-from assistant import agent  # noqa: E402
-from assistant.agent import FinalEvent, TokenEvent, agent_run  # noqa: E402
-from assistant.grounding import AnswerGrounder  # noqa: E402
-from assistant.tools import ToolOutcome  # noqa: E402
+from assistant.turn import agent  # noqa: E402
+from assistant.turn.agent import FinalEvent, TokenEvent, agent_run  # noqa: E402
+from assistant.turn.grounding import AnswerGrounder  # noqa: E402
+from assistant.turn.tools import ToolOutcome  # noqa: E402
 
 VOCABULARY = {
     "colours": ["black", "white", "grey", "navy", "blue", "red", "green", "yellow"],

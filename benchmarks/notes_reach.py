@@ -86,8 +86,8 @@ async def scenario_run(*, index: int, gap: int, endpoint: Endpoint, recorded: di
     from asgiref.sync import sync_to_async
     from django.contrib.auth import get_user_model
 
-    from assistant.pipeline import conversation_close, turn_run
-    from assistant.validation import CloseRequest, TurnRequest
+    from assistant.protocol.validation import CloseRequest, TurnRequest
+    from assistant.turn.pipeline import conversation_close, turn_run
     from shop.services import shopper_get_or_create
 
     username = f"reach-{index}-{gap}"

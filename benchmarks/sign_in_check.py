@@ -3,7 +3,7 @@
     .venv/bin/python -m benchmarks.sign_in_check [--runs 200]
 
 Before each frame (and before a turn's memory writes) the chat consumer reads the session
-from the session store and the user from the user table (`assistant.identity`). This times
+from the session store and the user from the user table (`assistant.protocol.identity`). This times
 that check for a signed-in shopper, and for comparison the product-page lookup a turn on a
 product page makes before its first token (one `get_product`). Throwaway SQLite database
 with the bundled catalog and Django's database sessions; needs no memory server.
@@ -20,10 +20,10 @@ shop_ready(prefix="aisle-bench-sign-in-")
 
 from django.test import Client  # noqa: E402
 
-from assistant.identity import SocketSignIn, sign_in_check  # noqa: E402
-from assistant.page import page_context_build  # noqa: E402
-from assistant.tools import vocabulary_load  # noqa: E402
-from assistant.validation import PageRequest  # noqa: E402
+from assistant.protocol.identity import SocketSignIn, sign_in_check  # noqa: E402
+from assistant.protocol.validation import PageRequest  # noqa: E402
+from assistant.turn.page import page_context_build  # noqa: E402
+from assistant.turn.tools import vocabulary_load  # noqa: E402
 from shop.models import Product  # noqa: E402
 from shop.services import shopper_get_or_create  # noqa: E402
 

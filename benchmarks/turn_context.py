@@ -18,9 +18,9 @@ from benchmarks.support.catalog_timing import catalog_ready, figures, shop_ready
 
 shop_ready(prefix="aisle-bench-context-")
 
-from assistant.page import history_notes, page_context_build, product_lookup  # noqa: E402
-from assistant.tools import vocabulary_load  # noqa: E402
-from assistant.validation import HistoryExchange, PageRequest  # noqa: E402
+from assistant.protocol.validation import HistoryExchange, PageRequest  # noqa: E402
+from assistant.turn.page import history_notes, page_context_build, product_lookup  # noqa: E402
+from assistant.turn.tools import vocabulary_load  # noqa: E402
 from shop.models import Product  # noqa: E402
 
 

@@ -8,7 +8,7 @@ embedded memory server send it: the assistant's two rounds (a search_products ca
 four-product answer written from the tool's result), the fact judge, the server's
 extraction of each stored exchange, and the visit summary when a visit closes. One shopper
 per client has a --long-turn visit, then --visits visits of --visit-turns turns, through
-the turn pipeline (`assistant.pipeline.turn_run`) with the bundled catalog. An honest
+the turn pipeline (`assistant.turn.pipeline.turn_run`) with the bundled catalog. An honest
 client sends the session's turn count; a lying one always sends 0 (as a REST caller that
 leaves it out does).
 
@@ -231,8 +231,8 @@ async def shopper_run(
     from asgiref.sync import sync_to_async
     from django.contrib.auth import get_user_model
 
-    from assistant.pipeline import conversation_close, turn_run
-    from assistant.validation import CloseRequest, TurnRequest
+    from assistant.protocol.validation import CloseRequest, TurnRequest
+    from assistant.turn.pipeline import conversation_close, turn_run
     from shop.services import shopper_get_or_create
 
     username = f"cost-{client}"

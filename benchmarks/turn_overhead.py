@@ -102,8 +102,8 @@ async def overhead(
 ) -> dict[str, list]:
     from asgiref.sync import sync_to_async
 
-    from assistant.prompting import turn_messages
-    from assistant.tools import tool_schemas, vocabulary_load
+    from assistant.turn.prompting import turn_messages
+    from assistant.turn.tools import tool_schemas, vocabulary_load
     from memoryapp.accounts import account_memory_user_id
     from memoryapp.blocks import TURN
     from memoryapp.clients import memory_session_async

@@ -1,6 +1,6 @@
 """The memory modes a turn runs in, named once for the protocol and the prompts.
 
-`assistant.events` sends them in `session` and `welcome`; `llm.transcript` tells the model
+`assistant.protocol.events` sends them in `session` and `welcome`; `llm.transcript` tells the model
 what each means, and the offline model answers by them.
 """
 

@@ -66,7 +66,8 @@ _OWN_LABEL = re.compile(
     + "|".join(
         (
             rf"{FACT}{_SEP}{STATED} [\d-]*",
-            rf"{FACT}{_SEP}{THIS_CHAT}",  # signed out: said in this chat (assistant.chat_facts)
+            # signed out: said in this chat (assistant.records.chat_facts)
+            rf"{FACT}{_SEP}{THIS_CHAT}",
             rf"{PAST_VISIT_SUMMARY}{_SEP}[\d-]*{_SEP}(?:{RESOLVED}|{UNRESOLVED})",
             rf"{EARLIER_VISIT}{_SEP}[\d-]*",
             rf"{THIS_VISIT}(?:{_SEP}(?:{EARLIER}|{CONTINUED}))?",

@@ -5,7 +5,7 @@ The page shows every session and block stored for the shopper, with when each bl
 expires, and deletes one block after staff confirm it; with the server down it says so
 instead of failing. Beside the page, the chat records' admin reads a session's block texts
 (`session_texts_read`) and forgetting a shopper erases their memory user
-(`shopper_memory_erase`, which `assistant.shoppers.shopper_forget` starts with). All of it
+(`shopper_memory_erase`, which `assistant.records.shoppers.shopper_forget` starts with). All of it
 talks to memory through the SDK only, like the chat path.
 """
 

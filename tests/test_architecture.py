@@ -85,7 +85,7 @@ def test_the_turn_pipeline_reaches_memory_only_through_the_turn_handle():
     from memoryapp import turn
 
     assert set(turn.__all__) >= TURN_HANDLE_NAMES
-    imported = imported_names(ROOT / "assistant" / "pipeline.py", "memoryapp")
+    imported = imported_names(ROOT / "assistant" / "turn" / "pipeline.py", "memoryapp")
     assert set(imported) == {"memoryapp.turn"}
     assert imported["memoryapp.turn"] <= TURN_HANDLE_NAMES
 
@@ -148,7 +148,7 @@ def test_the_offline_judge_is_a_package_of_short_modules_by_what_it_reads():
 
 
 def test_the_memory_modes_are_named_once_and_each_is_explained_to_the_model():
-    from assistant import events
+    from assistant.protocol import events
     from llm import modes, transcript
 
     assert events.MODES is modes.MODES
@@ -296,6 +296,22 @@ def test_the_benchmarks_are_held_like_the_apps():
                 rule(path, f"imports {root}")
     assert broken == {}, broken
     assert len(long) <= BENCHMARK_LONG_MODULES_MAX, f"benchmark modules over 450 lines: {long}"
+
+
+# Django finds these by name; every other module of the app is loose unless a package holds it.
+DJANGO_MODULES = {"__init__.py", "admin.py", "apps.py", "models.py", "signals.py"}
+ASSISTANT_LOOSE_MODULES_MAX = 8
+
+
+def test_the_assistant_keeps_its_rooms():
+    """At its root the assistant holds its doors (the consumer, the REST API) beside Django's
+    own files; the turn, the protocol and the records are packages of their own, so a new
+    module goes into the room whose job it is rather than beside the doors."""
+    assistant = ROOT / "assistant"
+    loose = sorted(path.name for path in assistant.glob("*.py") if path.name not in DJANGO_MODULES)
+    assert len(loose) <= ASSISTANT_LOOSE_MODULES_MAX, loose
+    for room in ("turn", "protocol", "records"):
+        assert (assistant / room / "__init__.py").is_file(), room
 
 
 CYCLE_PACKAGES = ("config", "shop", "assistant", "memoryapp", "llm", "memoryserver")

@@ -158,7 +158,7 @@ def test_page_and_history_reach_the_model(fake_openai):
 
 
 def test_an_unexpected_failure_is_a_json_500(fake_openai, settings, monkeypatch):
-    from assistant import pipeline
+    from assistant.turn import pipeline
 
     async def broken():
         raise RuntimeError("boom")

@@ -9,8 +9,8 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, connection
 
-from assistant import chat_records
 from assistant.models import ChatSession, ChatTurn
+from assistant.records import chat_records
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -11,9 +11,9 @@ from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth import get_user_model
 
-from assistant.grounding import DROPPED_LINES
 from assistant.models import ChatSession, ChatTurn
-from assistant.panels import shopper_group
+from assistant.protocol.panels import shopper_group
+from assistant.turn.grounding import DROPPED_LINES
 from config.asgi import application
 from harness.fake_openai import Reply
 from llm.cards import MAX_CARDS
@@ -211,7 +211,7 @@ async def test_a_model_timeout_is_reported_and_the_socket_stays_usable(fake_open
 
 
 async def test_an_unexpected_failure_is_a_500_and_the_socket_stays_usable(fake_openai, monkeypatch):
-    from assistant import pipeline
+    from assistant.turn import pipeline
 
     real = pipeline._vocabulary
 

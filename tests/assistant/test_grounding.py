@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.agent import _answer_cards
-from assistant.grounding import DROPPED_LINES, AnswerGrounder, answer_ground
-from assistant.grounding.evidence import evidence_start
+from assistant.turn.agent import _answer_cards
+from assistant.turn.grounding import DROPPED_LINES, AnswerGrounder, answer_ground
+from assistant.turn.grounding.evidence import evidence_start
 
 VOCABULARY = {
     "colours": ["black", "red", "yellow", "navy", "white"],

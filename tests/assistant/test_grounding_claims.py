@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.grounding import DROPPED_LINES, AnswerGrounder, GroundingReport, answer_ground
-from assistant.grounding.evidence import evidence_start
+from assistant.turn.grounding import DROPPED_LINES, AnswerGrounder, GroundingReport, answer_ground
+from assistant.turn.grounding.evidence import evidence_start
 
 VOCABULARY = {
     "colours": ["black", "red", "yellow", "navy", "white"],

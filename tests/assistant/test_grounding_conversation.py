@@ -9,8 +9,8 @@ import re
 import pytest
 from asgiref.sync import sync_to_async
 
-from assistant.grounding import DROPPED_LINES
 from assistant.models import ChatTurn
+from assistant.turn.grounding import DROPPED_LINES
 from harness.fake_openai import Reply
 from shop.models import Product
 from tests.support.chat import Chat

@@ -6,9 +6,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from assistant.page import history_notes, page_context_build
-from assistant.tools import vocabulary_load
-from assistant.validation import HistoryExchange, PageRequest
+from assistant.protocol.validation import HistoryExchange, PageRequest
+from assistant.turn.page import history_notes, page_context_build
+from assistant.turn.tools import vocabulary_load
 from llm.transcript import page_context_parse, products_shown_parse
 from memoryapp.fence import NOTES_CLOSE, NOTES_OPEN
 from memoryapp.render import session_items

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.prompting import MEMORY_RULES, ROLE, system_prompt, turn_messages
+from assistant.turn.prompting import MEMORY_RULES, ROLE, system_prompt, turn_messages
 from llm.transcript import MEMORY_MODES, memory_state_line, memory_state_parse
 from memoryapp.fence import NOTES_OPEN, notes_message
 from memoryapp.render import tokens_estimate

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from assistant import events
-from assistant.validation import TurnRequest
+from assistant.protocol import events
+from assistant.protocol.validation import TurnRequest
 
 DOC = (Path(__file__).resolve().parents[2] / "docs" / "protocol.md").read_text()
 _ROW = re.compile(r"^\|\s*`(?P<name>[^`]+)`\s*\|(?P<rest>.*)\|\s*$")

@@ -15,9 +15,9 @@ from django.contrib.auth import get_user_model
 from django.contrib.sessions.models import Session
 from django.test import Client
 
-from assistant import events as protocol
 from assistant.models import ChatTurn, DemoSettings
-from assistant.panels import memory_changed_send_async
+from assistant.protocol import events as protocol
+from assistant.protocol.panels import memory_changed_send_async
 from harness.fake_openai import slow_reply
 from memoryapp.clients import memory_client_async
 from shop.services import shopper_get_or_create
@@ -274,7 +274,7 @@ async def test_a_panel_whose_sign_in_ended_is_not_told_it_remembers(shopper, mon
 async def test_a_closed_socket_leaves_the_panels_group(shopper):
     from channels.layers import get_channel_layer
 
-    from assistant.panels import PANELS_GROUP
+    from assistant.protocol.panels import PANELS_GROUP
 
     layer = get_channel_layer()
     before = set(layer.groups.get(PANELS_GROUP, {}))

@@ -15,8 +15,8 @@ import time
 import pytest
 from django.utils import timezone
 
-from assistant.chat_records import RECORDS_THREAD
 from assistant.models import ChatTurn
+from assistant.records.chat_records import RECORDS_THREAD
 from tests.support.chat import Chat
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]

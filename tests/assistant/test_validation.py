@@ -9,7 +9,7 @@ import pytest
 from agentmemory.exceptions import ValidationError
 from agentmemory.validation import require_non_blank
 
-from assistant.validation import (
+from assistant.protocol.validation import (
     MAX_FRAME_CHARS,
     FrameError,
     HistoryExchange,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.greeting import (
+from assistant.turn.greeting import (
     SUGGESTION_COUNT,
     Preferences,
     greeting_text,

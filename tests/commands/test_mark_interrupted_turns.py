@@ -11,13 +11,13 @@ import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
-from assistant.chat_records import (
+from assistant.models import ChatSession, ChatTurn
+from assistant.records.chat_records import (
     INTERRUPTED,
     TURN_OPEN_BOUND,
     chat_turn_finish,
     chat_turn_open,
 )
-from assistant.models import ChatSession, ChatTurn
 from shop.services import shopper_get_or_create
 
 pytestmark = pytest.mark.django_db

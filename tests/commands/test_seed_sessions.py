@@ -15,7 +15,7 @@ from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 
 from assistant.models import ChatSession
-from assistant.shoppers import shopper_forget
+from assistant.records.shoppers import shopper_forget
 from memoryapp.clients import memory_client_async, memory_client_sync
 from memoryapp.recall import memories_recall
 from memoryapp.sessions import session_open

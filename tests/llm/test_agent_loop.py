@@ -8,10 +8,10 @@ import httpx
 import openai
 import pytest
 
-from assistant.agent import FinalEvent, LinkGuard, TokenEvent, agent_run
-from assistant.grounding import DROPPED_LINES
-from assistant.prompting import MEMORY_RULES, turn_messages
-from assistant.tools import ToolOutcome
+from assistant.turn.agent import FinalEvent, LinkGuard, TokenEvent, agent_run
+from assistant.turn.grounding import DROPPED_LINES
+from assistant.turn.prompting import MEMORY_RULES, turn_messages
+from assistant.turn.tools import ToolOutcome
 from harness.fake_openai import FakeOpenAI, Reply
 from llm.asgi_stream import StreamingASGITransport
 from llm.cards import MAX_CARDS

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.tools import tool_schemas
+from assistant.turn.tools import tool_schemas
 from tests.support.shopping import first_reply, first_tool_call
 
 SEARCH = "search_products"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.grounding import DROPPED_LINES
+from assistant.turn.grounding import DROPPED_LINES
 from tests.support.shopping import (
     SIGNED_OUT_TOOLS,
     Shopper,

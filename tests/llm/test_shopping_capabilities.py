@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from assistant.greeting import DEFAULT_SUGGESTIONS, Preferences, suggestions_compose
+from assistant.turn.greeting import DEFAULT_SUGGESTIONS, Preferences, suggestions_compose
 from tests.support.chat import Chat, session_cookie_for
 from tests.support.shopping import answer_after, conversation, product_detail
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from assistant.tools import (
+from assistant.turn.tools import (
     search_summary,
     tool_result_text,
     tool_run,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.validation import text_normalise, turn_request_parse
+from assistant.protocol.validation import text_normalise, turn_request_parse
 from memoryapp.cleaning import session_id_clean, session_number, session_number_highest, text_clean
 
 

@@ -7,7 +7,7 @@ import logging
 import pytest
 from channels.layers import get_channel_layer
 
-from assistant.panels import (
+from assistant.protocol.panels import (
     memory_changed_send,
     memory_changed_send_async,
     shopper_group,

@@ -2,7 +2,7 @@
 
 A shopper's panels can be held by different daphne processes; the message that their
 memory was erased, sent by one process (the admin, the records API, another tab), must reach
-a socket the other process holds, in the shopper's group (`assistant.panels`). The
+a socket the other process holds, in the shopper's group (`assistant.protocol.panels`). The
 in-memory layer cannot do that; Redis must. A stand-in consumer joins the group here
 (`tests/support/layer_probe.py`), exactly as the panel's consumer does.
 """

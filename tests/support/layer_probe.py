@@ -2,12 +2,13 @@
 
     daphne tests.support.layer_probe:application
 
-`/probe/<account id>/` joins the shopper's group (`assistant.panels.shopper_group`), as the
-chat panel's consumer does, and forwards every `memory.changed` message the group gets to
-the client. A text frame `{"account_id": n, "session_ids": [...]}` sends `memory.changed`
-("erased") to account n's panels from this process through `assistant.panels`, as the admin, the
-records API or `forget_shopper` do, and answers `{"sent": true, "pid": ...}`. It runs on the
-shop's own settings, so the layer is the one `CHANNEL_LAYER_URL` configures.
+`/probe/<account id>/` joins the shopper's group
+(`assistant.protocol.panels.shopper_group`), as the chat panel's consumer does, and forwards
+every `memory.changed` message the group gets to the client. A text frame
+`{"account_id": n, "session_ids": [...]}` sends `memory.changed` ("erased") to account n's
+panels from this process through `assistant.protocol.panels`, as the admin, the records API
+or `forget_shopper` do, and answers `{"sent": true, "pid": ...}`. It runs on the shop's own
+settings, so the layer is the one `CHANNEL_LAYER_URL` configures.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.urls import path  # noqa: E402
 
-from assistant.panels import memory_changed_send_async, shopper_group  # noqa: E402
+from assistant.protocol.panels import memory_changed_send_async, shopper_group  # noqa: E402
 
 
 class ProbeConsumer(AsyncWebsocketConsumer):

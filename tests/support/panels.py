@@ -7,7 +7,7 @@ import asyncio
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 
-from assistant.panels import shopper_group
+from assistant.protocol.panels import shopper_group
 
 # No account has this primary key: a panel that stands for nobody's.
 NOBODY = 0

@@ -1,7 +1,7 @@
 """The assistant's real prompt, tool schemas and notes fence, and helpers that drive a model.
 
 Everything a model is sent is built by the modules the turn pipeline uses
-(`assistant.prompting`, `assistant.tools`, `memoryapp.render`, `llm.transcript`), so these
+(`assistant.turn.prompting`, `assistant.turn.tools`, `memoryapp.render`, `llm.transcript`), so these
 tests notice when the offline model and what it is sent drift apart.
 """
 
@@ -11,9 +11,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from assistant.agent import FinalEvent, TokenEvent, ToolEvent, agent_run
-from assistant.prompting import turn_messages
-from assistant.tools import tool_run, tool_schemas, vocabulary_load
+from assistant.turn.agent import FinalEvent, TokenEvent, ToolEvent, agent_run
+from assistant.turn.prompting import turn_messages
+from assistant.turn.tools import tool_run, tool_schemas, vocabulary_load
 from llm.factory import chat_client, model_for
 from llm.transcript import exchange_with_products, page_context_message
 from memoryapp.fence import notes_message

@@ -7,7 +7,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from assistant.shoppers import shopper_chat_sessions_count, shopper_forget
+from assistant.records.shoppers import shopper_chat_sessions_count, shopper_forget
 from memoryapp.public import MemoryUnavailable
 from shop.services import username_folded
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from assistant.chat_records import TURN_OPEN_BOUND, chat_turns_interrupted_mark
+from assistant.records.chat_records import TURN_OPEN_BOUND, chat_turns_interrupted_mark
 
 
 class Command(BaseCommand):

@@ -30,11 +30,11 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from assistant.agent import FinalEvent, ToolEvent, agent_run
-from assistant.conversation_checks import EXPECTATIONS, Shown, TurnResult, turn_check
 from assistant.management.commands.score_requests import fact_sentence
-from assistant.prompting import turn_messages
-from assistant.tools import tool_run, tool_schemas
+from assistant.turn.agent import FinalEvent, ToolEvent, agent_run
+from assistant.turn.conversation_checks import EXPECTATIONS, Shown, TurnResult, turn_check
+from assistant.turn.prompting import turn_messages
+from assistant.turn.tools import tool_run, tool_schemas
 from llm.factory import OFFLINE_MODEL, offline_client
 from llm.note_lines import FACT, STATED, THIS_CHAT, THIS_VISIT, note_label
 from llm.offline.judge import facts_judge

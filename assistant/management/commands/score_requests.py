@@ -23,8 +23,8 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from assistant.prompting import turn_messages
-from assistant.tools import tool_schemas
+from assistant.turn.prompting import turn_messages
+from assistant.turn.tools import tool_schemas
 from llm.fact_schema import (
     budget_sentence,
     occasion_sentence,

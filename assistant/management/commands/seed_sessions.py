@@ -1,7 +1,8 @@
 """Write dated past chat sessions into Agent Memory through the live memory policy.
 
-The scenario format is `assistant.scenario`'s; writing is `assistant.past_visits`'s, which
-skips the visits already in memory, so running this again writes nothing twice.
+The scenario format is `assistant.records.scenario`'s; writing is
+`assistant.records.past_visits`'s, which skips the visits already in memory, so running
+this again writes nothing twice.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from assistant.past_visits import (
+from assistant.records.past_visits import (
     SEED_TIMEOUT_SECONDS,
     AccountsRefused,
     VisitWriteFailed,
@@ -20,7 +21,7 @@ from assistant.past_visits import (
     past_visits_accounts,
     past_visits_write,
 )
-from assistant.scenario import ScenarioInvalid, ShopperVisits, Visit, scenario_load
+from assistant.records.scenario import ScenarioInvalid, ShopperVisits, Visit, scenario_load
 from memoryapp.public import MemoryUnavailable, TurnMemory
 
 DEMO_SCENARIO = Path(__file__).resolve().parents[2] / "fixtures" / "demo_sessions.json"

@@ -3,7 +3,7 @@
 A visit goes through the handle a live turn holds (`memoryapp.turn.TurnMemory`), in the
 order a live visit uses it (opened with its date and retention, `remember` for each turn
 block and its judged facts, `end` for the episode), and through the chat records' own
-writes (`assistant.chat_records`), so a seeded visit differs from a live one only by its
+writes (`assistant.records.chat_records`), so a seeded visit differs from a live one only by its
 date and the model named on its turns.
 
 Each visit's session carries a key in its metadata, a digest of the shopper, the visit's
@@ -23,14 +23,14 @@ from typing import Any
 
 from django.db import transaction
 
-from assistant.chat_records import (
+from assistant.records.chat_records import (
     chat_session_closed,
     chat_session_discard,
     chat_session_touch,
     chat_turn_finish,
     chat_turn_open,
 )
-from assistant.scenario import ShopperVisits, Visit
+from assistant.records.scenario import ShopperVisits, Visit
 from memoryapp.public import (
     Exchange,
     MemoryUnavailable,

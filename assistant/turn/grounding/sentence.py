@@ -20,8 +20,8 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from assistant.grounding import reading as r
-from assistant.grounding.evidence import Evidence, Product, name_plain
+from assistant.turn.grounding import reading as r
+from assistant.turn.grounding.evidence import Evidence, Product, name_plain
 from llm.claims import offer_stated
 from llm.shopper_words import SHOP_CURRENCY, amounts_of_money, numbers_in_digits
 

@@ -7,7 +7,8 @@ Each sentence is checked before the shopper sees it, against the evidence of thi
 what the tools returned, the page's product lookup, and the figures the shopper gave.
 
 What is checked, per sentence (a list line counts as one), each claim against the product
-it is about (`assistant.grounding.sentence`, its readers in `assistant.grounding.reading`):
+it is about (`assistant.turn.grounding.sentence`, its readers in
+`assistant.turn.grounding.reading`):
 - money in any currency and in words: that product's price; a limit, the shopper's figure;
   a difference, two named products' prices; offers and delivery or returns promises never;
 - stock counts ("3 left", "50 in navy"), availability ("we have it in M", "every size"),
@@ -16,7 +17,7 @@ it is about (`assistant.grounding.sentence`, its readers in `assistant.grounding
 An unbacked claim is corrected from the data when it can be; otherwise the sentence is
 dropped, and so is one stating a figure about a product that nothing reads. A short honest
 line is said once per kind, after the answer. Claims of style or fit ("perfect for summer")
-are not facts the catalog holds: they pass. The evidence is `assistant.grounding.evidence`.
+are not facts the catalog holds: they pass. The evidence is `assistant.turn.grounding.evidence`.
 
 `AnswerGrounder` does this as text streams: a sentence is released once it is complete and
 checked, so the shopper still reads the answer as it is written.
@@ -28,9 +29,9 @@ import re
 import time
 from dataclasses import dataclass, field
 
-from assistant.grounding.evidence import Evidence, Product
-from assistant.grounding.reading import AVAILABLE, POLICY
-from assistant.grounding.sentence import KINDS, Checked, Claim, Kind, Verdict, sentence_check
+from assistant.turn.grounding.evidence import Evidence, Product
+from assistant.turn.grounding.reading import AVAILABLE, POLICY
+from assistant.turn.grounding.sentence import KINDS, Checked, Claim, Kind, Verdict, sentence_check
 from llm.shopper_words import CURRENCY_WORD, NUMBER_PHRASE
 
 __all__ = ["KINDS", "Checked", "Claim", "Kind", "Verdict", "sentence_check"]

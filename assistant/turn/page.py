@@ -18,9 +18,9 @@ from typing import Any
 
 from channels.db import database_sync_to_async
 
-from assistant.chat_facts import chat_fact_lines, chat_facts_read
-from assistant.tools import tool_run
-from assistant.validation import HistoryExchange, PageRequest
+from assistant.protocol.validation import HistoryExchange, PageRequest
+from assistant.records.chat_facts import chat_fact_lines, chat_facts_read
+from assistant.turn.tools import tool_run
 from llm.transcript import exchange_with_products, page_context_message
 from memoryapp.public import Exchange, notes_message
 from shop.selectors import products_get
@@ -112,7 +112,7 @@ async def history_notes(
     said: Sequence[str] = (),
 ) -> str | None:
     """A signed-out conversation's last exchanges as the notes message's verbatim window,
-    after the facts the shopper stated in it (`assistant.chat_facts`): in the history's
+    after the facts the shopper stated in it (`assistant.records.chat_facts`): in the history's
     messages and in `said`, the shopper's older ones.
 
     The products each answer showed are re-read from the catalog; a SKU the catalog no

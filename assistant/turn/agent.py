@@ -4,7 +4,7 @@ Streamed tool-call arguments arrive in pieces keyed by `index`; they are accumul
 parsed once, when the round ends. The answer's links are checked as it streams: only the
 product pages that tool results of this turn returned may stay links (seed 000, rule 4:
 a product remembered from an earlier visit, or any other address, is never linked).
-Each sentence passes the grounding check (`assistant.grounding`) before that: the check
+Each sentence passes the grounding check (`assistant.turn.grounding`) before that: the check
 reads a link's label as a product name before its link is stripped, and the shopper reads
 the answer a sentence at a time, each one held to this turn's catalog data.
 """
@@ -20,9 +20,9 @@ from typing import Any
 
 import openai
 
-from assistant.grounding import AnswerGrounder, GroundingReport
-from assistant.grounding.evidence import Evidence, evidence_start
-from assistant.tools import ToolOutcome, tool_result_text
+from assistant.turn.grounding import AnswerGrounder, GroundingReport
+from assistant.turn.grounding.evidence import Evidence, evidence_start
+from assistant.turn.tools import ToolOutcome, tool_result_text
 from llm.cards import MAX_CARDS
 from llm.prompts import NOTES_OPEN, content_text
 from llm.transcript import page_context_parse

@@ -14,7 +14,7 @@ from llm.cards import MAX_CARDS  # a handful; more products are one "show more" 
 from llm.modes import MODES, Mode  # noqa: F401 (MODES: the protocol document is checked against it)
 
 ChangeReason = Literal["erased", "record_deleted"]
-# Why a socket stopped speaking for its shopper (assistant/identity.py).
+# Why a socket stopped speaking for its shopper (assistant/protocol/identity.py).
 SignOutReason = Literal["signed_out", "deactivated", "deleted"]
 # The websocket close codes the panel tells apart: after SIGNED_OUT it stays closed (the
 # next person at this browser is not the shopper it was for); after MEMORY_ERASED it

@@ -1,6 +1,6 @@
 """The turn pipeline (design section 4): session, recall, agent loop, then memory writes.
 
-It yields the typed protocol events of `assistant.events`; the websocket consumer and the
+It yields the typed protocol events of `assistant.protocol.events`; the websocket consumer and the
 REST API only send them. Memory failures degrade the turn to "no memory"; they never cost
 the shopper the answer.
 
@@ -27,17 +27,17 @@ from typing import Any
 import openai
 from channels.db import database_sync_to_async
 
-from assistant import events
-from assistant.agent import FinalEvent, RoundEvent, TokenEvent, ToolEvent, agent_run
-from assistant.chat_records import TurnRecord, chat_session_closed
 from assistant.demo import demo_settings_get
-from assistant.greeting import greeting_text, preferences_from_facts, suggestions_compose
 from assistant.models import DemoSettings
-from assistant.page import catalog_filters_known, history_notes, page_context_build
-from assistant.prompting import turn_messages
-from assistant.reconcile import healthy_turn_reconcile, visit_close
-from assistant.tools import tool_run, tool_schemas, vocabulary_load
-from assistant.validation import CloseRequest, HelloRequest, TurnRequest, text_normalise
+from assistant.protocol import events
+from assistant.protocol.validation import CloseRequest, HelloRequest, TurnRequest, text_normalise
+from assistant.records.chat_records import TurnRecord, chat_session_closed
+from assistant.records.reconcile import healthy_turn_reconcile, visit_close
+from assistant.turn.agent import FinalEvent, RoundEvent, TokenEvent, ToolEvent, agent_run
+from assistant.turn.greeting import greeting_text, preferences_from_facts, suggestions_compose
+from assistant.turn.page import catalog_filters_known, history_notes, page_context_build
+from assistant.turn.prompting import turn_messages
+from assistant.turn.tools import tool_run, tool_schemas, vocabulary_load
 from llm.factory import chat_client, model_for
 from llm.transcript import exchange_with_products
 from memoryapp.turn import (
@@ -428,7 +428,7 @@ async def greeting_build(*, user, request: HelloRequest) -> events.Welcome:
 
 async def conversation_close(*, user, request: CloseRequest) -> events.Closed:
     """End the shopper's session: its episode is written, the memory session ended (or,
-    memory unreachable, the close kept pending and retried: `assistant.reconcile`)."""
+    memory unreachable, the close kept pending and retried: `assistant.records.reconcile`)."""
     if not (user and user.is_authenticated) or not request.session_id:
         return events.Closed(session_id=request.session_id, episode_block_id=None)
     shopper = await _shopper_name(user)

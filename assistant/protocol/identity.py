@@ -19,7 +19,7 @@ from django.conf import settings
 from django.contrib.auth import HASH_SESSION_KEY, SESSION_KEY, get_user_model
 from django.utils.crypto import constant_time_compare
 
-from assistant.panels import EndReason
+from assistant.protocol.panels import EndReason
 
 
 @dataclass(frozen=True)

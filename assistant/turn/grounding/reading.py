@@ -4,7 +4,7 @@ The patterns of the grounding check: money (in every currency sign and word, fig
 digits or words, from the one shopper vocabulary, `llm.shopper_words`), stock counts,
 availability, lists of sizes and colours, product names and shop policy (offers are
 `llm.claims.offer_stated`, the list the memory screen reads too). Each
-reader says where a claim is, never whether it holds: that is `assistant.grounding.sentence`.
+reader says where a claim is, never whether it holds: that is `assistant.turn.grounding.sentence`.
 """
 
 from __future__ import annotations

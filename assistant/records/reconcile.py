@@ -13,7 +13,7 @@ from __future__ import annotations
 from channels.db import database_sync_to_async
 from django.utils import timezone
 
-from assistant.chat_records import (
+from assistant.records.chat_records import (
     chat_session_close_pending,
     chat_session_close_resumed,
     chat_session_closed,

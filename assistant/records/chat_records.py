@@ -1,8 +1,9 @@
 """The chat records staff browse in the admin: a ChatSession per memory session, a ChatTurn
 per turn, holding ids, scores and timings, never memory text.
 
-Live turns (`assistant.pipeline`) and seeded past visits (`assistant.past_visits`) both write
-them through these functions only, so a seeded visit is recorded exactly as a live one.
+Live turns (`assistant.turn.pipeline`) and seeded past visits
+(`assistant.records.past_visits`) both write them through these functions only, so a
+seeded visit is recorded exactly as a live one.
 Synchronous ORM work; the turn pipeline runs each call through `records_async`, on the
 records' own thread.
 """
