@@ -13,7 +13,7 @@ from django.utils.html import format_html, format_html_join
 from assistant import admin_shoppers  # noqa: F401 - registers the shopper admin with memory pages
 from assistant.demo import demo_settings_get
 from assistant.models import ChatSession, ChatTurn, DemoSettings
-from memoryapp.public import MemoryUnavailable, staff
+from memoryapp.public import MemoryUnavailable, ShopperMemory
 
 # What a chat record shows of a turn whose text cannot be read.
 TEXT_GONE = "not in memory any more (deleted or expired): the shop keeps no copy"
@@ -167,8 +167,8 @@ def _session_texts(request: HttpRequest, session: ChatSession) -> dict[str, str]
     cache = request.__dict__.setdefault("_chat_record_texts", {})
     if session.pk not in cache:
         try:
-            cache[session.pk] = staff.session_texts_read(
-                account=session.shopper, session_id=session.memory_session_id
+            cache[session.pk] = ShopperMemory(account=session.shopper).session_texts(
+                session_id=session.memory_session_id
             )
         except MemoryUnavailable:
             cache[session.pk] = None

@@ -24,7 +24,7 @@ from django.urls import path, reverse
 from django.utils.html import format_html
 
 from assistant.records.shoppers import shopper_chat_sessions_count, shopper_forget
-from memoryapp.public import MemoryUnavailable, staff
+from memoryapp.public import MemoryUnavailable, ShopperMemory, staff
 from shop.admin import DemoShopperAdmin
 from shop.models import DemoShopper
 
@@ -111,7 +111,7 @@ class DemoShopperMemoryAdmin(DemoShopperAdmin):
                 "title": f"Erase {shopper.display_name}'s memory?",
                 "shopper": shopper,
                 "username": username,
-                "memory_user_id": staff.account_memory_user_id(account=shopper.user),
+                "memory_user_id": ShopperMemory(account=shopper.user).memory_user_id,
                 "memory_url": memory_url,
                 "chat_sessions": shopper_chat_sessions_count(user=shopper.user),
             }

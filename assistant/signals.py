@@ -16,7 +16,7 @@ from django.dispatch import receiver
 
 from assistant.models import DemoSettings
 from assistant.protocol.panels import memory_changed_send, memory_switched_send, shopper_ended_send
-from memoryapp.public import memory_changed
+from memoryapp.public import ShopperMemory
 
 
 @receiver(user_logged_out)
@@ -59,7 +59,7 @@ def _demo_settings_saved(sender, instance, **kwargs) -> None:
     transaction.on_commit(lambda: memory_switched_send(enabled=enabled))
 
 
-@receiver(memory_changed)
+@receiver(ShopperMemory.changed)
 def _memory_changed(sender, *, account_id, reason, session_ids, block_id, **kwargs) -> None:
     # Sent after the change is made: a layer that cannot take it is logged, never raised.
     memory_changed_send(

@@ -205,14 +205,14 @@ def main() -> None:
     cases: list[dict] = []
 
     async def everything() -> None:
-        from memoryapp.public import TurnMemory
+        from memoryapp.public import ShopperMemory
 
         for gap in args.gaps:
             for index in range(len(REFERENCES)):
                 cases.append(
                     await scenario_run(index=index, gap=gap, endpoint=endpoint, recorded=recorded)
                 )
-        await TurnMemory.clients_close()
+        await ShopperMemory.clients_close()
 
     asyncio.run(everything())
     print(f"{len(cases)} scenarios, {args.embedder} embedder, gaps {args.gaps}")

@@ -450,7 +450,7 @@ def main() -> None:
     cpu: dict[str, list[tuple[float, float]]] = defaultdict(list)
 
     async def everything() -> None:
-        from memoryapp.public import TurnMemory
+        from memoryapp.public import ShopperMemory
 
         for client in args.clients:
             await shopper_run(
@@ -460,7 +460,7 @@ def main() -> None:
                 visits=visits,
                 cpu=cpu,
             )
-        await TurnMemory.clients_close()
+        await ShopperMemory.clients_close()
 
     started = time.monotonic()
     asyncio.run(everything())

@@ -18,7 +18,7 @@ from django.templatetags.static import static
 from django.views.decorators.http import require_GET
 
 from llm.factory import model_mode
-from memoryapp.clients import memory_health_status
+from memoryapp.public import memory_health_status
 
 logger = logging.getLogger(__name__)
 

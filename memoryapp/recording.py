@@ -24,6 +24,7 @@ from memoryapp.consolidation import (
 from memoryapp.guard import guarded
 from memoryapp.judge import JudgedFact, answer_question, judge_hosted, turn_judge
 from memoryapp.sessions import OpenSession
+from memoryapp.types import BlockIds, Remembered
 
 # The annotation that carries a write's idempotency key: the chat turn's id.
 TURN_KEY = "turn_key"
@@ -229,16 +230,11 @@ async def exchange_remember(
     answer: str,
     key: str | None = None,
     protected: frozenset[str] = frozenset(),
-) -> dict[str, Any]:
+) -> Remembered:
     """After the answer is sent: record the turn, judge it for facts, record those.
 
     `key`, the chat turn's id, goes with the turn's block as its idempotency key;
     `protected`, the facts the shopper was told were saved, are never deleted as copies.
-
-    Returns the saved block ids ("turn", "fact"), the fact sentences stored ("facts"), the
-    writes that failed ("failed": "turn", "facts") and how many of the judge's items the
-    screen dropped ("screened_out"). A fact the shopper only restated is not stored again,
-    so it is in neither ids nor failures.
     """
     query, answer = text_clean(query), text_clean(answer)
     # What "yes, in M" answers: the last question of the answer before this message. Read
@@ -250,10 +246,9 @@ async def exchange_remember(
     )
     stored, lost = await _facts_store(memory=memory, facts=judged.facts, protected=protected)
     failed = ([FAILED_TURN] if not turn_ids else []) + ([FAILED_FACTS] if lost else [])
-    return {
-        "turn": turn_ids,
-        "fact": [block_id for block_id, _ in stored],
-        "facts": [text for _, text in stored],
-        "failed": failed,
-        "screened_out": judged.dropped,
-    }
+    return Remembered(
+        ids=BlockIds(turn=turn_ids, fact=[block_id for block_id, _ in stored]),
+        facts=[text for _, text in stored],
+        failed=failed,
+        screened_out=judged.dropped,
+    )

@@ -3,8 +3,8 @@
 `memory_changed` is sent once a shopper's memory has changed under their open chat panels:
 staff erased it all (`reason="erased"`, with the `session_ids` that went) or one record was
 deleted (`reason="record_deleted"`, its `block_id`). Memory does not know the panels: the
-chat app listens and tells them (`assistant.protocol.panels`). A receiver's failure must not undo or
-fail a change already made, so receivers catch their own errors.
+chat app listens and tells them (`assistant.protocol.panels`). A receiver's failure must not
+undo or fail a change already made, so receivers catch their own errors.
 """
 
 from __future__ import annotations

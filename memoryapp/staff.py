@@ -1,12 +1,11 @@
-"""Staff's way into a shopper's memory: the "Shopper memory" admin page, and the reads and
-the erase the shop's other staff tools need.
+"""Staff's way into a shopper's memory: the "Shopper memory" admin page.
 
 The page shows every session and block stored for the shopper, with when each block
 expires, and deletes one block after staff confirm it; with the server down it says so
-instead of failing. Beside the page, the chat records' admin reads a session's block texts
-(`session_texts_read`) and forgetting a shopper erases their memory user
-(`shopper_memory_erase`, which `assistant.records.shoppers.shopper_forget` starts with). All of it
-talks to memory through the SDK only, like the chat path.
+instead of failing. The reads and the erase the shop's other staff tools need (a session's
+block texts for the chat records' admin, forgetting a shopper) are the shopper's face's,
+`memoryapp.shopper.ShopperMemory`. All of it talks to memory through the SDK only, like the
+chat path.
 """
 
 from __future__ import annotations
@@ -20,7 +19,7 @@ from django.urls import reverse
 from django.utils.text import Truncator
 
 from memoryapp.accounts import account_memory_user_id
-from memoryapp.erasure import record_delete, shopper_memory_erase
+from memoryapp.erasure import record_delete
 from memoryapp.markup import markdown_strip
 from memoryapp.records import MemoryRecord, RecordNotFound
 from memoryapp.selectors import (
@@ -29,15 +28,11 @@ from memoryapp.selectors import (
     record_read,
     shopper_memory_read,
 )
-from memoryapp.selectors import session_texts_read as _session_texts_read
 from memoryapp.types import MemoryRefused, MemoryUnavailable
 
 __all__ = [
-    "account_memory_user_id",
     "record_described",
-    "session_texts_read",
     "shopper_memory_block_delete_view",
-    "shopper_memory_erase",
     "shopper_memory_url",
     "shopper_memory_view",
 ]
@@ -63,14 +58,6 @@ def _offset_refusal(source: Any) -> str | None:
     if raw.isascii() and raw.isdigit() and len(raw) <= 10 and int(raw) <= MAX_LIST_OFFSET:
         return None
     return f"The offset must be a whole number from 0 to {MAX_LIST_OFFSET:,}; got {raw[:40]!r}."
-
-
-def session_texts_read(*, account: Any, session_id: str) -> dict[str, str]:
-    """The text of every block still stored in one of the account's sessions, by block id
-    (`memoryapp.selectors.session_texts_read`). Raises MemoryUnavailable."""
-    return _session_texts_read(
-        user_id=account_memory_user_id(account=account), session_id=session_id
-    )
 
 
 def record_described(record: MemoryRecord) -> str:

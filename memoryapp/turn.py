@@ -6,10 +6,9 @@ of two before the first token, an optimisation that stays inside memory. The cal
 asks for what it needs (`recall`, `remember`, `look_up`) and always ends with `close`, which
 drops a recall the turn went on without (memory failed, or the shopper pressed Stop).
 
-What a visit needs of memory outside a turn hangs on the same class: the panel's greeting
-(`TurnMemory.greeting`), the end of a visit with its episode (`TurnMemory.session_end`), and
-for a run that writes past visits, the shopper's sessions (`sessions_metadata`), whether
-memory answers (`reachable`) and its loop's client (`clients_close`).
+The handle serves the turn only. What a visit needs of memory outside its turns (the
+panel's greeting, the close of a visit, the erase) is asked of the shopper's face,
+`memoryapp.shopper.ShopperMemory`.
 """
 
 from __future__ import annotations
@@ -19,11 +18,10 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from memoryapp.accounts import account_memory_user_id, account_memory_user_id_async
-from memoryapp.clients import memory_client_async, memory_health_status
+from memoryapp.accounts import account_memory_user_id_async
+from memoryapp.clients import memory_client_async
 from memoryapp.conf import memory_conf
-from memoryapp.episodes import CloseOutcome, session_close, session_end
-from memoryapp.greeting import GreetingMemory, greeting_read
+from memoryapp.episodes import session_close
 from memoryapp.guard import MEMORY_ERRORS
 from memoryapp.recall import (
     EarlyRecall,
@@ -35,17 +33,17 @@ from memoryapp.recall import (
 )
 from memoryapp.recording import exchange_remember, keyed_blocks_find
 from memoryapp.render import exchange_line, verbatim_lines
-from memoryapp.selectors import sessions_metadata_read
 from memoryapp.sessions import OpenSession, session_open
-from memoryapp.types import MemoryUnavailable, Recall, SessionInfo
+from memoryapp.types import BlockIds, MemoryUnavailable, Recall, Remembered, SessionInfo
 
 # What a turn's caller may use of memory: the handle, the values it takes and hands back,
 # and the one error it raises.
 __all__ = [
-    "CloseOutcome",
+    "BlockIds",
     "Exchange",
     "MemoryUnavailable",
     "Recall",
+    "Remembered",
     "SessionInfo",
     "TurnMemory",
 ]
@@ -162,7 +160,7 @@ class TurnMemory:
         *,
         key: str | None = None,
         protected: frozenset[str] = frozenset(),
-    ) -> dict[str, Any]:
+    ) -> Remembered:
         """Record the exchange and its judged facts (see `exchange_remember`): `key` is the
         write's idempotency key (the chat turn's id), `protected` the facts the shopper was
         told were saved."""
@@ -174,9 +172,10 @@ class TurnMemory:
             protected=protected,
         )
 
-    async def written_under(self, key: str) -> dict[str, list[str]]:
-        """The blocks of this session written under idempotency key `key`, by type."""
-        return await keyed_blocks_find(memory=self._session, key=key)
+    async def written_under(self, key: str) -> BlockIds:
+        """The blocks of this session written under idempotency key `key`, by kind."""
+        found = await keyed_blocks_find(memory=self._session, key=key)
+        return BlockIds(turn=found.get("turn", []), fact=found.get("fact", []))
 
     async def look_up(self, query: str) -> list[Any]:
         """The recall_memory tool's search over this shopper's memory only."""
@@ -200,45 +199,3 @@ class TurnMemory:
         """Drop a recall the turn never awaited; a no-op once it has been."""
         early, self._early = self._early, None
         recall_abandon(early)
-
-    # --- a visit outside its turns ---------------------------------------------------------
-
-    @staticmethod
-    async def greeting(*, account: Any) -> GreetingMemory | None:
-        """What the shopper's memory offers the panel's greeting; None when memory could
-        not be read (see `greeting_read`)."""
-        return await greeting_read(user_id=await account_memory_user_id_async(account=account))
-
-    @staticmethod
-    async def session_end(*, account: Any, display_name: str, session_id: str) -> CloseOutcome:
-        """End a visit the shopper closed: its episode written, its session ended (see
-        `session_end`); the outcome says whether memory was reached."""
-        return await session_end(
-            user_id=await account_memory_user_id_async(account=account),
-            display_name=display_name,
-            session_id=session_id,
-        )
-
-    @staticmethod
-    def sessions_metadata(
-        *, account: Any, timeout: float | None = None
-    ) -> dict[str, dict[str, Any]]:
-        """Each of the shopper's sessions with its metadata ({} for a shopper never
-        remembered), read synchronously. Raises MemoryUnavailable."""
-        user_id = account_memory_user_id(account=account)
-        return sessions_metadata_read(user_id=user_id, timeout=timeout)
-
-    @staticmethod
-    def reachable(*, timeout: float | None = None) -> bool:
-        """Whether the memory server answers its health check within `timeout`."""
-        return memory_health_status(timeout=timeout) == "ok"
-
-    @staticmethod
-    async def clients_close() -> None:
-        """Close this event loop's memory client (a run that owns its loop, like the seeding)."""
-        await memory_clients_close()
-
-
-async def memory_clients_close() -> None:
-    """Close this event loop's memory client (a run that owns its loop, like the seeding)."""
-    await memory_client_async().close()

@@ -50,6 +50,34 @@ class Recall:
 
 
 @dataclass(frozen=True)
+class BlockIds:
+    """The ids of the blocks one write stored, by kind: the exchange's, its facts'."""
+
+    turn: list[str] = field(default_factory=list)
+    fact: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, list[str]]:
+        """As the protocol's `memory.added` and the chat records name them."""
+        return {"turn": list(self.turn), "fact": list(self.fact)}
+
+
+@dataclass(frozen=True)
+class Remembered:
+    """What remembering one exchange stored.
+
+    `ids` holds the saved blocks; `facts` the fact sentences stored, in `ids.fact`'s order;
+    `failed` the writes that failed ("turn", "facts"); `screened_out` how many of the
+    judge's items the screen dropped. A fact the shopper only restated is not stored again,
+    so it is in neither the ids nor the failures.
+    """
+
+    ids: BlockIds
+    facts: list[str]
+    failed: list[str]
+    screened_out: int
+
+
+@dataclass(frozen=True)
 class SessionInfo:
     session_id: str
     session_date: date | None

@@ -73,21 +73,52 @@ def imported_names(path: Path, package: str) -> dict[str, set[str]]:
 
 
 # What a turn's pipeline may hold of memory: the handle and the values it takes and hands
-# back. Whatever else it needs (the greeting, a visit's end) is the handle's own method.
+# back, and the shopper's face for what a visit needs outside its turns (the greeting).
 TURN_HANDLE_NAMES = {"TurnMemory", "Exchange", "Recall", "MemoryUnavailable"}
+SHOPPER_FACE_NAMES = {"ShopperMemory"}
 # How many names of memory the assistant as a whole may use: a new need is a method of the
 # handle or data on what it returns, not one more function of memory's to know.
 ASSISTANT_MEMORY_NAMES_MAX = 12
 
 
 def test_the_turn_pipeline_reaches_memory_only_through_the_turn_handle():
-    """The pipeline holds one handle per turn; how memory sequences its calls is its own."""
-    from memoryapp import turn
+    """The pipeline holds one handle per turn; how memory sequences its calls is its own.
+    Outside a turn it asks the shopper's face, never the turn handle's class."""
+    from memoryapp import public, turn
 
     assert set(turn.__all__) >= TURN_HANDLE_NAMES
+    assert set(public.__all__) >= SHOPPER_FACE_NAMES
     imported = imported_names(ROOT / "assistant" / "turn" / "pipeline.py", "memoryapp")
-    assert set(imported) == {"memoryapp.turn"}
+    assert set(imported) <= {"memoryapp.turn", "memoryapp.public"}
     assert imported["memoryapp.turn"] <= TURN_HANDLE_NAMES
+    assert imported.get("memoryapp.public", set()) <= SHOPPER_FACE_NAMES
+
+
+def test_the_turn_handle_serves_the_turn_only():
+    """A visit's greeting, close and erase are the shopper's face's, not class-level calls
+    of the turn handle: every public method of `TurnMemory` but `open` needs an open turn."""
+    import inspect
+
+    from memoryapp.turn import TurnMemory
+
+    class_level = {
+        name
+        for name, value in vars(TurnMemory).items()
+        if isinstance(value, staticmethod | classmethod) and not name.startswith("_")
+    }
+    assert class_level == {"open"}, class_level
+    assert inspect.ismethod(TurnMemory.open)
+
+
+def test_the_shop_reaches_memory_only_through_its_public_module():
+    """config and shop use memory's public names, never its clients or policy modules."""
+    offenders = {}
+    for package in ("config", "shop"):
+        for path in (ROOT / package).rglob("*.py"):
+            modules = set(imported_names(path, "memoryapp")) - {"memoryapp.public"}
+            if modules:
+                offenders[str(path.relative_to(ROOT))] = sorted(modules)
+    assert offenders == {}
 
 
 def assistant_memory_names() -> dict[str, set[str]]:

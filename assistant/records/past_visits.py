@@ -34,6 +34,7 @@ from assistant.records.scenario import ShopperVisits, Visit
 from memoryapp.public import (
     Exchange,
     MemoryUnavailable,
+    ShopperMemory,
     TurnMemory,
 )
 from shop.services import SignInRefused, shopper_get_or_create
@@ -116,7 +117,7 @@ def past_visits_accounts(*, shoppers: Sequence[ShopperVisits], create: bool) -> 
 def visits_present(*, user: Any, timeout: float) -> set[str]:
     """The keys of the scenario visits already in the shopper's memory. Raises
     MemoryUnavailable."""
-    sessions = TurnMemory.sessions_metadata(account=user, timeout=timeout)
+    sessions = ShopperMemory(account=user).sessions_metadata(timeout=timeout)
     return {str(m[SEED_KEY]) for m in sessions.values() if m.get(SEED_KEY)}
 
 
@@ -157,7 +158,7 @@ def past_visits_write(
                 except _VisitLost as lost:
                     raise VisitWriteFailed(str(lost), number=number, written=written) from lost
         finally:
-            runner.run(TurnMemory.clients_close())
+            runner.run(ShopperMemory.clients_close())
     return VisitsWritten(written=written, skipped=skipped)
 
 
@@ -199,14 +200,12 @@ def _visit_write(
             saved = runner.run(
                 memory.remember(Exchange(query=exchange.query, answer=exchange.answer))
             )
-            if not saved["turn"]:
+            if not saved.ids.turn:
                 raise _VisitLost(f"exchange {exchange_number} was not stored")
             if turn is not None:
-                chat_turn_finish(
-                    turn_id=turn.pk, saved={"turn": saved["turn"], "fact": saved["fact"]}
-                )
-            turn_ids.append(saved["turn"])
-            fact_ids += saved["fact"]
+                chat_turn_finish(turn_id=turn.pk, saved=saved.ids.as_dict())
+            turn_ids.append(saved.ids.turn)
+            fact_ids += saved.ids.fact
         episode_id = None
         if visit.close:
             episode_id = runner.run(memory.end())

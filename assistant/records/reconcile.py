@@ -21,7 +21,7 @@ from assistant.records.chat_records import (
     chat_turn_saved_late,
     chat_turns_unacknowledged,
 )
-from memoryapp.turn import CloseOutcome, TurnMemory
+from memoryapp.public import CloseOutcome, ShopperMemory, TurnMemory
 
 _chat_session_closed = database_sync_to_async(chat_session_closed)
 _chat_session_close_pending = database_sync_to_async(chat_session_close_pending)
@@ -50,8 +50,8 @@ def _close_note(outcome: CloseOutcome, *, late: bool) -> str:
 
 async def visit_close(*, user, shopper: str, session_id: str, late: bool = False) -> CloseOutcome:
     """End one visit in memory and say in its chat record what happened."""
-    outcome = await TurnMemory.session_end(
-        account=user, display_name=shopper, session_id=session_id
+    outcome = await ShopperMemory(account=user).visit_close(
+        display_name=shopper, session_id=session_id
     )
     note = _close_note(outcome, late=late)
     if not outcome.reached:
@@ -68,10 +68,8 @@ async def writes_recognised(*, memory: TurnMemory, turn_id: int) -> None:
     write that landed after its timeout): found by their key, listed in their records."""
     for earlier in await _chat_turns_unacknowledged(turn_id=turn_id):
         found = await memory.written_under(str(earlier))
-        if found.get("turn"):
-            await _chat_turn_saved_late(
-                turn_id=earlier, saved={"turn": found["turn"], "fact": found.get("fact", [])}
-            )
+        if found.turn:
+            await _chat_turn_saved_late(turn_id=earlier, saved=found.as_dict())
 
 
 async def closes_pending_retry(*, user, shopper: str, current: str | None) -> None:

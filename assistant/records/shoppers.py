@@ -17,7 +17,7 @@ from django.db import transaction
 from django.db.models import Count
 
 from assistant.models import ChatSession
-from memoryapp.public import staff
+from memoryapp.public import ShopperMemory
 
 
 @dataclass(frozen=True)
@@ -40,7 +40,7 @@ def shopper_forget(*, user: AbstractBaseUser) -> ShopperForgotten:
 
     Raises MemoryUnavailable, having deleted nothing, when memory cannot be reached.
     """
-    had_memory = staff.shopper_memory_erase(account=user)
+    had_memory = ShopperMemory(account=user).erase()
     sessions, turns = _chat_records_delete(user=user)
     return ShopperForgotten(had_memory=had_memory, chat_sessions=sessions, chat_turns=turns)
 

@@ -40,6 +40,7 @@ from assistant.turn.prompting import turn_messages
 from assistant.turn.tools import tool_run, tool_schemas, vocabulary_load
 from llm.factory import chat_client, model_for
 from llm.transcript import exchange_with_products
+from memoryapp.public import ShopperMemory
 from memoryapp.turn import (
     Exchange,
     MemoryUnavailable,
@@ -378,12 +379,15 @@ async def _turn_answer(
         duration = spans.now_ms() - start
         spans.add("memory.write", start, duration)
         # Ids, the failed writes' names and the screen's count: never memory text.
-        log.saved = {k: written[k] for k in ("turn", "fact", "failed", "screened_out")}
-        ids, failed = {"turn": written["turn"], "fact": written["fact"]}, written["failed"]
+        ids = written.ids.as_dict()
+        log.saved = {**ids, "failed": written.failed, "screened_out": written.screened_out}
         yield events.MemoryAdded(
-            block_ids=ids, facts=written["facts"], failed=failed, duration_ms=round(duration, 2)
+            block_ids=ids,
+            facts=written.facts,
+            failed=written.failed,
+            duration_ms=round(duration, 2),
         )
-        if written["turn"] and user is not None:  # memory answers: settle what it missed
+        if written.ids.turn and user is not None:  # memory answers: settle what it missed
             await healthy_turn_reconcile(
                 user=user, shopper=shopper, memory=memory, turn_id=progress.turn_id
             )
@@ -408,7 +412,7 @@ async def greeting_build(*, user, request: HelloRequest) -> events.Welcome:
         if not (await _demo_settings()).memory_enabled:
             mode = "memory_off"
         else:
-            remembered = await TurnMemory.greeting(account=user)
+            remembered = await ShopperMemory(account=user).greeting()
             mode = "remembering" if remembered is not None else "memory_unavailable"
     preferences = preferences_from_facts(
         remembered.facts if remembered else (), vocabulary=vocabulary

@@ -58,14 +58,14 @@ def shoppers_record(base_url: str, shoppers: list[Shopper]) -> dict[str, str]:
 
 
 async def _shoppers_record(shoppers: list[Shopper]) -> dict[str, str]:
-    from memoryapp.turn import TurnMemory
+    from memoryapp.public import ShopperMemory
 
     ids: dict[str, str] = {}
     try:
         for shopper in shoppers:
             ids.update(await _shopper_record(shopper))
     finally:
-        await TurnMemory.clients_close()
+        await ShopperMemory.clients_close()
     return ids
 
 

@@ -19,7 +19,7 @@ from assistant.records.shoppers import shopper_forget
 from memoryapp.clients import memory_client_async, memory_client_sync
 from memoryapp.recall import memories_recall
 from memoryapp.sessions import session_open
-from memoryapp.turn import TurnMemory
+from memoryapp.turn import BlockIds, Remembered, TurnMemory
 from tests.support.memory_proxy import MemoryProxy
 from tests.support.shopper_memory import memory_blocks, memory_user_exists, memory_user_of
 
@@ -341,7 +341,8 @@ def test_a_visit_that_fails_part_way_is_removed_and_written_whole_next_time(
     async def second_write_lost(self, exchange):
         calls.append(exchange.query)
         if len(calls) == 2:
-            return {"turn": [], "fact": [], "facts": []}  # what a failed write returns
+            # What a write memory failed returns.
+            return Remembered(ids=BlockIds(), facts=[], failed=["turn"], screened_out=0)
         return await real(self, exchange)
 
     monkeypatch.setattr(TurnMemory, "remember", second_write_lost)

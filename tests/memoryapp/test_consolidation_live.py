@@ -49,10 +49,10 @@ async def stored(name: str, kind: str) -> list:
 
 async def test_twelve_restatements_are_one_fact_stored_and_shown_once(live_memory, shopper_name):
     first, saved = await visit(shopper_name, "I'm a size M")
-    assert saved["facts"] == ["The shopper wears size M."]
+    assert saved.facts == ["The shopper wears size M."]
     for _ in range(11):
         _, again = await visit(shopper_name, "I'm a size M, show me jeans")
-        assert again["fact"] == [] and again["facts"] == []
+        assert again.ids.fact == [] and again.facts == []
     facts = await stored(shopper_name, "fact")
     assert [b.fact for b in facts] == ["The shopper wears size M."]
     assert facts[0].session_id == first.session_id  # the first statement stays the fact
@@ -69,7 +69,7 @@ async def test_m_then_l_recalls_only_l_and_keeps_m_as_history(live_memory, shopp
     spring, _ = await visit(shopper_name, "I'm a size M", session_date=date(2026, 3, 1))
     summer = await open_session(shopper_name, session_date=date(2026, 6, 1))
     saved = await exchange_remember(memory=summer, query="I'm now a size L", answer="Noted.")
-    assert saved["facts"] == ["The shopper wears size L."]
+    assert saved.facts == ["The shopper wears size L."]
 
     # In the visit that said so (its listing holds the history copy) and in a later one.
     resumed = await open_session(shopper_name, session_id=summer.session_id)
@@ -90,7 +90,7 @@ async def test_m_then_l_recalls_only_l_and_keeps_m_as_history(live_memory, shopp
         ("The shopper wears size M.", "2026-03-01")
     ]
     assert history[0].annotations["stated_in"] == spring.session_id
-    assert history[0].annotations["superseded_by"] == saved["fact"][0]
+    assert history[0].annotations["superseded_by"] == saved.ids.fact[0]
     records = {r.text: r for r in await fact_records(shopper_name)}
     assert records["The shopper wears size M."].superseded
     assert records["The shopper wears size M."].slot == "size/tops"
@@ -111,16 +111,16 @@ async def test_a_dislike_after_a_liking_of_a_colour_is_the_only_one_recalled(
 async def test_a_change_of_size_is_applied_to_the_current_size(live_memory, shopper_name):
     await visit(shopper_name, "I'm a 42 in shoes and an M")
     _, saved = await visit(shopper_name, "I went up a size")
-    assert saved["facts"] == ["The shopper wears size L."]
+    assert saved.facts == ["The shopper wears size L."]
     _, shoes = await visit(shopper_name, "I went up a shoe size")
-    assert shoes["facts"] == ["The shopper wears shoe size 43."]
+    assert shoes.facts == ["The shopper wears shoe size 43."]
     lines = sorted(line.split("] ", 1)[1] for line in await fact_lines(shopper_name))
     assert lines == ["The shopper wears shoe size 43.", "The shopper wears size L."]
 
 
 async def test_a_change_of_size_with_no_size_to_change_stores_nothing(live_memory, shopper_name):
     _, saved = await visit(shopper_name, "I went up a size")
-    assert saved["fact"] == [] and await stored(shopper_name, "fact") == []
+    assert saved.ids.fact == [] and await stored(shopper_name, "fact") == []
 
 
 async def test_a_fact_from_a_visit_dated_before_the_current_one_becomes_history(
@@ -128,7 +128,7 @@ async def test_a_fact_from_a_visit_dated_before_the_current_one_becomes_history(
 ):
     await visit(shopper_name, "I'm a size L", session_date=date(2026, 6, 1))
     _, saved = await visit(shopper_name, "I'm a size S", session_date=date(2025, 1, 1))
-    assert saved["fact"] == []
+    assert saved.ids.fact == []
     assert [line.split("] ", 1)[1] for line in await fact_lines(shopper_name)] == [
         "The shopper wears size L."
     ]
@@ -184,7 +184,7 @@ async def test_restating_a_fact_stored_before_consolidation_tidies_its_copies(
 ):
     await legacy_facts(shopper_name, ["The shopper wears size M."] * 3)
     _, saved = await visit(shopper_name, "I'm a size L now")
-    assert saved["facts"] == ["The shopper wears size L."]
+    assert saved.facts == ["The shopper wears size L."]
     assert [b.fact for b in await stored(shopper_name, "fact")] == ["The shopper wears size L."]
     # One history record of the old size, not three.
     assert [b.fact for b in await stored(shopper_name, "superseded_fact")] == [
@@ -230,7 +230,7 @@ async def test_a_lift_across_visits_retires_what_it_lifts(live_memory, shopper_n
     saved = await exchange_remember(
         memory=later, query="Any brand is fine with me these days", answer="Noted."
     )
-    assert saved["facts"] == ["The shopper does not mind which brand."]
+    assert saved.facts == ["The shopper does not mind which brand."]
     await exchange_remember(memory=later, query="Yellow's fine now", answer="Noted.")
     await exchange_remember(
         memory=later, query="Forget the budget, money's no object", answer="Noted."

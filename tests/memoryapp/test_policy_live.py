@@ -291,8 +291,8 @@ async def test_exchange_remember_judges_and_stores_facts(live_memory, shopper_na
         query="I'm a size M and I hate yellow, show me jeans",
         answer="Here are jeans.",
     )
-    assert len(saved["turn"]) == 1
-    assert saved["facts"] and len(saved["fact"]) == len(saved["facts"])
+    assert len(saved.ids.turn) == 1
+    assert saved.facts and len(saved.ids.fact) == len(saved.facts)
     recall = await memories_recall(memory=memory, message="t-shirts", turn_count=1)
     fact_lines = " ".join(i.line for i in recall.items if i.scope == "fact").lower()
     assert "size m" in fact_lines and "yellow" in fact_lines

@@ -22,7 +22,7 @@ from assistant.records.past_visits import (
     past_visits_write,
 )
 from assistant.records.scenario import ScenarioInvalid, ShopperVisits, Visit, scenario_load
-from memoryapp.public import MemoryUnavailable, TurnMemory
+from memoryapp.public import MemoryUnavailable, ShopperMemory
 
 DEMO_SCENARIO = Path(__file__).resolve().parents[2] / "fixtures" / "demo_sessions.json"
 
@@ -86,7 +86,7 @@ class Command(BaseCommand):
                 )
             return
 
-        if not TurnMemory.reachable(timeout=options["timeout"]):
+        if not ShopperMemory.reachable(timeout=options["timeout"]):
             raise CommandError(
                 f"Agent Memory at {settings.AGENT_MEMORY_URL} is not answering; "
                 "nothing was written. Start it with `python manage.py agentmemory`."
