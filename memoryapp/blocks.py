@@ -18,9 +18,10 @@ TURN_KIND, FACT_KIND, EPISODE_KIND = KINDS
 SUPERSEDED = "superseded_fact"
 
 # The annotations each kind is stored with, and searched by.
-TURN = {"type": TURN_KIND}
-FACT = {"type": FACT_KIND}
-EPISODE = {"type": EPISODE_KIND}
+# The SDK takes annotations as str to str.
+TURN: dict[str, str] = {"type": TURN_KIND}
+FACT: dict[str, str] = {"type": FACT_KIND}
+EPISODE: dict[str, str] = {"type": EPISODE_KIND}
 
 # Injectable so tests can place "now" where they need it.
 clock: Callable[[], datetime] = lambda: datetime.now(UTC)  # noqa: E731

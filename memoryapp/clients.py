@@ -134,7 +134,7 @@ class _LinearSweepPool(httpcore.AsyncConnectionPool):
         return closing
 
     def _available(
-        self, origin: httpcore.URL, closing: list[httpcore.AsyncConnectionInterface]
+        self, origin: httpcore.Origin, closing: list[httpcore.AsyncConnectionInterface]
     ) -> httpcore.AsyncConnectionInterface | None:
         """The first connection that can take a request to `origin` now, expired ones closed."""
         for connection in list(self._connections):

@@ -35,7 +35,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeGuard
 
 from llm.fact_schema import (
     ANY_KEY,
@@ -148,7 +148,7 @@ def facts_plan(
     return plan
 
 
-def _category_lift(slot: FactSlot | None) -> bool:
+def _category_lift(slot: FactSlot | None) -> TypeGuard[FactSlot]:
     return slot is not None and slot.slot == f"{slot.category}/{ANY_KEY}"
 
 
@@ -187,7 +187,7 @@ def _retire(plan: FactsPlan, blocks: Iterable[Any], *, keep: Any, by: str | int)
     Of several old copies of one replaced value only the newest is kept as a superseded copy.
     """
     kept_slot = block_slot(keep) if keep is not None else None
-    superseded_values: set[str] = set()
+    superseded_values: set[str | None] = set()
     for block in blocks:
         slot = block_slot(block)
         value = slot.value if slot else None

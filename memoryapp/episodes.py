@@ -36,9 +36,10 @@ async def session_end(*, user_id: str, display_name: str, session_id: str) -> Cl
     display_name is accepted like session_open's, but a close never creates a memory user.
     """
     conf = memory_conf()
-    session_id = session_id_clean(session_id)
-    if session_id is None:
+    cleaned = session_id_clean(session_id)
+    if cleaned is None:
         return CloseOutcome(ended=False, reached=True)
+    session_id = cleaned
     ok, resource = await guarded(
         session_get_open(memory_user_async(user_id), session_id),
         path="write",

@@ -11,9 +11,10 @@ import logging
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import openai
+from openai.types.chat import ChatCompletionMessageParam
 
 from llm.fact_schema import (
     BUDGET_SLOT,
@@ -227,7 +228,12 @@ def validate_facts(raw: Any, *, message: str, cap: int | None = None) -> Screene
 def _restates(fact: JudgedFact, other: JudgedFact) -> bool:
     if restatement_key(fact.text) == restatement_key(other.text):
         return True
-    return _same_slot(fact, other) and fact.slot.value == other.slot.value
+    return bool(
+        fact.slot
+        and other.slot
+        and fact.slot.slot == other.slot.slot
+        and fact.slot.value == other.slot.value
+    )
 
 
 def _same_slot(fact: JudgedFact, other: JudgedFact) -> bool:
@@ -250,7 +256,8 @@ async def _complete_json(*, role: str, messages: list[dict]) -> str | None:
     client = chat_client()
     response = await client.chat.completions.create(
         model=model_for(role),
-        messages=messages,
+        # The prompts are built as plain dicts in the chat format (`llm.prompts`).
+        messages=cast("list[ChatCompletionMessageParam]", messages),
         response_format={"type": "json_object"},
         temperature=0,
     )

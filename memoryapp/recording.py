@@ -211,8 +211,8 @@ async def _question_before(memory: OpenSession) -> str | None:
         timeout=memory_conf().write_timeout_seconds,
     )
     blocks = list(page.memory_blocks) if ok and page else []
-    newest = next((b for b in blocks if getattr(b, "message", None) is not None), None)
-    return answer_question(newest.message.assistant_content or "") if newest else None
+    message = next((b.message for b in blocks if getattr(b, "message", None) is not None), None)
+    return answer_question(message.assistant_content or "") if message else None
 
 
 # The newest blocks read for that question: the exchange, the facts it stored and the

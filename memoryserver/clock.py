@@ -22,6 +22,8 @@ class Clock:
         self._file_offset = timedelta(0)
 
     def _offset_from_file(self) -> timedelta:
+        if self._offset_file is None:
+            return timedelta(0)
         try:
             stamp = os.stat(self._offset_file).st_mtime_ns
         except OSError:

@@ -488,9 +488,9 @@ def _payloads_for(index: UserIndex, hits: list[Hit]) -> list[dict[str, Any]]:
                     chunk,
                 )
                 for row in cursor.fetchall():
-                    payload = block_payload_from_row(row)
-                    payloads[payload["block_id"]] = payload
-                    index.keep_payload(payload["block_id"], payload)
+                    fetched = block_payload_from_row(row)
+                    payloads[fetched["block_id"]] = fetched
+                    index.keep_payload(fetched["block_id"], fetched)
     found = []
     for hit in hits:
         payload = payloads.get(hit.block_id)

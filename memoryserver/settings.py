@@ -7,6 +7,7 @@ URLconf and middleware, and only the knobs of `memoryserver.conf`.
 from __future__ import annotations
 
 import secrets
+from typing import Any
 
 from memoryserver.conf import ServerSettings, sqlite_database
 from memoryserver.limits import MAX_BODY_BYTES
@@ -30,7 +31,7 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 USE_TZ = True
 TIME_ZONE = "UTC"
 
-REST_FRAMEWORK = {
+REST_FRAMEWORK: dict[str, Any] = {
     "UNAUTHENTICATED_USER": None,
     "DEFAULT_AUTHENTICATION_CLASSES": [],
     "DEFAULT_PERMISSION_CLASSES": [],

@@ -91,7 +91,7 @@ def index_written(index: UserIndex, directory: str) -> int:
 
 def _parts_read(directory: Path, count: int) -> Iterator[tuple[str, Any]]:
     for number in range(count):
-        buffers = []
+        buffers: list[np.ndarray] = []
         while (buffer := directory / f"part-{number}.{len(buffers)}").exists():
             buffers.append(np.fromfile(buffer, dtype=np.uint8))
         yield pickle.loads((directory / f"part-{number}").read_bytes(), buffers=buffers)

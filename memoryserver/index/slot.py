@@ -184,7 +184,12 @@ class UserIndex:
                 # Each block's position is where its id stands.
                 first = len(index.ids)
                 index.ids.extend(value)
-                index.positions.update(zip(value, range(first, len(index.ids)), strict=True))
+                # The holes removed blocks left (None) have no position.
+                index.positions.update(
+                    (block_id, pos)
+                    for pos, block_id in enumerate(value, start=first)
+                    if block_id is not None
+                )
             elif name == "annotations":
                 index.annotations.extend(value)
             elif name.startswith("lexical."):
@@ -195,7 +200,6 @@ class UserIndex:
                 raise ValueError(f"not a part of a user's index: {name!r}")
         if vectors.shape != (index.capacity, index.dimensions):
             raise ValueError(f"vectors of shape {vectors.shape} for {index.capacity} rows")
-        index.positions.pop(None, None)  # the holes removed blocks left
         index.ids.extend([None] * (index.capacity - len(index.ids)))
         index.annotations.extend([None] * (index.capacity - len(index.annotations)))
         index.payloads = [None] * index.capacity
@@ -279,7 +283,7 @@ class UserIndex:
         self.own_terms[pos] = min(own, _MAX_TERMS)
         self.sentences.set(pos, row.sentences)
         for (key, value), mask in self._annotation_masks.items():
-            mask[pos] = bool(row.annotations) and row.annotations.get(key) == value
+            mask[pos] = bool(row.annotations and row.annotations.get(key) == value)
 
     def set_fields(
         self,
@@ -522,7 +526,8 @@ class UserIndex:
         dates = self._dates()
         dated = times.matches(dates) & live
         if times.previous_visit:
-            earlier = live & (self.sessions[:n] != self.session_codes.get(session_id, -1))
+            searching = self.session_codes.get(session_id, -1) if session_id is not None else -1
+            earlier = live & (self.sessions[:n] != searching)
             if earlier.any():
                 latest = self.sessions[:n][earlier][np.argmax(dates[earlier])]
                 dated |= earlier & (self.sessions[:n] == latest)

@@ -272,13 +272,15 @@ class _Reading:
             return
         # The end without a year takes the other's, or the year beside it if the months
         # would run backwards ("November to February 2023" began in 2022).
-        if first.year is None:
+        if first.year is None and last.year is not None:
             before = first.months[0] > last.months[0]
             first = replace(first, year=last.year - before)
-        elif last.year is None:
+        elif last.year is None and first.year is not None:
             after = last.months[0] < first.months[0]
             last = replace(last, year=first.year + after)
-        lo, hi = first.window()[0], last.window()[1]
+        first_window, last_window = first.window(), last.window()
+        assert first_window is not None and last_window is not None  # both ends have a year
+        lo, hi = first_window[0], last_window[1]
         if hi > lo:
             self.found.ranges.append((lo, hi))
         else:  # backwards even so: each end alone

@@ -17,6 +17,7 @@ from memoryserver.db import db_alias
 from memoryserver.embedders import get_embedder
 from memoryserver.errors import InvalidRequest, QueueFull
 from memoryserver.index.sentences import blocks_embedded
+from memoryserver.index.slot import UserIndex
 from memoryserver.models import BlockStatus, MemoryBlock
 from memoryserver.queue import get_queue
 from memoryserver.services.common import WRITE_LOCK, chunks, session_get_writable, with_index
@@ -135,12 +136,12 @@ def blocks_add(
     with WRITE_LOCK:
         with transaction.atomic(using=db_alias()):
             MemoryBlock.objects.bulk_create(rows)
-        with_index(
-            user_id,
-            lambda index: [
-                index.upsert(selectors.index_row(r, *embedded[i])) for i, r in enumerate(rows)
-            ],
-        )
+
+        def rows_upsert(index: UserIndex) -> None:
+            for i, row in enumerate(rows):
+                index.upsert(selectors.index_row(row, *embedded[i]))
+
+        with_index(user_id, rows_upsert)
     if wanted:
         if async_processing:
             queue.enqueue([r.pk for r in rows])

@@ -6,6 +6,7 @@ request with async_processing=false calls `extract_now` itself.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from django.conf import settings
@@ -14,6 +15,7 @@ from django.db.models import Q
 from memoryserver import selectors
 from memoryserver.clock import clock
 from memoryserver.extractors import ExtractionError, get_extractor
+from memoryserver.index.slot import UserIndex
 from memoryserver.models import BlockStatus, MemoryBlock
 from memoryserver.queue import get_queue
 from memoryserver.services.common import WRITE_LOCK, chunks, with_index
@@ -85,7 +87,7 @@ def block_mark_queued(block_pks: list[int]) -> None:
             for block_id, user_id in rows.values_list("block_id", "user_key"):
                 by_user.setdefault(user_id, []).append(block_id)
         for user_id, ids in by_user.items():
-            with_index(user_id, lambda index, ids=ids: index.forget_payloads(ids))
+            with_index(user_id, partial(UserIndex.forget_payloads, block_ids=ids))
 
 
 def extraction_recover() -> int:

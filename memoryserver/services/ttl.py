@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from functools import partial
 
 from django.conf import settings
 
@@ -64,5 +65,5 @@ def blocks_expired_sweep() -> int:
         for block_id, user_id in doomed:
             by_user.setdefault(user_id, []).append(block_id)
         for user_id, ids in by_user.items():
-            with_index(user_id, lambda index, ids=ids: index.remove(ids))
+            with_index(user_id, partial(UserIndex.remove, block_ids=ids))
     return len(doomed)

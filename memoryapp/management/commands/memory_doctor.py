@@ -6,13 +6,13 @@ import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 import httpx
 from agentmemory import AgentMemoryClient
 from agentmemory.exceptions import AuthenticationError, NotFoundError
-from agentmemory.resources.health import ALL_ENTITIES
+from agentmemory.resources.health import ALL_ENTITIES, HealthEntity
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
@@ -118,6 +118,8 @@ def _entity_status(entity: str, result: Any) -> tuple[bool, str]:
     if entity not in (result.checked_entities or []):
         return False, "no answer"
     value = getattr(result, entity.replace("-", "_"), None)
+    if value is None:
+        return False, "no answer"
     if entity == "models":
         embedding, llm = value.embedding, value.llm
         return (
@@ -139,7 +141,8 @@ def health_checks(client: AgentMemoryClient) -> list[Check]:
     """One health ping per component, so each reports on its own line."""
     checks = []
     for entity in ALL_ENTITIES:
-        result = client.health_ping(entity)
+        # The SDK lists its entities as plain strings; each is one of HealthEntity's.
+        result = client.health_ping(cast(HealthEntity, entity))
         ok, detail = _entity_status(entity, result)
         checks.append(Check(f"health: {_entity_label(entity, result)}", ok, detail))
     return checks
