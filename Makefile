@@ -64,9 +64,10 @@ screenshots: $(VENV)/.installed ## The chat panel's key states, desktop and phon
 	@scripts/ensure-chromium
 	$(PY) -m pytest -p no:cacheprovider -q -s tests/browser/screenshots.py $(PYTEST_ARGS)
 
-lint: $(VENV)/.installed ## ruff check and format check
+lint: $(VENV)/.installed ## ruff check and format check; mypy over memoryapp/ and memoryserver/
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(PY) -m mypy
 
 fmt: $(VENV)/.installed ## Apply ruff fixes and formatting
 	$(VENV)/bin/ruff check --fix .
