@@ -25,7 +25,7 @@ slot.
 
 The package is laid out by what it reads: `clauses` (sentences, clauses and what kind each
 is), `predicates` (the lexicon of cues) and `preferences`, `sizes`, `budget`, `occasion`,
-`changes` (changes of mind, lifts, one-offs and irony).
+`changes` (changes of mind, one-offs and irony) and `lifts`.
 """
 
 from __future__ import annotations
@@ -38,8 +38,7 @@ from llm.fact_schema import DISLIKE, LIKE, OCCASION_PHRASES
 from llm.offline.judge.budget import budget_facts
 from llm.offline.judge.changes import (
     ironic,
-    lift_facts,
-    once,
+    once_span,
     one_brands_sizing,
     plain_readings,
     relative_for_one_brand,
@@ -52,6 +51,7 @@ from llm.offline.judge.clauses import (
     sentences_read,
 )
 from llm.offline.judge.judged import Judged
+from llm.offline.judge.lifts import lift_facts
 from llm.offline.judge.occasion import occasion_facts
 from llm.offline.judge.preferences import (
     Pending,
@@ -109,8 +109,20 @@ def _standing_facts(sentence: Sentence) -> list[Judged]:
     """A sentence's facts, less what holds once or for one brand, with its lifts in place
     of what they lift."""
     facts = _sentence_facts(sentence)
-    if once(sentence.text):
-        facts = [f for f in facts if f.category not in ("budget", "size")]
+    span = once_span(sentence.text)
+    if span is not None:
+        # The one purchase's figures go; the usual ones said beside it stay ("I never spend
+        # more than 50, but this time I'll go to 120"). A one-off said apart from its
+        # figure ("I'd pay 120 for these, but not usually") takes the whole sentence's.
+        def figure(f: Judged) -> bool:
+            return f.category in ("budget", "size")
+
+        inside = [
+            f for f in facts if figure(f) and span[0] <= f.position - sentence.start < span[1]
+        ]
+        facts = (
+            [f for f in facts if f not in inside] if inside else [f for f in facts if not figure(f)]
+        )
     brand_from = one_brands_sizing(sentence.text)
     if brand_from is not None:
         # The sizes said before it are the shopper's usual ones; those after, the brand's.

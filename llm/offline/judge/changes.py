@@ -1,29 +1,28 @@
-"""Changes of mind, lifts, one-offs and irony: how a message says a fact no longer holds,
-holds only once, or was never meant.
+"""Changes of mind, one-offs and irony: how a message says a fact no longer holds, holds
+only once, or was never meant.
 
-- `plain_readings` rewrites a few ways of stating a preference or a new size into the plain
-  statement the clause readers already understand: "never show me orange" dislikes orange
-  (it is a standing dislike, not an instruction), "I switched from Vela to Tern" dislikes
-  Vela and likes Tern, "my waist went from 32 to 34" states 34, "make that a 41" states 41.
-- `lift_facts` reads a preference lifted: a named one ("yellow's fine now", "I don't mind
-  Vela any more") is its slot with `neutral`; a whole category ("any brand is fine",
-  "colour doesn't matter to me now") is `<category>/any`; the budget ("forget the budget")
-  is `none`. A lift needs a sign that the mind changed or that no limit stands ("now",
-  "again", "after all", "any more", "any", "no object"): "I don't mind grey" alone says
-  too little, and "any colour is fine, except beige" keeps only the exception.
+- `plain_readings` rewrites the ways of stating a change or a standing refusal into the
+  plain statement the clause readers already understand. A change is read by its
+  structure, whatever the slot: an old value and a new one joined by "from ... to",
+  "to ... from", "<dropped> ... for", "instead of", "... is out, ... is in", or a past
+  state followed by "now it's ...". The new value is liked (or becomes the size); the old
+  one is given up, which for a preference is a dislike and for a size or a figure is
+  nothing. "Never show me orange" dislikes orange (a standing dislike, not an
+  instruction); "make that a 41" states 41.
 - `once` and `ironic` mark a sentence whose figures are for one purchase ("just this once",
   "for this jacket only", "but not usually") or said in irony ("yeah right", "said no one
-  ever"): it states no standing fact.
+  ever", praise of a thing for what is unpleasant about it): it states no standing fact.
+  `once_from` says where in the sentence the one purchase starts, so "I never spend more
+  than 50, but this time I'll go to 120" keeps the 50.
+
+Lifts ("yellow's fine now", "any brand is fine") are read in `lifts`.
 """
 
 from __future__ import annotations
 
 import re
 
-from llm.fact_schema import ANY_KEY, BUDGET_SLOT, NEUTRAL, NO_BUDGET, budget_sentence, slot_key
-from llm.offline.judge.judged import Judged
-from llm.offline.judge.predicates import NOT_BRANDS, PHRASES, TOKEN
-from llm.offline.judge.preferences import preference_fact
+from llm.offline.judge.words import FIRST_PERSON
 
 # --- Plain readings --------------------------------------------------------------------
 
@@ -41,23 +40,78 @@ _STANDING = re.compile(r"\b(?:never|ever|again|any\s?more)\b", re.I)
 _KEEP_AWAY = re.compile(
     r"^(?P<lead>\W*(?:please\s+)?)keep\s+(?P<what>.+?)\s+away\s+from\s+me\b", re.I
 )
+# Verbs of a change, in every form a shopper says them in ("switched", "I'm switching").
 _CHANGE_VERB = (
-    r"(?:switched|switch|moved|move|changed|change|went|gone|go|swapped|swap|converted|"
-    r"jumped|dropped|shifted)"
+    r"(?:switch(?:ed|ing)?|mov(?:e|ed|ing)|chang(?:e|ed|ing)|go|went|gone|going|"
+    r"swap(?:ped|ping)?|convert(?:ed|ing)?|jump(?:ed|ing)?(?:\s+ship)?|drop(?:ped|ping)?|"
+    r"shift(?:ed|ing)?|transition(?:ed|ing)?|migrat(?:e|ed|ing)|upgrad(?:e|ed|ing)|"
+    r"graduat(?:e|ed|ing))"
 )
-_SWITCH = re.compile(
-    rf"\b(?P<who>i|i've|i\s+have|we)\s+(?:\w+\s+)?{_CHANGE_VERB}(?:\s+over|\s+up|\s+down)?\s+from\s+"
-    rf"(?P<old>.+?)\s+to\s+(?P<new>.+?)(?P<rest>\s+(?:this|last|in|for|since|a|recently|"
-    rf"lately|now)\b.*|[,.;!?].*|$)",
+# Verbs that give the old value up for the new one: "I ditched Vela for Tern".
+_GIVE_UP_VERB = (
+    r"(?:ditch(?:ed|ing)?|swap(?:ped|ping)?(?:\s+out)?|trad(?:e|ed|ing)(?:\s+in)?|"
+    r"exchang(?:e|ed|ing)|replac(?:e|ed|ing)|dump(?:ed|ing)?|gave\s+up|given\s+up|"
+    r"giving\s+up|dropp(?:ed|ing)|drop|abandon(?:ed|ing)?|left)"
+)
+_WHO = r"(?:i|i've|i\s+have|i'm|i\s+am|we|we've|we're|i\s+just|i\s+recently|i\s+finally)"
+# Where the new value ends: a time, a reason or the end of the clause.
+_REST = (
+    r"(?P<rest>\s+(?:this|last|in|for|since|a|recently|lately|now|these|nowadays|because|"
+    r"after|when|and|but|instead|completely|entirely|altogether)\b.*|[,.;!?].*|$)"
+)
+_FROM_TO = re.compile(
+    rf"\b{_WHO}\s+(?:\w+\s+)?{_CHANGE_VERB}(?:\s+(?:over|up|down|back|across))?\s+from\s+"
+    rf"(?P<old>.+?)\s+(?:over\s+|across\s+|straight\s+)?to\s+(?P<new>.+?){_REST}",
+    re.I,
+)
+_TO_FROM = re.compile(
+    rf"\b{_WHO}\s+(?:\w+\s+)?{_CHANGE_VERB}(?:\s+(?:over|across))?\s+to\s+(?P<new>.+?)\s+from\s+"
+    rf"(?P<old>.+?){_REST}",
+    re.I,
+)
+_GIVEN_FOR = re.compile(
+    rf"\b{_WHO}\s+(?:\w+\s+)?{_GIVE_UP_VERB}\s+(?P<old>.+?)\s+(?:for|with|in\s+favou?r\s+of)\s+"
+    rf"(?P<new>.+?){_REST}",
+    re.I,
+)
+_OUT_IN = re.compile(
+    r"^(?P<old>[^,;]+?)\s+(?:is|are|'s)\s+out\s*[,;]?\s*(?:and\s+)?(?P<new>[^,;]+?)\s+"
+    r"(?:is|are|'s)\s+in\b(?P<rest>.*)$",
+    re.I,
+)
+# "... instead of ..." changes a state only when the sentence says the mind moved.
+_INSTEAD = re.compile(
+    r"\s+(?:instead\s+of|rather\s+than|in\s+place\s+of)\s+(?P<old>.+?)"
+    r"(?P<rest>\s+(?:now|these\s+days|nowadays|from\s+now\s+on|going\s+forward|any\s?more)\b.*|"
+    r"[,.;!?].*|$)",
+    re.I,
+)
+_MOVED_ON = re.compile(
+    r"\b(?:now|these\s+days|nowadays|from\s+now\s+on|going\s+forward|any\s?more|no\s+longer|"
+    r"switch\w*|mov(?:ed|ing)\s+on|changed)\b",
+    re.I,
+)
+# A past state, then "now it's ...": "black was my colour, now it's navy".
+_NOW_IT_IS = re.compile(
+    r"(?P<lead>[,;]\s*(?:but\s+|and\s+)?)(?:now|these\s+days|nowadays)\s*,?\s+"
+    r"(?:it's|it\s+is|they're|they\s+are|its)\s+(?:all\s+(?:about\s+)?)?(?P<new>[^,;.!?]+)",
+    re.I,
+)
+_WAS_MINE = re.compile(r"\b(?:was|were|used\s+to\s+be)\s+(?:my|our|all\s+i)\b", re.I)
+# A bare term said to hold from now on, after a comma: "no more Mistral, Solstice from now on".
+_FROM_NOW_ON = re.compile(
+    r"(?P<lead>^|[,;]\s*(?:but\s+|and\s+)?)(?!(?:show|find|give|get|send|please|only|no|not|"
+    r"never|just)\b)(?P<what>[^,;.!?]+?)\s+(?:from\s+now\s+on|going\s+forward|from\s+here\s+on)"
+    r"(?P<end>\s*[.!]*)$",
     re.I,
 )
 _WHEN = re.compile(
     r"\s+(?:(?:this|last|in\s+the)\s+\w+|recently|lately|since\s+\w+|\w+\s+ago|in\s+\d{4})\b", re.I
 )
 _MEASURE_FROM_TO = re.compile(
-    rf"\b(?P<whose>my\s+(?:waist|inseam|shoe\s+size|size|feet|foot))\s+(?:has\s+|'s\s+)?"
-    rf"{_CHANGE_VERB}\s+(?:up\s+|down\s+)?from\s+(?:an?\s+|size\s+)?[\w.]+\s+to\s+"
-    rf"(?:an?\s+|size\s+)?(?P<new>[\w.]+)",
+    rf"\b(?P<whose>my\s+(?:waist|inseam|shoe\s+size|size|feet|foot|budget))\s+(?:has\s+|'s\s+)?"
+    rf"{_CHANGE_VERB}\s+(?:up\s+|down\s+)?from\s+(?:an?\s+|size\s+)?[\w.€£$]+\s+to\s+"
+    rf"(?:an?\s+|size\s+)?(?P<new>[\w.€£$]+)",
     re.I,
 )
 _MAKE_THAT = re.compile(
@@ -65,7 +119,12 @@ _MAKE_THAT = re.compile(
     r"(?:to\s+)?(?=(?:an?\s+|size\s+)?[\dXSMLxsml])",
     re.I,
 )
-_SIZE_LIKE = re.compile(r"^(?:an?\s+|size\s+)?(?:\d{1,2}(?:\.5)?|x{0,3}[sl]|xs|m)$", re.I)
+_SIZE_LIKE = re.compile(
+    r"^(?:an?\s+|size\s+|(?:uk|us|eu)\s+)?(?:\d{1,3}(?:[.,]\d{1,2})?|x{0,3}[sl]|xs|m|small|medium|"
+    r"large)(?:\s*(?:uk|us|eu|waist|in\s+\w+|€|eur|euros?|pounds|quid|dollars))?$",
+    re.I,
+)
+_PRODUCT = re.compile(r"^(?:the|that|this|those|these|it|them|one)\b", re.I)
 
 
 def plain_readings(text: str) -> str:
@@ -92,169 +151,72 @@ def _plain(sentence: str) -> str:
             + f"{measure.group('whose')} is {measure.group('new')} now"
             + sentence[measure.end() :]
         )
-    switch = _SWITCH.search(sentence)
-    if switch:
-        old, new = switch.group("old").strip(), switch.group("new").strip()
-        if _SIZE_LIKE.match(old) and _SIZE_LIKE.match(new):
-            new = re.sub(r"^(?:an?|size)\s+", "", new, flags=re.I)
-            stated = f"I'm now a {new}"
-        else:
-            stated = f"I'm over {old}, and I love {new}"
-        rest = switch.group("rest")
-        # When the switch was made ("last winter") is past; the state it led to holds now.
-        when = _WHEN.match(rest)
-        rest = " now" + rest[when.end() :] if when else rest
-        return sentence[: switch.start()] + stated + rest
+    changed = _change_said(sentence)
+    if changed is not None:
+        return changed
     made = _MAKE_THAT.match(sentence)
     if made:
         return f"{made.group('lead')}I'm " + sentence[made.end() :]
     return sentence
 
 
-# --- Lifts ------------------------------------------------------------------------------
-
-_CATEGORY = {
-    "colour": r"colou?rs?|shades?",
-    "brand": r"brands?|labels?|makers?|designers?",
-    "material": r"fabrics?|materials?|textiles?",
-    "design": r"fits?|cuts?|styles?|designs?",
-}
-_FINE = r"(?:fine|ok|okay|alright|all\s+right|good|great|cool)"
-_MATTER = r"(?:doesn't|does\s+not|don't|do\s+not|no\s+longer|won't)\s+(?:really\s+)?matter"
-_CARE = (
-    r"(?:not|no\s+longer|never)\s+(?:really\s+|too\s+|that\s+|very\s+)?(?:fussy|bothered|picky|"
-    r"particular|precious|fussed|hung\s+up)\s+(?:about|over|with)"
-    r"|(?:stopped|stop|quit)\s+(?:caring|worrying|fretting)\s+about"
-    r"|(?:don't|do\s+not)\s+(?:really\s+)?care\s+(?:about|which|what)"
-)
-
-
-def _category_lift(category: str) -> re.Pattern:
-    noun = _CATEGORY[category]
-    return re.compile(
-        rf"\b(?:any|whatever|whichever|every)\s+(?:\w+\s+)?(?:{noun})\b(?:\s+(?:is|are|'s|will\s+do|"
-        rf"would\s+be|works?))?(?:\s+(?:\w+\s+)?){_FINE}?"
-        rf"|\b(?:happy|fine|ok|okay|open)\s+(?:with|to)\s+(?:any|all|every)\s+(?:\w+\s+)?(?:{noun})\b"
-        rf"|\b(?:{noun})\s+(?:really\s+)?{_MATTER}"
-        rf"|\b(?:{_CARE})\s+(?:the\s+|which\s+|what\s+)?(?:{noun})\b",
-        re.I,
-    )
-
-
-_CATEGORY_LIFTS = {category: _category_lift(category) for category in _CATEGORY}
-# What says a category is lifted outright, not just mentioned: "any brand" lifts only with
-# a verdict ("is fine", "will do") or a changed mind.
-_VERDICT = re.compile(
-    rf"\b{_FINE}\b|\bwill\s+do\b|{_MATTER}|\b(?:{_CARE})\b|\bhappy\s+with\b|\bopen\s+to\b", re.I
-)
-_EXCEPTION = re.compile(
-    r"\b(?:but|except|apart\s+from|other\s+than|as\s+long\s+as|so\s+long\s+as|besides|"
-    r"anything\s+but|everything\s+but|unless|if)\b",
-    re.I,
-)
-_CHANGED = r"(?:now|again|after\s+all|these\s+days|nowadays|any\s?more|no\s+longer|by\s+now)"
-_NAMED_LIFTS = (
-    # "yellow's fine now", "polyester is OK after all", "green is fine by me again"
-    re.compile(
-        rf"^(?P<what>.+?)\s+(?:is|are|'s|seems?|feels?)\s+(?:totally\s+|perfectly\s+|actually\s+)?"
-        rf"{_FINE}(?:\s+(?:for|by|with)\s+me)?\s+{_CHANGED}\b",
-        re.I,
-    ),
-    # "I don't mind Vela any more", "I no longer mind polyester"
-    re.compile(
-        rf"\bi\s+(?:really\s+)?(?:don't|do\s+not)\s+mind\s+(?P<what>.+?)\s+{_CHANGED}\b"
-        rf"|\bi\s+no\s+longer\s+mind\s+(?P<what2>.+?)$",
-        re.I,
-    ),
-    # "orange doesn't bother me any more"
-    re.compile(
-        rf"^(?P<what>.+?)\s+(?:doesn't|does\s+not|don't|do\s+not|no\s+longer)\s+(?:bother|"
-        rf"irritate|annoy|itch|worry)s?\s+me\s+{_CHANGED}\b",
-        re.I,
-    ),
-    # "I'm fine with wool now", "I'm OK with it again"
-    re.compile(
-        rf"\b(?:i'm|i\s+am)\s+(?:totally\s+|perfectly\s+)?{_FINE}\s+with\s+(?P<what>.+?)\s+{_CHANGED}\b",
-        re.I,
-    ),
-)
-_BUDGET_LIFT = re.compile(
-    r"\bforget\s+(?:about\s+)?(?:the|my)\s+budget\b"
-    r"|\b(?:" + _CARE + r")\s+(?:the\s+|my\s+)?(?:budget|price|prices|cost|money)\b"
-    r"|\b(?:money|price|cost)(?:'s|\s+is)\s+no\s+object\b"
-    r"|\b(?:the\s+|my\s+)?(?:budget|price|cost)\s+"
-    + _MATTER
-    + r"\s+(?:to\s+me\s+)?"
-    + _CHANGED
-    + r"|\bno\s+(?:budget|spending\s+limit|price\s+limit)\s+(?:for\s+me\s+)?"
-    + _CHANGED
-    + r"|\b(?:money|budget|cash)(?:'s|\s+is|\s+isn't|\s+is\s+not)\s+(?:not\s+)?(?:tight|an\s+issue|"
-    r"a\s+problem)\s+" + _CHANGED,
-    re.I,
-)
-_HEDGE = re.compile(r"\b(?:much|i\s+guess|i\s+suppose|i\s+think|maybe|probably|kind\s+of)\b", re.I)
+def _change_said(sentence: str) -> str | None:
+    """The sentence with its old value given up and its new one stated, or None when it
+    states no change. The shopper's own change only: "my husband switched" is his."""
+    if sentence.rstrip().endswith("?"):
+        return None
+    for pattern in (_FROM_TO, _TO_FROM, _GIVEN_FOR):
+        match = pattern.search(sentence)
+        if match:
+            rest = match.group("rest")
+            # When the change was made ("last winter") is past; the state it led to holds now.
+            when = _WHEN.match(rest)
+            rest = " now" + rest[when.end() :] if when else rest
+            stated = _old_and_new(match.group("old"), match.group("new"))
+            if stated is None:
+                return None
+            return sentence[: match.start()] + stated + rest
+    out_in = _OUT_IN.match(sentence)
+    if out_in:
+        stated = _old_and_new(out_in.group("old"), out_in.group("new"))
+        return None if stated is None else stated + out_in.group("rest")
+    instead = _INSTEAD.search(sentence)
+    if instead and _MOVED_ON.search(sentence):
+        before, old = sentence[: instead.start()], instead.group("old").strip()
+        if _SIZE_LIKE.match(old):
+            return before + instead.group("rest")  # an old size or figure is just gone
+        if not FIRST_PERSON.search(before):
+            before = "I love " + before  # "Navy instead of black from now on"
+        return f"{before}{instead.group('rest')}, and I'm over {old}"
+    now_it = _NOW_IT_IS.search(sentence)
+    if now_it and _WAS_MINE.search(sentence[: now_it.start()]):
+        return (
+            sentence[: now_it.start()]
+            + f"{now_it.group('lead')}now I love {now_it.group('new')}"
+            + sentence[now_it.end() :]
+        )
+    from_now = _FROM_NOW_ON.search(sentence)
+    if from_now and not FIRST_PERSON.search(from_now.group("what")):
+        return (
+            sentence[: from_now.start()]
+            + f"{from_now.group('lead')}I love {from_now.group('what')} from now on"
+            + from_now.group("end")
+        )
+    return None
 
 
-def _terms(text: str, at: int) -> list[Judged]:
-    """The colours, designs, materials, values and brands a span of text names."""
-    tokens = list(TOKEN.finditer(text))
-    found: list[Judged] = []
-    index = 0
-    while index < len(tokens):
-        for width in range(min(6, len(tokens) - index), 0, -1):
-            words = tuple(t.group(0).lower() for t in tokens[index : index + width])
-            hit = PHRASES.get(words)
-            if hit and hit[0] in ("term", "term+"):
-                found.append(preference_fact(hit[1], NEUTRAL, at + tokens[index].start()))
-                index += width
-                break
-        else:
-            token = tokens[index]
-            word = token.group(0)
-            if word[:1].isupper() and word.lower() not in NOT_BRANDS and word.isalpha():
-                end = index + 1
-                while (
-                    end < len(tokens)
-                    and tokens[end].group(0)[:1].isupper()
-                    and tokens[end].group(0).lower() not in NOT_BRANDS
-                ):
-                    end += 1
-                name = " ".join(t.group(0) for t in tokens[index:end])
-                term = ("brand", slot_key(name), name)
-                found.append(preference_fact(term, NEUTRAL, at + token.start()))
-                index = end
-            else:
-                index += 1
-    return found
-
-
-def lift_facts(text: str, at: int) -> list[Judged]:
-    """The preferences a sentence lifts, as facts that replace the old ones."""
-    if _HEDGE.search(text) or once(text):
-        return []
-    facts: list[Judged] = []
-    if _BUDGET_LIFT.search(text):
-        facts.append(Judged(at, budget_sentence(NO_BUDGET), "budget", BUDGET_SLOT, NO_BUDGET))
-    if not _EXCEPTION.search(text):
-        for category, pattern in _CATEGORY_LIFTS.items():
-            match = pattern.search(text)
-            if match and _VERDICT.search(text):
-                term = (category, ANY_KEY, ANY_KEY)
-                facts.append(preference_fact(term, NEUTRAL, at + match.start()))
-    for pattern in _NAMED_LIFTS:
-        for clause in re.split(r"\s*(?:,|;|\bbut\b|\band\b(?=\s+i\b))\s*", text):
-            match = pattern.search(clause)
-            if not match:
-                continue
-            what = match.group("what") if match.group("what") else match.groupdict().get("what2")
-            if what and what.lower() in ("it", "them", "that"):
-                what = text[
-                    : text.lower().find(clause.lower())
-                ]  # "wool used to itch, but ... it now"
-            if what:
-                start = text.find(what)
-                facts += _terms(what, at + max(start, 0))
-    return facts
+def _old_and_new(old: str, new: str) -> str | None:
+    """The plain statement of a change from `old` to `new`: a new size is the size; a new
+    preference is liked and the old one given up."""
+    old, new = old.strip(), new.strip()
+    if _SIZE_LIKE.match(old) and _SIZE_LIKE.match(new):
+        new = re.sub(r"^(?:an?|size)\s+", "", new, flags=re.I)
+        return f"I'm now a {new}"
+    if _SIZE_LIKE.match(new) or _SIZE_LIKE.match(old):
+        return None  # "I swapped the M for a blue one": no change of mind to read
+    if _PRODUCT.match(old):
+        return f"I love {new}"  # "I swapped the jacket for Tern's": the product is no taste
+    return f"I'm over {old}, and I love {new}"
 
 
 # --- Once, and irony --------------------------------------------------------------------
@@ -262,6 +224,8 @@ def lift_facts(text: str, at: int) -> list[Judged]:
 _ONCE = re.compile(
     r"\b(?:just|only)\s+(?:this|the\s+once|for\s+once)\b(?:\s+(?:once|time|one))?|\bfor\s+once\b"
     r"|\bthis\s+once\b|\bone[-\s]off\b|\bas\s+a\s+(?:treat|one[-\s]off|gift|present)\b"
+    # "This time" is one purchase only against the usual: "I never spend over 50, but this time".
+    r"|\b(?:but|though|although|except)\s+(?:just\s+)?this\s+(?:one\s+)?time\b"
     r"|\btreat(?:ing)?\s+myself\b|\bthis\s+is\s+a\s+(?:gift|present)\b"
     r"|\b(?:but|though|although)\s+not\s+(?:usually|normally|generally|always|as\s+a\s+rule)\b"
     r"|\bthan\s+(?:usual|normal|i\s+usually\s+do)\b"
@@ -283,6 +247,22 @@ _IRONY = re.compile(
 def once(text: str) -> bool:
     """True when the sentence says its figures are for one purchase or this once."""
     return bool(_ONCE.search(text))
+
+
+_HARD_BREAK = re.compile(r"[;]|\b(?:but|though|although|however|whereas|while)\b", re.I)
+
+
+def once_span(text: str) -> tuple[int, int] | None:
+    """Where the sentence speaks of one purchase: the part between the hard breaks ("but",
+    "though") around its sign of a one-off, or None when it has none. "I never spend more
+    than 50, but this time I'll go to 120": from "but" on."""
+    match = _ONCE.search(text)
+    if not match:
+        return None
+    breaks = [b.start() for b in _HARD_BREAK.finditer(text)]
+    start = max((b for b in breaks if b <= match.start()), default=0)
+    end = min((b for b in breaks if b > match.end()), default=len(text))
+    return start, end
 
 
 def ironic(text: str) -> bool:
