@@ -170,6 +170,13 @@ def _sentence_facts(sentence: Sentence) -> list[Judged]:
     carried: str | None = None  # the garment the last sizes were given for
     shoes = bool(SHOE_CONTEXT.search(sentence.text))
     someone_else = for_someone_else(sentence.text)
+    # A list of what the shopper is, likes and avoids: each item is theirs, "and under 60" too.
+    own_list = (
+        len(sentence.clauses) > 1
+        and all(c.kind == "statement" for c in sentence.clauses)
+        and any(c.about_shopper for c in sentence.clauses)
+        and not someone_else
+    )
     if (
         any(clause.kind != "statement" for clause in sentence.clauses)
         and not any(c.supposed or c.past or c.other_person for c in sentence.clauses)
@@ -210,7 +217,7 @@ def _sentence_facts(sentence: Sentence) -> list[Judged]:
             continue
         if clause.kind == "statement" and not clause.about_shopper and not clause.other_person:
             # "Up to 400 EUR is fine" is the shopper's budget with no "I" in it.
-            facts += budget_facts(clause, at, acceptable_only=True)
+            facts += budget_facts(clause, at, acceptable_only=True, listed=own_list)
         if clause.other_possessive and clause.kind != "question":
             facts += occasion_facts(clause, at)
         if (

@@ -63,6 +63,21 @@ _BUDGET_ACCEPTABLE = tuple(
         _AMOUNT + r"\s*(?:is|'s|would\s+be)\s+(?:my|the|our)\s+(?:absolute\s+)?(?:limit|max|maximum|ceiling|budget|upper\s+limit|top|most)",
     )
 )  # fmt: skip
+# A bare limit as one item of the shopper's own list: "linen only, and under 60", "prefer
+# navy, max 70 euros". Alone, "under 60" may be this search's filter; in a list of what the
+# shopper is, likes and avoids, it is one more of those.
+_BUDGET_ITEMS = tuple(
+    re.compile(pattern, re.I)
+    for pattern in (
+        r"^(?:(?:and|but|also|plus|so|oh)\s+)*(?:ideally\s+|preferably\s+|always\s+|usually\s+)?"
+        r"(?:(?:keep(?:ing)?|stay(?:ing)?)\s+(?:it\s+|things\s+|everything\s+)?)?"
+        r"(?:under|below|max(?:imum)?|up\s+to|no\s+more\s+than|not\s+(?:over|above|more\s+than)|"
+        r"nothing\s+(?:over|above|more\s+than)|less\s+than|at\s+most|within)\s+"
+        + _AMOUNT
+        + r"(?:\s*(?:max|tops|at\s+most|or\s+so|or\s+less|ish))?[\s.!]*$",
+        r"^(?:(?:and|but|also|plus)\s+)*" + _AMOUNT + r"\s*(?:max|tops|at\s+most)[\s.!]*$",
+    )
+)
 # A tight budget in words: money said to be short, the shopper said to be short of it, or
 # spending said to be held down. The subjects and states are parts, so "cash is a bit low",
 # "funds are limited" and "money's tight" are one reading.
@@ -108,11 +123,18 @@ _NO_BUDGET = re.compile(
 )
 
 
-def budget_facts(clause: Clause, at: int, *, acceptable_only: bool = False) -> list[Judged]:
+def budget_facts(
+    clause: Clause, at: int, *, acceptable_only: bool = False, listed: bool = False
+) -> list[Judged]:
+    """The budget a clause states. `acceptable_only`: the clause has no "I", so only a
+    figure said to be acceptable counts; `listed`: the clause is an item of the shopper's
+    own list of statements, so a bare limit counts too."""
     text = clause.text
     if _NO_BUDGET.search(text):
         return []
     patterns = _BUDGET_ACCEPTABLE if acceptable_only else _BUDGET_ACCEPTABLE + _BUDGET_STATED
+    if listed:
+        patterns = (*patterns, *_BUDGET_ITEMS)
     for pattern in patterns:
         match = pattern.search(text)
         if not match:
