@@ -220,6 +220,16 @@ def normalise(text: str) -> str:
         text,
         flags=re.I,
     )
+    # Wide or narrow feet need that width of shoe: "I have wide feet", "my feet are narrow".
+    text = re.sub(
+        r"\b(?:i\s+have|i've\s+got|i've|i\s+got)\s+(?:really\s+|quite\s+|very\s+|rather\s+|"
+        r"pretty\s+|super\s+)?(wide|narrow)\s+(?:feet|foot)\b"
+        r"|\bmy\s+feet\s+are\s+(?:really\s+|quite\s+|very\s+|rather\s+|pretty\s+|super\s+)?"
+        r"(wide|narrow)\b",
+        lambda m: f"I like {(m.group(1) or m.group(2)).lower()}-fit shoes",
+        text,
+        flags=re.I,
+    )
     return numbers_in_digits(text)
 
 

@@ -105,7 +105,7 @@ FONDNESS_PHRASES = (
 )
 # A noun for a loyal customer, said after the brand: "a Uniqlo loyalist", "an Adidas wearer".
 LOYALIST_NOUNS = ("loyalist", "devotee", "addict", "fanatic", "diehard", "die-hard", "wearer",
-                  "regular", "convert", "stan", "superfan", "lover")  # fmt: skip
+                  "regular", "convert", "stan", "superfan", "lover", "dresser")  # fmt: skip
 # "Uniqlo is where I get my basics": the place the shopper keeps going to.
 WHERE_I_PHRASES = tuple(
     f"{be} where i {often}{verb}"

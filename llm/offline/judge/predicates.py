@@ -169,7 +169,8 @@ _LIKING = (
     "fits me perfectly", "fit me well", "fits me well", "try to wear", "try to stick to",
     "look best in", "looks best on me", "look my best in", "feel best in", "feel good in",
     "feel great in", "feel my best in", "work best", "works best", "what i go for",
-    "what i wear", "what i reach for",
+    "what i wear", "what i reach for", "i dress", "i tend to dress", "i usually dress",
+    "i like to dress", "dress very", "i always dress",
 )  # fmt: skip
 _POSITIVE_CUES = (
     *_LIKING, *_TURNED_TO_CUES, *_HABIT_CUES, *HABIT_PHRASES, *FONDNESS_PHRASES,

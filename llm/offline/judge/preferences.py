@@ -16,6 +16,7 @@ from llm.offline.judge.predicates import (
     CUE_KINDS,
     DETERMINERS,
     MAX_PHRASE,
+    NEGATORS,
     NOT_BRANDS,
     PHRASES,
     PREDICATE_CUES,
@@ -236,7 +237,55 @@ def _phrase_at(tokens: list[_Token], index: int) -> tuple[str, object, int]:
             if hit[0] == "negative" and following == "than":
                 continue
             return hit[0], hit[1], width
+    compound = _style_compound(tokens, index)
+    if compound is not None:
+        return "term", compound, 2
     return "word", None, 1
+
+
+# A style word the lexicon lacks is still one when it names a fit, a cut, a neck, a sleeve
+# or a look: "a muscle fit", "square necklines", "a boho look". The key is the shopper's
+# own word, with the part it shapes ("muscle-fit", "square-neck"; a look is its word alone).
+_STYLE_HEADS = {
+    "fit": "fit", "fits": "fit", "cut": "cut", "cuts": "cut", "neck": "neck", "necks": "neck",
+    "neckline": "neck", "necklines": "neck", "collar": "collar", "collars": "collar",
+    "sleeve": "sleeve", "sleeves": "sleeve", "leg": "leg", "legs": "leg", "toe": "toe",
+    "toes": "toe", "look": "", "looks": "", "style": "", "styles": "", "aesthetic": "",
+}  # fmt: skip
+# Words before a head that judge or point at it rather than name a style.
+_NOT_STYLE = frozenset(
+    """good great nice bad right perfect proper better best true comfortable comfy decent
+    flattering new same different usual normal overall whole this that these those any every
+    each no my your their our his her the a an its what which whose certain particular
+    specific exact general total whatever own first last latest other such similar right
+    wrong poor awful terrible lovely amazing excellent fine weird odd strange generous
+    correct actual real exact overall shoe jean trouser shirt dress jacket coat boot
+    sporty classic""".split()
+)
+
+
+_VERB_OBJECTS = frozenset(
+    "me my us you him her them like well better best perfectly really nicely true".split()
+)
+
+
+def _style_compound(tokens: list[_Token], index: int) -> tuple[str, str, str] | None:
+    if index + 1 >= len(tokens):
+        return None
+    word, head = tokens[index].lower, tokens[index + 1].lower
+    if head not in _STYLE_HEADS or not word.isalpha() or len(word) < 3 or word in _NOT_STYLE:
+        return None
+    if not tokens[index].text.islower() and index > 0:
+        return None  # "Vela fits me": a brand and a verb
+    after = tokens[index + 2].lower if index + 2 < len(tokens) else ""
+    if after in _VERB_OBJECTS or word in GARMENT_WORDS or word.endswith("er"):
+        return None  # "jeans fit me", "longer styles": a verb, a garment, a comparison
+    if word in NEGATORS or PHRASES.get((word,)) is not None:
+        return None  # "not fit", "love the cut", a colour or a fabric: no style's name
+    part = _STYLE_HEADS[head]
+    key = f"{word}-{part}" if part else word
+    shown = f"{word} {head}" if part else f"{word} styles"
+    return ("design", key, shown)
 
 
 def _is_brand_start(tokens: list[_Token], index: int, clause: Clause, *, after_cue: bool) -> bool:
