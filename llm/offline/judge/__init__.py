@@ -65,6 +65,7 @@ from llm.offline.judge.sizes import (
     SHOE_CONTEXT,
     SizeCandidate,
     asked_size_facts,
+    corrected_size,
     garment_named,
     size_facts,
     sizes_settle,
@@ -157,7 +158,7 @@ _TAKEN_UP = re.compile(
     r"nowadays)|now\s+i\s+(?:really\s+|actually\s+)?do)$",
     re.I,
 )
-_NAMES_ITS_OWN = re.compile(r"\b(?:in|for|with)\s+\w+", re.I)
+_NAMES_ITS_OWN = re.compile(r"\b(?:in|for|with)\s+\w+|\b(?:everything|anything)\s+else\b", re.I)
 
 
 def _sentence_facts(sentence: Sentence) -> list[Judged]:
@@ -245,7 +246,14 @@ def _sentence_facts(sentence: Sentence) -> list[Judged]:
         # "a 42 or 43 in shoes, mostly 43": a bare size goes on with the garment before it;
         # "medium in everything else" names its own.
         bare = sized and not _NAMES_ITS_OWN.search(clause.text)
-        said = size_facts(clause, at, listed=sized, carried=carried if bare else None, shoes=shoes)
+        correction = corrected_size(clause.text, at, sizes[-1]) if sizes else None
+        said = (
+            [correction]
+            if correction
+            else size_facts(
+                clause, at, listed=sized, carried=carried if bare else None, shoes=shoes
+            )
+        )
         if someone_else and not FIRST_PERSON.search(clause.text):
             said = []  # "jeans for my son, 28 waist": his measure, not the shopper's
         sized = sized or bool(said)

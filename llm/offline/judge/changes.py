@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 
+from llm.offline.judge.predicates import NOT_BRANDS, PHRASES, TOKEN
 from llm.offline.judge.words import FIRST_PERSON
 
 # --- Plain readings --------------------------------------------------------------------
@@ -100,7 +101,7 @@ _NOW_IT_IS = re.compile(
 _WAS_MINE = re.compile(r"\b(?:was|were|used\s+to\s+be)\s+(?:my|our|all\s+i)\b", re.I)
 # A bare term said to hold from now on, after a comma: "no more Mistral, Solstice from now on".
 _FROM_NOW_ON = re.compile(
-    r"(?P<lead>^|[,;]\s*(?:but\s+|and\s+)?)(?!(?:show|find|give|get|send|please|only|no|not|"
+    r"(?P<lead>^|[,;]\s*(?:but\s+|and\s+)?)(?!(?:show|find|give|get|send|please|no|not|"
     r"never|just)\b)(?P<what>[^,;.!?]+?)\s+(?:from\s+now\s+on|going\s+forward|from\s+here\s+on)"
     r"(?P<end>\s*[.!]*)$",
     re.I,
@@ -183,11 +184,15 @@ def _change_said(sentence: str) -> str | None:
     instead = _INSTEAD.search(sentence)
     if instead and _MOVED_ON.search(sentence):
         before, old = sentence[: instead.start()], instead.group("old").strip()
+        rest = instead.group("rest")
         if _SIZE_LIKE.match(old):
-            return before + instead.group("rest")  # an old size or figure is just gone
+            return before + rest  # an old size or figure is just gone
         if not FIRST_PERSON.search(before):
-            before = "I love " + before  # "Navy instead of black from now on"
-        return f"{before}{instead.group('rest')}, and I'm over {old}"
+            if not _names_only(before):
+                return None
+            # "Navy instead of black from now on": names and a time, no order to anyone.
+            before, rest = "I love " + before, _FROM_NOW_ON_WORDS.sub("now", rest)
+        return f"{before}{rest}, and I'm over {old}"
     now_it = _NOW_IT_IS.search(sentence)
     if now_it and _WAS_MINE.search(sentence[: now_it.start()]):
         return (
@@ -196,13 +201,39 @@ def _change_said(sentence: str) -> str | None:
             + sentence[now_it.end() :]
         )
     from_now = _FROM_NOW_ON.search(sentence)
-    if from_now and not FIRST_PERSON.search(from_now.group("what")):
+    if from_now and _names_only(from_now.group("what")):
         return (
             sentence[: from_now.start()]
-            + f"{from_now.group('lead')}I love {from_now.group('what')} from now on"
+            + f"{from_now.group('lead')}I love {from_now.group('what')} now"
             + from_now.group("end")
         )
     return None
+
+
+_FROM_NOW_ON_WORDS = re.compile(r"\bfrom\s+now\s+on\b", re.I)
+_JOINERS = frozenset("and or only just it's its the all".split())
+
+
+def _names_only(text: str) -> bool:
+    """True when a span holds only names of things (colours, fabrics, brands...): "from now
+    on" after it states a taste, never an order ("reply in French from now on")."""
+    tokens = TOKEN.findall(text)
+    index, named = 0, False
+    while index < len(tokens):
+        for width in range(min(4, len(tokens) - index), 0, -1):
+            hit = PHRASES.get(tuple(t.lower() for t in tokens[index : index + width]))
+            if hit and hit[0] in ("term", "term+"):
+                index, named = index + width, True
+                break
+        else:
+            token = tokens[index]
+            if token.lower() in _JOINERS:
+                index += 1
+            elif token[:1].isupper() and token.lower() not in NOT_BRANDS and token.isalpha():
+                index, named = index + 1, True
+            else:
+                return False
+    return named
 
 
 def _old_and_new(old: str, new: str) -> str | None:

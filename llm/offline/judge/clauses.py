@@ -97,7 +97,9 @@ _PAST = re.compile(
     r"in the past|previously|formerly|at one point|for a while|in my (?:teens|twenties|thirties|"
     r"forties|youth|younger days)|in (?:high school|college|school|uni|university)|"
     r"before (?:my|i|the|having|kids)|got back|came back|returned from|back from|"
-    r"(?:my|the)\s+(?:old|former|previous)|(?:budget|size|waist|limit)\s+(?:was|were|used))\b",
+    r"(?:my|the)\s+(?:old|former|previous)|(?:budget|size|waist|limit)\s+(?:was|were|used)|"
+    # "black was my colour": a possessive frame in the past tense.
+    r"(?:was|were)\s+(?:my|our|all\s+i))\b",
     re.I,
 )
 # ...unless it still holds: "I've worn Birkenstocks since I was a teenager".
@@ -149,8 +151,11 @@ _ELIDED_I = re.compile(
 _FACT_NOUN = re.compile(
     r"\b(?:shoe size|size\s+(?:\d{1,2}|xxs|xs|s|m|l|xl|xxl)|budget|waist|inseam|w\d{2}|"
     r"\d{2}\s*(?:leg|length))\b|"
-    r"^" + GARMENT_NOUNS + r"\s*:?\s*(?:always\s+|usually\s+|normally\s+)?"
-    r"(?:\d{1,2}|xxs|xs|s|m|l|xl|xxl)\b|"
+    r"^" + GARMENT_NOUNS + r"\s*(?::|in)?\s*(?:always\s+|usually\s+|normally\s+)?"
+    r"(?:an?\s+|size\s+)?(?:\d{1,2}|xxs|xs|s|m|l|xl|xxl)\b|"
+    # "XL for coats, everything else M": the rest of the wardrobe.
+    r"^(?:(?:and|but)\s+)?(?:for\s+|in\s+)?(?:everything|anything)\s+else\s*:?\s*"
+    r"(?:an?\s+|size\s+)?(?:\d{1,2}|xxs|xs|s|m|l|xl|xxl)$|"
     r"^(?:(?:and|also|plus|generally|usually|normally|mostly|always)\s+)?(?:an?\s+)?"
     r"(?:\d{1,2}|xxs|xs|s|m|l|xl|xxl|small|medium|large)\s+(?:in|for)\s+(?:my\s+|most\s+)?"
     + GARMENT_NOUNS

@@ -9,7 +9,12 @@ from llm.fact_schema import relative_size_sentence, size_sentence
 from llm.offline.judge.clauses import BARE_SIZE, Clause
 from llm.offline.judge.judged import Judged
 from llm.offline.judge.words import GARMENT, GARMENT_NOUNS, GARMENT_WORDS
-from llm.shopper_words import LETTER_SIZE_WORDS, centimetres_to_inches, size_in_shop_system
+from llm.shopper_words import (
+    LETTER_SIZE_WORDS,
+    LETTER_SIZES,
+    centimetres_to_inches,
+    size_in_shop_system,
+)
 
 _WOMENS = re.compile(r"\b(?:wom[ae]n'?s|womens|ladies'?)\b", re.I)
 
@@ -30,14 +35,13 @@ _SIZE_CUE = re.compile(
     r"leg|length|i've been|been|usually|normally|generally|typically|gone from|went from|"
     r"dropped to|dropped down to|down to|switched to|moved to|shrunk to)\b|"
     r"\b(?:is|are)\s+(?:always\s+|usually\s+|normally\s+)?(?:an?|size)\s+(?=\w)|"
-    r"\b(?:for|in)\s+(?:everything|anything|all)\s+(?:else|other\s+\w+)\b|"
+    r"\b(?:(?:for|in)\s+)?(?:everything|anything|all)\s+(?:else|other\s+\w+)\b|"
     r"\b" + GARMENT_NOUNS + r"\s+(?:are|is)\s+(?:always\s+|usually\s+|normally\s+)?"
     r"(?:an?\s+|size\s+)?(?=\d|[SMLX]|(?:uk|us|eu)\s*\d)|"
     r"^"
     + GARMENT_NOUNS
-    + r"\s*:?\s*(?:always\s+|usually\s+|normally\s+)?(?:\d|[SMLX])|\b(?:in|for)\s+(?:my\s+)?"
-    + GARMENT_NOUNS
-    + r"\b",
+    + r"\s*(?::|in)?\s*(?:always\s+|usually\s+|normally\s+)?(?:an?\s+|size\s+)?(?:\d|[SMLX])|"
+    r"\b(?:in|for)\s+(?:my\s+)?" + GARMENT_NOUNS + r"\b",
     re.I,
 )
 _NEGATED_SIZE = re.compile(
@@ -197,6 +201,34 @@ def asked_size_facts(clause: Clause, at: int, *, shoes: bool) -> list[SizeCandid
     ]
 
 
+# A size corrected in the next breath: "a 32 waist, well 33 now", "an M, or rather an L".
+_CORRECTION = re.compile(
+    r"^(?:well|or\s+rather|rather|i\s+mean|actually|sorry|no|or|make\s+(?:that|it))\b[\s,]*"
+    r"(?:an?\s+|size\s+)?(?P<said>\d{1,2}(?:\.5)?|XXS|XS|S|M|L|XL|XXL|XXXL)"
+    r"(?:\s+(?:now|actually|really|these\s+days|nowadays))?[\s.!]*$",
+    re.I,
+)
+
+
+def corrected_size(text: str, at: int, previous: SizeCandidate) -> SizeCandidate | None:
+    """The size a correction gives, in the slot of the size it corrects, marked as the one
+    to keep; None when the clause corrects no size."""
+    match = _CORRECTION.match(text)
+    if not match:
+        return None
+    said, slot = match.group("said"), previous.fact.slot
+    if slot in ("size/waist", "size/inseam"):
+        value = said if said.isdigit() and 22 <= int(said) <= 50 else None
+    elif said.upper() in LETTER_SIZES:
+        value = None if slot == "size/shoes" else said.upper()
+    else:
+        value = size_in_shop_system(said, shoes=slot == "size/shoes")
+    if value is None:
+        return None
+    fact = Judged(at + match.start("said"), size_sentence(slot, value), "size", slot, value)
+    return SizeCandidate(fact, 1, previous.clause)
+
+
 def garment_named(text: str) -> str | None:
     """The last garment a clause names, for the sizes of the clauses after it."""
     named = list(GARMENT.finditer(text))
@@ -297,6 +329,8 @@ def _size_value(
     shoe = slot == "size/shoes" or (not clothes and (shoes or SHOE_CONTEXT.search(text)))
     if shoe and (system or 34 <= whole <= 49):
         return "shoe", shown
+    if half and not clothes and 34 <= whole <= 49:
+        return "shoe", shown  # clothes come in no half sizes: "make it a 38.5"
     if slot == "size/shoes" and garment and 2 <= whole <= 15:
         return "shoe", shown  # "a size 9 in shoes": a UK or US shoe size, as said
     if garment and slot != "size/shoes" and (system or 2 <= whole <= 58):
