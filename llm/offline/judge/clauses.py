@@ -21,6 +21,8 @@ _CLAUSE_SEP = re.compile(
     r"\band\b(?=\s+(?:i|i'm|im|i've|i'd|i'll|my|me|we|we're|show|find|do|can|could|please|what|"
     r"which|is|are|have|any|also|need|prefer|love|like|hate|budget|size)\b)|"
     r"\bso\b(?=\s+(?:i|i'm|im|i've|my|please|show|can|could|do|what)\b)|"
+    # "my dad, who loves Vela": what follows is said of the person before it.
+    r"(?<=\w)\s+(?=who(?:'s)?\s)|"
     # "can you remember that I'm an XS?": what is to be remembered is said outright.
     r"\b(?:remember|note|know|bear in mind|keep in mind)\s+that\b)\s*",
     re.I,
@@ -53,9 +55,13 @@ _REQUEST = re.compile(
     re.I,
 )
 _PEOPLE = (
-    r"(?:partner|husband|wife|boyfriend|girlfriend|son|daughter|kid|kids|child|children|mum|mom|"
-    r"mother|dad|father|brother|sister|friend|friends|colleague|boss|baby|niece|nephew|grandma|"
-    r"grandpa|aunt|uncle|fiance|fiancee)"
+    r"(?:partner|husband|wife|boyfriend|girlfriend|son|sons|daughter|daughters|kid|kids|child|"
+    r"children|mum|mom|mother|dad|father|parents|brother|brothers|sister|sisters|friend|friends|"
+    r"colleague|colleagues|coworker|co-worker|workmate|boss|baby|niece|nephew|grandma|grandpa|"
+    r"granny|grandad|grandmother|grandfather|grandson|granddaughter|aunt|uncle|cousin|fiance|"
+    r"fiancee|flatmate|roommate|housemate|neighbour|neighbor|hubby|spouse|bestie|bf|gf|"
+    r"teenager|toddler|stepson|stepdaughter|in-laws|mother-in-law|father-in-law|"
+    r"other\s+half|better\s+half)"
 )
 # A clause whose subject is someone else says nothing about the shopper...
 _OTHER_PERSON = re.compile(
@@ -79,7 +85,7 @@ _OTHER_POSSESSIVE = re.compile(
 # A state that held once and may not now: "I used to be an M", "last year I loved neon".
 # Shopping for someone else: the sizes asked for are theirs ("jeans for my son, 28 waist").
 _FOR_SOMEONE = re.compile(
-    r"\bfor\s+(?:my|our|a)\s+(?:\w+\s+)?" + _PEOPLE + r"\b|\bfor\s+(?:him|her|them|someone)\b|"
+    r"\bfor\s+(?:my|our|a)\s+(?:\w+\s+)?" + _PEOPLE + r"\b(?!')|\bfor\s+(?:him|her|them|someone)\b|"
     r"\b(?:gift|present)\b",
     re.I,
 )
@@ -87,6 +93,19 @@ _FOR_SOMEONE = re.compile(
 
 def for_someone_else(text: str) -> bool:
     return bool(_FOR_SOMEONE.search(text))
+
+
+_SOMEONE_ELSES = re.compile(
+    r"\b(?:my|our)\s+(?:\w+\s+)?" + _PEOPLE + r"(?:'s)?(?![\w'])|\bfor\s+(?:him|her|them)\b", re.I
+)
+_WHO = re.compile(r"^who(?:'s)?\b", re.I)
+_ENDS_WITH_PERSON = re.compile(r"\b" + _PEOPLE + r"\W*$|\b(?:him|her|them)\W*$", re.I)
+
+
+def speaks_of_self(text: str) -> bool:
+    """True when the shopper is in the clause themselves, not only as the owner of someone
+    ("my husband" names him; "I" or "my size" names the shopper)."""
+    return bool(FIRST_PERSON.search(_SOMEONE_ELSES.sub(" ", text)))
 
 
 _PAST = re.compile(
@@ -284,8 +303,8 @@ def _clauses(sentence: str) -> list[Clause]:
     kept = [(text.strip(), start, hard) for text, start, hard in pieces if text.strip()]
     kinds = []
     for index, (text, start, _) in enumerate(kept):
-        if start in noted:
-            kinds.append("statement")
+        if start in noted or (index and _WHO.match(text)):
+            kinds.append("statement")  # "someone who loves linen" asks nothing
         elif (question_sentence and index == len(kept) - 1) or _QUESTION_START.search(text):
             kinds.append("question")
         elif _REQUEST.search(text) or (
@@ -302,8 +321,16 @@ def _clauses(sentence: str) -> list[Clause]:
     clauses = []
     # "XS, love pink, vegan only": a bare size among the shopper's own words is theirs.
     elided = not asks and any(_ELIDED_I.search(text) for text, _, _ in kept)
+    # Once the talk is of someone else, a clause that names no one goes on about them:
+    # "for my husband: he's an XL and hates yellow", "my dad, who loves Vela".
+    about_other = False
     for (text, start, hard), kind in zip(kept, kinds, strict=True):
         other = bool(_OTHER_PERSON.search(text) or _OTHER_OBJECT.search(text))
+        if _WHO.match(text) and about_other:
+            other = True
+        elif not other and (about_other or _FOR_SOMEONE.search(text)):
+            other = not speaks_of_self(text)
+        about_other = other or bool(_ENDS_WITH_PERSON.search(text) or _FOR_SOMEONE.search(text))
         possessive = bool(_OTHER_POSSESSIVE.search(text))
         if _PRODUCT_SUBJECT.match(text) and not FIRST_PERSON.search(text):
             # "This shirt is 100% cotton" describes a product, not the shopper.
