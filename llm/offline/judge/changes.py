@@ -296,9 +296,38 @@ def once_span(text: str) -> tuple[int, int] | None:
     return start, end
 
 
+# Irony by structure: praise of a thing for what is unpleasant about it ("I adore scratchy
+# wool", "love paying a fortune for socks", "I enjoy jeans that fall apart"). Nobody likes
+# a thing for its itch or its price, so the praise is the opposite of what is meant.
+_PRAISE = re.compile(
+    r"\b(?:i\s+)?(?:just\s+|really\s+|totally\s+|absolutely\s+|so\s+)?(?:love|adore|enjoy|"
+    r"live\s+for|can't\s+get\s+enough\s+of|nothing\s+beats|nothing\s+better\s+than)\b",
+    re.I,
+)
+_UNPLEASANT = re.compile(
+    r"\b(?:scratchy|itchy|itching|sweaty|clammy|sticky|prickly|uncomfortable|overpriced|"
+    r"rip-?offs?|a\s+fortune|an\s+arm\s+and\s+a\s+leg|through\s+the\s+nose|more\s+than\s+my\s+rent|"
+    r"shrinks?|shrinking|falls?\s+apart|falling\s+apart|see-through|blisters?|pinch(?:es|ing)?|"
+    r"pilling|bobbling|fades?\s+after|rashes?|hives|sweating|soaked)\b",
+    re.I,
+)
+# What breaks the praise off from what follows: a new clause, or the quality denied.
+_BREAK = re.compile(
+    r"[,;.!?]|\b(?:but|because|since|as|when|though|unless|that\s+(?:doesn't|don't|isn't|won't)|"
+    r"doesn't|don't|isn't|aren't|won't|never|not|no|without|non)\b",
+    re.I,
+)
+
+
 def ironic(text: str) -> bool:
     """True when the sentence is said in irony: it means the opposite of its words."""
-    return bool(_IRONY.search(text))
+    if _IRONY.search(text):
+        return True
+    for praise in _PRAISE.finditer(text):
+        unpleasant = _UNPLEASANT.search(text, praise.end())
+        if unpleasant and not _BREAK.search(text, praise.end(), unpleasant.start()):
+            return True
+    return False
 
 
 # One brand's sizing is no size of the shopper's: "Kestrel runs small so I take a 43 in
