@@ -36,6 +36,8 @@ _ACCEPTABLE = (
     r"for\s+me|if\s+possible|by\s+me)\b"
 )
 _EUROS = r"(?=(?:€|eur\b)|\d+\s*(?:€|eur\b|euros?\b))"
+# A figure with any currency beside it: "£60 max" is a limit whatever the money.
+_IN_MONEY = rf"(?=(?:{_CURRENCY})\s*\d|\d+(?:[.,]\d{{1,2}})?\s*(?:{_CURRENCY}))"
 # Budgets said by the shopper about themselves (the clause is theirs).
 _BUDGET_STATED = tuple(
     re.compile(pattern, re.I)
@@ -58,7 +60,7 @@ _BUDGET_ACCEPTABLE = tuple(
     for pattern in (
         r"(?:\b(?:up\s+to|under|below|less\s+than|max(?:imum)?|around|about|roughly)\s+|" + _EUROS + r")" + _AMOUNT + _ACCEPTABLE,
         r"\b(?:ideally|preferably)\s+(?:up\s+to|under|below|less\s+than|max(?:imum)?|around|no\s+more\s+than|not\s+(?:more\s+than|over|above))\s+" + _AMOUNT,
-        _EUROS + _AMOUNT + r"\s*(?:max|tops|at\s+most)\b",
+        _IN_MONEY + _AMOUNT + r"\s*(?:max|tops|at\s+most)\b",
         r"\b(?:max(?:imum)?|top)\s+spend\s+(?:is\s+|of\s+)?" + _AMOUNT,
         _AMOUNT + r"\s*(?:is|'s|would\s+be)\s+(?:my|the|our)\s+(?:absolute\s+)?(?:limit|max|maximum|ceiling|budget|upper\s+limit|top|most)",
     )

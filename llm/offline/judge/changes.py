@@ -61,8 +61,9 @@ _REST = (
     r"after|when|and|but|instead|completely|entirely|altogether)\b.*|[,.;!?].*|$)"
 )
 _FROM_TO = re.compile(
-    rf"\b{_WHO}\s+(?:\w+\s+)?{_CHANGE_VERB}(?:\s+(?:over|up|down|back|across))?\s+from\s+"
-    rf"(?P<old>.+?)\s+(?:over\s+|across\s+|straight\s+)?to\s+(?P<new>.+?){_REST}",
+    rf"(?:\b{_WHO}\s+(?:\w+\s+)?|^){_CHANGE_VERB}(?:\s+(?:over|up|down|back|across|away))?\s+"
+    rf"from\s+(?P<old>.+?)\s+(?:over\s+|across\s+|straight\s+)?(?:to|towards?|into)\s+"
+    rf"(?P<new>.+?){_REST}",
     re.I,
 )
 _TO_FROM = re.compile(
@@ -71,7 +72,7 @@ _TO_FROM = re.compile(
     re.I,
 )
 _GIVEN_FOR = re.compile(
-    rf"\b{_WHO}\s+(?:\w+\s+)?{_GIVE_UP_VERB}\s+(?P<old>.+?)\s+(?:for|with|in\s+favou?r\s+of)\s+"
+    rf"(?:\b{_WHO}\s+(?:\w+\s+)?|^){_GIVE_UP_VERB}\s+(?P<old>.+?)\s+(?:for|with|in\s+favou?r\s+of)\s+"
     rf"(?P<new>.+?){_REST}",
     re.I,
 )
@@ -96,6 +97,13 @@ _MOVED_ON = re.compile(
 _NOW_IT_IS = re.compile(
     r"(?P<lead>[,;]\s*(?:but\s+|and\s+)?)(?:now|these\s+days|nowadays)\s*,?\s+"
     r"(?:it's|it\s+is|they're|they\s+are|its)\s+(?:all\s+(?:about\s+)?)?(?P<new>[^,;.!?]+)",
+    re.I,
+)
+# After a change, "it's all Northwind now", "it's cotton all the way now": the new taste.
+_ALL_NOW = re.compile(
+    r"(?P<lead>[,;]\s*(?:but\s+|and\s+|so\s+)?)(?:it's|it\s+is|its|they're|they\s+are)\s+"
+    r"(?:all\s+)?(?P<new>[^,;.!?]+?)\s+(?:all\s+the\s+way\s+|only\s+|for\s+me\s+)?"
+    r"(?:now|these\s+days|nowadays)(?P<end>\s*[.!]*)$",
     re.I,
 )
 _WAS_MINE = re.compile(r"\b(?:was|were|used\s+to\s+be)\s+(?:my|our|all\s+i)\b", re.I)
@@ -199,6 +207,13 @@ def _change_said(sentence: str) -> str | None:
             sentence[: now_it.start()]
             + f"{now_it.group('lead')}now I love {now_it.group('new')}"
             + sentence[now_it.end() :]
+        )
+    all_now = _ALL_NOW.search(sentence)
+    if all_now and _names_only(all_now.group("new")):
+        return (
+            sentence[: all_now.start()]
+            + f"{all_now.group('lead')}I love {all_now.group('new')} now"
+            + all_now.group("end")
         )
     from_now = _FROM_NOW_ON.search(sentence)
     if from_now and _names_only(from_now.group("what")):

@@ -162,7 +162,10 @@ _ELIDED_I = re.compile(
     r"can't get enough|cannot get enough|sucker for|a sucker|partial to|soft spot|a soft spot|"
     r"huge fan|a huge fan|a big fan|drawn to|hooked on|keen on|sensitive to|itchy in|"
     r"(?:basically\s+|practically\s+)?live in|skint|broke|strapped|watching|saving|"
-    r"(?:a\s+)?bit\s+(?:short|low|skint|broke|tight|strapped)|short\s+on|low\s+on|got)\b",
+    r"(?:a\s+)?bit\s+(?:short|low|skint|broke|tight|strapped)|short\s+on|low\s+on|got|"
+    # "Ditched polyester", "switched to linen": a change of the shopper's own.
+    r"ditched|dropped|quit|switched|swapped|moved|gave\s+up|stopped|started|gone\s+off|went\s+off|"
+    r"got\s+rid\s+of|given\s+up|fell\s+for|over)\b",
     re.I,
 )
 # In a sentence that asks for nothing, these name the shopper's own measures without an "I":
@@ -190,6 +193,10 @@ _SIZE_FOR = re.compile(
     r"^(?:and\s+)?(?:size\s+)?(?:XXS|XS|S|M|L|XL|XXL|XXXL)\s+(?:for|in)\s+(?:\w+\s+)?\w+$"
 )
 _PLEASE = re.compile(r"\bplease\b", re.I)
+# "XL in coats please remember": a note to keep, not a request.
+_NOTE = re.compile(
+    r"\b(?:remember|note|keep\s+in\s+mind|bear\s+in\s+mind|for\s+the\s+record)\b", re.I
+)
 _PREFERENCE_WORD = re.compile(r"\b(?:only|no|not|never|pure|nothing|without|avoid)\b|100%", re.I)
 
 
@@ -309,7 +316,10 @@ def _clauses(sentence: str) -> list[Clause]:
             kinds.append("question")
         elif _REQUEST.search(text) or (
             # "XL please" asks; "cotton only please" states a preference.
-            not first_person and _PLEASE.search(text) and not _PREFERENCE_WORD.search(text)
+            not first_person
+            and _PLEASE.search(text)
+            and not _PREFERENCE_WORD.search(text)
+            and not _NOTE.search(text)
         ):
             kinds.append("request")
         else:

@@ -61,7 +61,7 @@ def _category_lift(category: str) -> re.Pattern:
     noun = _CATEGORY[category]
     return re.compile(
         rf"\b(?:any|whatever|whichever|every)\s+(?:\w+\s+)?(?:{noun})\b(?:\s+(?:is|are|'s|will\s+do|"
-        rf"would\s+be|works?|goes|go))?(?:\s+(?:\w+\s+)?){_FINE}?"
+        rf"would\s+be|works?|goes|go))?(?:\s+(?:\w+\s+)?{_FINE})?"
         rf"|\b(?:happy|fine|ok|okay|open)\s+(?:with|to)\s+(?:any|all|every)\s+(?:\w+\s+)?(?:{noun})\b"
         rf"|\b(?:{noun})\s+(?:really\s+)?{_MATTER}"
         rf"|\b(?:{noun})\s+{_UNIMPORTANT}"
@@ -78,6 +78,8 @@ _CATEGORY_LIFTS = {category: _category_lift(category) for category in _CATEGORY}
 # What says a category is lifted outright, not just mentioned: "any brand" lifts only with
 # a verdict ("is fine", "will do", "works for me") or a changed mind.
 _VERDICT = re.compile(
+    r"\b(?:not|no\s+longer|never)\s+(?:really\s+|too\s+|that\s+|very\s+|so\s+)?(?:fussy|bothered|"
+    r"picky|particular|precious|fussed|strict|loyal)\b|"
     rf"\b{_FINE}\b|\bwill\s+do\b|\bworks?\s+for\s+me\b|{_MATTER}|\b(?:{_CARE})\b|{_UNIMPORTANT}|"
     r"\bhappy\s+with\b|\bopen\s+to\b|\bused\s+to\s+be\b",
     re.I,
@@ -153,6 +155,8 @@ _BUDGET_LIFT = re.compile(
             rf"\b(?:the\s+|my\s+)?{_MONEY_NOUN}(?:'s|\s+is)?\s+(?:not|no\s+longer|isn't|is\s+not)\s+"
             r"(?:really\s+)?(?:an?\s+)?(?:issue|problem|concern|worry|factor|constraint|thing)\b"
             rf"(?=.*\b{_CHANGED}\b)",
+            rf"\b{_MONEY_NOUN}(?:'s|\s+is|\s+are)\s+no\s+longer\s+(?:an?\s+)?(?:issue|problem|concern|"
+            r"worry|factor|constraint|thing|tight|limited)\b",
             # "I don't have a budget any more", "I no longer have a budget", "there's no limit now"
             rf"\b(?:don't|do\s+not)\s+(?:have|got)\s+(?:a|any)\s+{_LIMIT}\b(?:\s+\w+)?\s+{_CHANGED}",
             rf"\bno\s+longer\s+(?:have|got)\s+(?:a|any)\s+{_LIMIT}",

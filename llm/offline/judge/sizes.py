@@ -376,7 +376,7 @@ _RELATIVE_KINDS = {
 
 _WAIST = re.compile(
     r"\b(?P<a>\d{2})\s*(?:\"|''|in(?:ch(?:es)?)?\b)?\s*(?:in\s+the\s+)?waist\b"
-    r"|\bwaist(?:\s+size|\s+measurement)?(?:\s+is|\s+of|:)?\s+(?:a\s+|an\s+)?(?P<b>\d{2})\b"
+    r"|\bwaist(?:\s+size|\s+measurement)?(?:\s+is|\s+of|:)?\s+(?:a\s+|an\s+)?(?P<b>\d{2,3})(?:\b|(?=cm))"
     r"|(?<![\w])w\s?(?P<c>\d{2})\b",
     re.I,
 )
