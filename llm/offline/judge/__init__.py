@@ -63,6 +63,7 @@ from llm.offline.judge.preferences import (
 from llm.offline.judge.sizes import (
     MEASURE_FIRST,
     SHOE_CONTEXT,
+    WOMENS,
     SizeCandidate,
     asked_size_facts,
     corrected_size,
@@ -170,6 +171,7 @@ def _sentence_facts(sentence: Sentence) -> list[Judged]:
     sizes: list[SizeCandidate] = []
     carried: str | None = None  # the garment the last sizes were given for
     shoes = bool(SHOE_CONTEXT.search(sentence.text))
+    womens = bool(WOMENS.search(sentence.text))
     someone_else = for_someone_else(sentence.text)
     # A list of what the shopper is, likes and avoids: each item is theirs, "and under 60" too.
     own_list = (
@@ -251,7 +253,12 @@ def _sentence_facts(sentence: Sentence) -> list[Judged]:
             [correction]
             if correction
             else size_facts(
-                clause, at, listed=sized, carried=carried if bare else None, shoes=shoes
+                clause,
+                at,
+                listed=sized,
+                carried=carried if bare else None,
+                shoes=shoes,
+                womens=womens,
             )
         )
         if someone_else and not FIRST_PERSON.search(clause.text):

@@ -38,6 +38,19 @@ _NEVER_SHOW = re.compile(
 )
 # A "don't show me" is standing only with a sign that it is: "ever", "again", a reason.
 _STANDING = re.compile(r"\b(?:never|ever|again|any\s?more)\b", re.I)
+# "No more orange suggestions": a standing refusal of what would be suggested.
+_NO_MORE_SHOWN = re.compile(
+    r"^(?P<lead>\W*)no\s+more\s+(?P<what>.+?)\s+(?:suggestions|recommendations|options|"
+    r"results|stuff|things|items)\b",
+    re.I,
+)
+# A figure retracted for a new one: "scratch the budget of 50, it's 70 now".
+_RETRACTED = re.compile(
+    r"^(?P<lead>\W*)(?:scratch|forget|ignore|cancel|disregard|strike)\s+(?:that|what\s+i\s+said\s+"
+    r"about\s+)?(?:the|my)?\s*(?P<noun>budget|shoe\s+size|size|waist|inseam)\b[^,;]*[,;]\s*"
+    r"(?:(?:now|actually)\s+)?(?:it's|it\s+is|make\s+it|it\s+should\s+be)\s+(?P<new>[^,;.!?]+)",
+    re.I,
+)
 _KEEP_AWAY = re.compile(
     r"^(?P<lead>\W*(?:please\s+)?)keep\s+(?P<what>.+?)\s+away\s+from\s+me\b", re.I
 )
@@ -106,7 +119,7 @@ _ALL_NOW = re.compile(
     r"(?:now|these\s+days|nowadays)(?P<end>\s*[.!]*)$",
     re.I,
 )
-_WAS_MINE = re.compile(r"\b(?:was|were|used\s+to\s+be)\s+(?:my|our|all\s+i)\b", re.I)
+_WAS_MINE = re.compile(r"\b(?:was|were|used\s+to(?:\s+be)?)\b", re.I)
 # A bare term said to hold from now on, after a comma: "no more Mistral, Solstice from now on".
 _FROM_NOW_ON = re.compile(
     r"(?P<lead>^|[,;]\s*(?:but\s+|and\s+)?)(?!(?:show|find|give|get|send|please|no|not|"
@@ -149,6 +162,13 @@ def _plain(sentence: str) -> str:
         reason = shown.group("reason")
         lead = re.sub(r"please\s+", "", shown.group("lead"), flags=re.I)
         return f"{lead}I hate {shown.group('what')}" + (f", {reason}" if reason else ".")
+    no_more = _NO_MORE_SHOWN.match(sentence)
+    if no_more:
+        return f"{no_more.group('lead')}I hate {no_more.group('what')}" + sentence[no_more.end() :]
+    retracted = _RETRACTED.match(sentence)
+    if retracted:
+        noun, new = retracted.group("noun").lower(), retracted.group("new")
+        return f"{retracted.group('lead')}My {noun} is {new}" + sentence[retracted.end() :]
     away = _KEEP_AWAY.match(sentence)
     if away:
         lead = re.sub(r"please\s+", "", away.group("lead"), flags=re.I)
@@ -275,6 +295,7 @@ _ONCE = re.compile(
     r"|\btreat(?:ing)?\s+myself\b|\bthis\s+is\s+a\s+(?:gift|present)\b"
     r"|\b(?:but|though|although)\s+not\s+(?:usually|normally|generally|always|as\s+a\s+rule)\b"
     r"|\bthan\s+(?:usual|normal|i\s+usually\s+do)\b"
+    r"|\bfor\s+(?:my|the|a|our)\s+\w+\s+only\b|\bonly\s+for\s+(?:my|the|this|that|our)\s+\w+\b"
     r"|\b(?:for|on)\s+(?:this|these|that|those)\s+(?!time\b|month\b|year\b|week\b|season\b)\w+"
     r"(?:\s+only)?\b",
     re.I,
@@ -334,9 +355,17 @@ _BREAK = re.compile(
 )
 
 
+# An assent said with a roll of the eyes before praise: "Sure, I'd love to pay 200 for a tee".
+_MOCK_ASSENT = re.compile(
+    r"^\W*(?:oh\s+)?(?:sure|yeah|yes|right|of\s+course|totally)\b[\s,!.]+(?:i'd\s+|i\s+would\s+|i\s+)?"
+    r"(?:just\s+|really\s+|totally\s+|absolutely\s+)?(?:love|adore|enjoy)\b",
+    re.I,
+)
+
+
 def ironic(text: str) -> bool:
     """True when the sentence is said in irony: it means the opposite of its words."""
-    if _IRONY.search(text):
+    if _IRONY.search(text) or _MOCK_ASSENT.search(text):
         return True
     for praise in _PRAISE.finditer(text):
         unpleasant = _UNPLEASANT.search(text, praise.end())

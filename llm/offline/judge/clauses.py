@@ -179,9 +179,8 @@ _FACT_NOUN = re.compile(
     r"^(?:(?:and|but)\s+)?(?:for\s+|in\s+)?(?:everything|anything)\s+else\s*:?\s*"
     r"(?:an?\s+|size\s+)?(?:\d{1,2}|xxs|xs|s|m|l|xl|xxl)$|"
     r"^(?:(?:and|also|plus|generally|usually|normally|mostly|always)\s+)?(?:an?\s+)?"
-    r"(?:\d{1,2}|xxs|xs|s|m|l|xl|xxl|small|medium|large)\s+(?:in|for)\s+(?:my\s+|most\s+)?"
-    + GARMENT_NOUNS
-    + r"\b",
+    r"(?:(?:uk|us|eu)\s*)?(?:\d{1,2}(?:\.5)?|xxs|xs|s|m|l|xl|xxl|small|medium|large)\s+(?:in|for)\s+"
+    r"(?:my\s+|most\s+)?" + GARMENT_NOUNS + r"\b",
     re.I,
 )
 

@@ -122,6 +122,13 @@ _NAMED_LIFTS = (
         rf"(?:with|to\s+(?:wear|buy|try|go\s+for)|wearing)\s+(?P<what>.+?)\s+{_CHANGED}\b",
         re.I,
     ),
+    # "I've got over my thing about beige", "I've made peace with yellow": the change is said.
+    re.compile(
+        r"\b(?:got|gotten|get|getting|am|i'm)\s+over\s+(?:my\s+)?(?:thing|issue|problem|hang-up|"
+        r"hangup|aversion|dislike|hatred)\s+(?:about|with|of|for)\s+(?P<what>.+?)$"
+        r"|\b(?:made|make|making)\s+(?:my\s+)?peace\s+with\s+(?P<what2>.+?)$",
+        re.I,
+    ),
     # "polyester is back on the table", "logos are back in"
     re.compile(
         rf"^(?P<what>.+?){_BE}\s+back\s+(?:on\s+the\s+(?:table|menu|list)|in|in\s+play)\b", re.I

@@ -16,7 +16,7 @@ from llm.shopper_words import (
     size_in_shop_system,
 )
 
-_WOMENS = re.compile(r"\b(?:wom[ae]n'?s|womens|ladies'?)\b", re.I)
+WOMENS = re.compile(r"\b(?:wom[ae]n'?s|womens|ladies'?)\b", re.I)
 
 _LETTER = r"(?:XXXL|XXL|XL|XXS|XS|3XL|2XL|S|M|L)"
 _SIZE_MENTION = re.compile(
@@ -103,11 +103,18 @@ class SizeCandidate:
 
 
 def size_facts(
-    clause: Clause, at: int, *, listed: bool, carried: str | None = None, shoes: bool = False
+    clause: Clause,
+    at: int,
+    *,
+    listed: bool,
+    carried: str | None = None,
+    shoes: bool = False,
+    womens: bool = False,
 ) -> list[SizeCandidate]:
     """Sizes of one clause, each for the garment named next to it ("a 38 in shoes and a small
     in tops"). `carried` is the garment an earlier clause gave sizes for ("a 42 or 43 in
-    shoes, mostly 43"); `shoes`, that the sentence is about footwear."""
+    shoes, mostly 43"); `shoes`, that the sentence is about footwear; `womens`, that it says
+    the sizes are women's ("US 7 in heels, women's")."""
     text = clause.text
     if not (_SIZE_CUE.search(text) or listed or _RELATIVE.search(text) or BARE_SIZE.match(text)):
         return []
@@ -141,8 +148,8 @@ def size_facts(
             slot, value = "size/waist", said  # "a 36 in jeans": the waist, in inches
         elif kind != "letter":
             # In the shop's system: EU numbers for shoes, letters for clothes.
-            womens = bool(_WOMENS.search(text))
-            value = size_in_shop_system(said, shoes=kind == "shoe", womens=womens or None)
+            women = womens or bool(WOMENS.search(text))
+            value = size_in_shop_system(said, shoes=kind == "shoe", womens=women or None)
             if value is None:
                 continue
         # The shopper's own garment word, except where the slot says it already.
