@@ -124,6 +124,13 @@ DESIGN_TERMS: dict[str, tuple[str, str]] = {
     "athletic fit": ("athletic-fit", "an athletic fit"), "muscle fit": ("muscle-fit", "a muscle fit"),
     "skinny fit": ("skinny", "a skinny fit"), "wide fit shoes": ("wide-fit", "wide-fit shoes"),
     "extra wide": ("wide-fit", "wide-fit shoes"), "wide width": ("wide-fit", "wide-fit shoes"),
+    # Feet that need a width: the memory screen finds the slot's word in the message.
+    "wide feet": ("wide-fit", "wide-fit shoes"), "narrow feet": ("narrow-fit", "narrow-fit shoes"),
+    "square neckline": ("square-neck", "square necks"), "square necklines": ("square-neck", "square necks"),
+    "scoop neckline": ("scoop-neck", "scoop necks"), "scoop necklines": ("scoop-neck", "scoop necks"),
+    "v-neckline": ("v-neck", "v-necks"), "v neckline": ("v-neck", "v-necks"),
+    "sweetheart neckline": ("sweetheart-neck", "sweetheart necklines"),
+    "high neckline": ("high-neck", "high necks"), "high neck": ("high-neck", "high necks"),
 }  # fmt: skip
 MATERIAL_TERMS: dict[str, tuple[str, str]] = {
     "organic cotton": ("organic-cotton", "organic cotton"), "cotton": ("cotton", "cotton"),
