@@ -114,7 +114,8 @@ _NOW_IT_IS = re.compile(
 )
 # After a change, "it's all Northwind now", "it's cotton all the way now": the new taste.
 _ALL_NOW = re.compile(
-    r"(?P<lead>[,;]\s*(?:but\s+|and\s+|so\s+)?)(?:it's|it\s+is|its|they're|they\s+are)\s+"
+    r"(?P<lead>[,;]\s*(?:but\s+|and\s+|so\s+)?)(?:it's|it\s+is|its|they're|they\s+are|give\s+me|"
+    r"i'll\s+take|i'll\s+go\s+for)\s+"
     r"(?:all\s+)?(?P<new>[^,;.!?]+?)\s+(?:all\s+the\s+way\s+|only\s+|for\s+me\s+)?"
     r"(?:now|these\s+days|nowadays)(?P<end>\s*[.!]*)$",
     re.I,
@@ -140,6 +141,11 @@ _MAKE_THAT = re.compile(
     r"^(?P<lead>\W*(?:actually|sorry|oops|no|wait)?[\s,]*)(?:make|change)\s+(?:that|it)\s+"
     r"(?:to\s+)?(?=(?:an?\s+|size\s+)?[\dXSMLxsml])",
     re.I,
+)
+# "Actually L, not M", "sorry, 42 not 41": a bare size corrected against the old one.
+_SIZE_NOT_THAT = re.compile(
+    r"^(?P<lead>\W*(?i:actually|sorry|oops|no|nope|wait|correction|update)\b[\s,:!.-]*)"
+    r"(?=(?i:an?\s+|size\s+)?(?:\d{1,2}(?:\.5)?|XXS|XS|S|M|L|XL|XXL|XXXL)\b[^,;]*?[,;]?\s*(?i:not)\b)",
 )
 _SIZE_LIKE = re.compile(
     r"^(?:an?\s+|size\s+|(?:uk|us|eu)\s+)?(?:\d{1,3}(?:[.,]\d{1,2})?|x{0,3}[sl]|xs|m|small|medium|"
@@ -183,7 +189,7 @@ def _plain(sentence: str) -> str:
     changed = _change_said(sentence)
     if changed is not None:
         return changed
-    made = _MAKE_THAT.match(sentence)
+    made = _MAKE_THAT.match(sentence) or _SIZE_NOT_THAT.match(sentence)
     if made:
         return f"{made.group('lead')}I'm " + sentence[made.end() :]
     return sentence

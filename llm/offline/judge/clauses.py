@@ -175,6 +175,9 @@ _FACT_NOUN = re.compile(
     r"\d{2}\s*(?:leg|length))\b|"
     r"^" + GARMENT_NOUNS + r"\s*(?::|in)?\s*(?:always\s+|usually\s+|normally\s+)?"
     r"(?:an?\s+|size\s+)?(?:\d{1,2}|xxs|xs|s|m|l|xl|xxl)\b|"
+    # "Medium tops, 42 shoes": a size before the garment, the whole clause.
+    r"^(?:(?:and|also|plus)\s+)?(?:an?\s+)?(?:(?:uk|us|eu)\s*)?(?:\d{1,2}(?:\.5)?|xxs|xs|s|m|l|xl|"
+    r"xxl|small|medium|large)\s+" + GARMENT_NOUNS + r"$|"
     # "XL for coats, everything else M": the rest of the wardrobe.
     r"^(?:(?:and|but)\s+)?(?:for\s+|in\s+)?(?:everything|anything)\s+else\s*:?\s*"
     r"(?:an?\s+|size\s+)?(?:\d{1,2}|xxs|xs|s|m|l|xl|xxl)$|"

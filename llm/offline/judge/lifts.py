@@ -116,6 +116,13 @@ _NAMED_LIFTS = (
         rf"worries)\s+me\b",
         re.I,
     ),
+    # "I'm no longer avoiding wool", "I've stopped boycotting Vela": an aversion given up.
+    re.compile(
+        r"\b(?:i'm|i\s+am|i)\s+no\s+longer\s+(?:avoiding|avoid|boycotting|boycott|steering\s+clear\s+of)"
+        r"\s+(?P<what>.+?)$"
+        r"|\b(?:stopped|quit)\s+(?:avoiding|boycotting|steering\s+clear\s+of)\s+(?P<what2>.+?)$",
+        re.I,
+    ),
     # "I'm fine with wool now", "I'm happy to wear polyester again"
     re.compile(
         rf"\b(?:i'm|i\s+am)\s+(?:totally\s+|perfectly\s+|more\s+than\s+)?(?:{_FINE}|happy|open)\s+"
@@ -182,6 +189,13 @@ def _terms(text: str, at: int) -> list[Judged]:
     tokens = list(TOKEN.finditer(text))
     found: list[Judged] = []
     index = 0
+    words = [t.group(0).lower() for t in tokens]
+    if (
+        len(tokens) > 1
+        and tokens[0].group(0)[:1].isupper()
+        and any(PHRASES.get((word,), ("",))[0] == "term" for word in words[1:])
+    ):
+        index = 1  # "Turns out green is okay now": a capital that starts the sentence
     while index < len(tokens):
         for width in range(min(6, len(tokens) - index), 0, -1):
             words = tuple(t.group(0).lower() for t in tokens[index : index + width])

@@ -250,7 +250,7 @@ _STYLE_HEADS = {
     "fit": "fit", "fits": "fit", "cut": "cut", "cuts": "cut", "neck": "neck", "necks": "neck",
     "neckline": "neck", "necklines": "neck", "collar": "collar", "collars": "collar",
     "sleeve": "sleeve", "sleeves": "sleeve", "leg": "leg", "legs": "leg", "toe": "toe",
-    "toes": "toe", "look": "", "looks": "", "style": "", "styles": "", "aesthetic": "",
+    "toes": "toe", "look": "", "style": "", "styles": "", "aesthetic": "",
 }  # fmt: skip
 # Words before a head that judge or point at it rather than name a style.
 _NOT_STYLE = frozenset(
@@ -260,7 +260,7 @@ _NOT_STYLE = frozenset(
     specific exact general total whatever own first last latest other such similar right
     wrong poor awful terrible lovely amazing excellent fine weird odd strange generous
     correct actual real exact overall shoe jean trouser shirt dress jacket coat boot
-    sporty classic""".split()
+    sporty classic anything everything something nothing""".split()
 )
 
 

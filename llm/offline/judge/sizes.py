@@ -36,6 +36,8 @@ _SIZE_CUE = re.compile(
     r"dropped to|dropped down to|down to|switched to|moved to|shrunk to)\b|"
     r"\b(?:is|are)\s+(?:always\s+|usually\s+|normally\s+)?(?:an?|size)\s+(?=\w)|"
     r"\b(?:(?:for|in)\s+)?(?:everything|anything|all)\s+(?:else|other\s+\w+)\b|"
+    r"^(?:(?:and|also|plus)\s+)?(?:an?\s+)?(?:(?:uk|us|eu)\s*)?(?:\d{1,2}(?:\.5)?|XXS|XS|S|M|L|XL|XXL|"
+    r"small|medium|large)\s+" + GARMENT_NOUNS + r"$|"
     r"\b" + GARMENT_NOUNS + r"\s+(?:are|is)\s+(?:always\s+|usually\s+|normally\s+)?"
     r"(?:an?\s+|size\s+)?(?=\d|[SMLX]|(?:uk|us|eu)\s*\d)|"
     r"^"
@@ -382,14 +384,14 @@ _RELATIVE_KINDS = {
 
 
 _WAIST = re.compile(
-    r"\b(?P<a>\d{2})\s*(?:\"|''|in(?:ch(?:es)?)?\b)?\s*(?:in\s+the\s+)?waist\b"
+    r"\b(?P<a>\d{2})\s*(?:\"|''|in(?:ch(?:es)?)?\b)?\s*(?:(?:in|round|around|at)\s+the\s+)?waist\b"
     r"|\bwaist(?:\s+size|\s+measurement)?(?:\s+is|\s+of|:)?\s+(?:a\s+|an\s+)?(?P<b>\d{2,3})(?:\b|(?=cm))"
     r"|(?<![\w])w\s?(?P<c>\d{2})\b",
     re.I,
 )
 _INSEAM = re.compile(
     r"\b(?P<a>\d{2})\s*(?:\"|''|in(?:ch(?:es)?)?\b)?\s*(?:inseam|inside leg|leg length|leg|length)\b"
-    r"|\b(?:inseam|inside leg|leg length|leg)(?:\s+is|\s+of|:)?\s+(?:a\s+)?(?P<b>\d{2})\b"
+    r"|\b(?:inseam|inside leg|leg length|leg)(?:\s+is|\s+of|:)?\s+(?:a\s+)?(?P<b>\d{2,3})(?:\b|(?=cm))"
     r"|(?<![\w])l\s?(?P<c>\d{2})\b",
     re.I,
 )
@@ -423,6 +425,8 @@ def waist_inseam_facts(text: str, at: int) -> list[Judged]:
             facts.append(_measure("size/waist", value, at + waist_match.start()))
     if inseam_match:
         value = next(g for g in inseam_match.group("a", "b", "c") if g)
+        if re.match(r"\s*(?:cm|centimet(?:re|er)s?)\b", text[inseam_match.end() :], re.I):
+            value = str(centimetres_to_inches(float(value)))  # "an inside leg of 81cm": 32
         if 26 <= int(value) <= 38 and (inseam_match.group("c") is None or waist_match):
             facts.append(_measure("size/inseam", value, at + inseam_match.start()))
     return facts
