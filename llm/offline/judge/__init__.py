@@ -38,6 +38,7 @@ from llm.fact_schema import DISLIKE, LIKE, OCCASION_PHRASES
 from llm.offline.judge.budget import budget_facts
 from llm.offline.judge.changes import (
     ironic,
+    names_only,
     once_span,
     one_brands_sizing,
     plain_readings,
@@ -232,7 +233,9 @@ def _sentence_facts(sentence: Sentence) -> list[Judged]:
             # "I was never into florals, but they've grown on me": "they" are the florals.
             facts += preference_facts(clause, at, inherited=None, carried=[], referent=referent)[0]
             continue
-        if clause.kind == "question" or not clause.about_shopper:
+        # "Black or white only, cotton, max 40": a bare name in the shopper's list is theirs.
+        item = own_list and clause.kind == "statement" and names_only(clause.text)
+        if clause.kind == "question" or not (clause.about_shopper or item):
             if clause.kind == "statement" and clause.other_person:
                 # "My husband hates orange but I love it": his words name what "it" is.
                 preference_facts(clause, at, inherited=None, carried=[], referent=referent)

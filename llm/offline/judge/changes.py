@@ -47,7 +47,7 @@ _NO_MORE_SHOWN = re.compile(
 # A figure retracted for a new one: "scratch the budget of 50, it's 70 now".
 _RETRACTED = re.compile(
     r"^(?P<lead>\W*)(?:scratch|forget|ignore|cancel|disregard|strike)\s+(?:that|what\s+i\s+said\s+"
-    r"about\s+)?(?:the|my)?\s*(?P<noun>budget|shoe\s+size|size|waist|inseam)\b[^,;]*[,;]\s*"
+    r"about\s+)?(?:the|my)?\s*(?:[\d.]+\s*)?(?P<noun>budget|shoe\s+size|size|waist|inseam)\b[^,;]*[,;]\s*"
     r"(?:(?:now|actually)\s+)?(?:it's|it\s+is|make\s+it|it\s+should\s+be)\s+(?P<new>[^,;.!?]+)",
     re.I,
 )
@@ -158,8 +158,16 @@ _PRODUCT = re.compile(r"^(?:the|that|this|those|these|it|them|one)\b", re.I)
 def plain_readings(text: str) -> str:
     """The message with its changes and standing refusals said plainly, sentence by sentence
     (the readers take it from there)."""
+    text = _NOW_AFTER_STOP.sub(r", \g<when> I'm a \g<size>", text)
     parts = re.split(r"(?<=[.!?])\s+", text)
     return " ".join(_plain(part) for part in parts)
+
+
+# "Used to be a 38 in shoes. These days a 39.": the new size goes with the old one's words.
+_NOW_AFTER_STOP = re.compile(
+    r"[.;]\s+(?P<when>(?i:now|these\s+days|nowadays|today))[,]?\s+(?:(?i:i'm|im|i\s+am)\s+)?"
+    r"(?:(?i:an?)\s+)?(?P<size>\d{1,2}(?:\.5)?|XXS|XS|S|M|L|XL|XXL|XXXL)(?=\s*[.!]?\s*$|\s*[.!]\s)"
+)
 
 
 def _plain(sentence: str) -> str:
@@ -222,7 +230,7 @@ def _change_said(sentence: str) -> str | None:
         if _SIZE_LIKE.match(old):
             return before + rest  # an old size or figure is just gone
         if not FIRST_PERSON.search(before):
-            if not _names_only(before):
+            if not names_only(before):
                 return None
             # "Navy instead of black from now on": names and a time, no order to anyone.
             before, rest = "I love " + before, _FROM_NOW_ON_WORDS.sub("now", rest)
@@ -235,14 +243,14 @@ def _change_said(sentence: str) -> str | None:
             + sentence[now_it.end() :]
         )
     all_now = _ALL_NOW.search(sentence)
-    if all_now and _names_only(all_now.group("new")):
+    if all_now and names_only(all_now.group("new")):
         return (
             sentence[: all_now.start()]
             + f"{all_now.group('lead')}I love {all_now.group('new')} now"
             + all_now.group("end")
         )
     from_now = _FROM_NOW_ON.search(sentence)
-    if from_now and _names_only(from_now.group("what")):
+    if from_now and names_only(from_now.group("what")):
         return (
             sentence[: from_now.start()]
             + f"{from_now.group('lead')}I love {from_now.group('what')} now"
@@ -255,7 +263,7 @@ _FROM_NOW_ON_WORDS = re.compile(r"\bfrom\s+now\s+on\b", re.I)
 _JOINERS = frozenset("and or only just it's its the all".split())
 
 
-def _names_only(text: str) -> bool:
+def names_only(text: str) -> bool:
     """True when a span holds only names of things (colours, fabrics, brands...): "from now
     on" after it states a taste, never an order ("reply in French from now on")."""
     tokens = TOKEN.findall(text)

@@ -109,7 +109,7 @@ def speaks_of_self(text: str) -> bool:
 
 
 _PAST = re.compile(
-    r"\b(?:used to|use to|back then|back in|back when|as an? (?:kid|child|teen|teenager|student|"
+    r"\b(?:used to|use to|i'd been|i had been|back then|back in|back when|as an? (?:kid|child|teen|teenager|student|"
     r"baby|boy|girl)|when i was|when we were|i was|we were|i wore|i had|i liked|i loved|i hated|"
     r"i preferred|i adored|i bought|i hated|was (?:into|obsessed|mad about|crazy about)|"
     r"\w+ ago|last (?:year|month|week|summer|winter|spring|autumn|fall|christmas|season|time)|"
@@ -237,8 +237,21 @@ _TERM_IS = re.compile(
 )
 
 
+# Contractions typed without their apostrophe: "i dont mind", "its fine", "cant stand".
+_BARE_CONTRACTIONS = re.compile(
+    r"\b(do|does|did|is|are|was|were|would|could|should|ca|wo|have|has)nt\b|\b(i)(m|ve)\b", re.I
+)
+
+
+def _contraction(match: re.Match) -> str:
+    if match.group(1):
+        return f"{match.group(1)}n't"
+    return f"{match.group(2)}'{match.group(3)}"
+
+
 def normalise(text: str) -> str:
     text = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u00a0", " ")
+    text = _BARE_CONTRACTIONS.sub(_contraction, text)
     # "vintage-looking", "sporty-style": the word before is the term.
     text = re.sub(r"(?<=\w)-(?=(?:looking|style|inspired|ish)\b)", " ", text, flags=re.I)
     text = re.sub(r"\b(budget|size)-wise\b,?", r"\1", text, flags=re.I)  # "budget-wise, 60"

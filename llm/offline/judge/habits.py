@@ -117,7 +117,8 @@ WHERE_I_PHRASES = tuple(
 FONDNESS_AFTER = (
     *(f"{verb} my {what}" for verb in ("suits", "suit", "goes with", "go with", "works with",
                                        "work with", "flatters", "flatter")
-      for what in ("skin tone", "colouring", "coloring", "complexion", "skin", "hair", "eyes")),
+      for what in ("skin tone", "colouring", "coloring", "complexion", "skin", "hair", "eyes",
+                   "feet", "shape", "figure", "body", "frame", "build")),
     *(f"{verb} {good} on me" for verb in ("feels", "feel", "looks", "look")
       for good in ("amazing", "gorgeous", "fantastic", "wonderful", "so good", "lovely", "great",
                    "incredible", "perfect", "brilliant", "beautiful")),

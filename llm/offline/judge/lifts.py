@@ -158,7 +158,8 @@ _LIMIT = r"(?:budget|spending\s+limit|price\s+limit)"
 _BUDGET_LIFT = re.compile(
     "|".join(
         (
-            r"\bforget\s+(?:about\s+)?(?:the|my)\s+budget\b",
+            r"\b(?:forget|drop|ditch|scrap|scratch|ignore|lose)\s+(?:about\s+)?(?:the|my)\s+budget\b"
+            r"(?!\s+(?:of|is|was)\b)(?![^,;.]*\d)",
             rf"\b(?:{_CARE})\s+(?:the\s+|my\s+)?(?:budget|price|prices|cost|money)\b",
             r"\b(?:money|price|cost)(?:'s|\s+is)\s+no\s+object\b",
             rf"\b(?:the\s+|my\s+)?(?:budget|price|cost)\s+{_MATTER}\s+(?:to\s+me\s+)?{_CHANGED}",

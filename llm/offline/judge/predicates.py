@@ -82,6 +82,9 @@ _TURNED_TO_CUES = (
     "a convert to", "won over by", "finally like", "finally love", *_GROWN_ON,
     "never say no to", "can't resist",
     "can never resist", "can't say no to", "never turn down",
+    # What a change goes to: "going with Northwind", "switched to linen".
+    "going with", "gone with", "went with", "switched to", "switching to", "moved to",
+    "moving to", "changed to", "now wearing", "now buying",
 )  # fmt: skip
 _TURNED_FROM_CUES = (
     "went off", "going off", "grown out of", "grew out of", "outgrown", "given up",
@@ -169,7 +172,7 @@ _LIKING = (
     "fits me perfectly", "fit me well", "fits me well", "try to wear", "try to stick to",
     "look best in", "looks best on me", "look my best in", "feel best in", "feel good in",
     "feel great in", "feel my best in", "work best", "works best", "what i go for",
-    "what i wear", "what i reach for", "i dress", "i tend to dress", "i usually dress",
+    "what i wear", "what i reach for", "keen", "i dress", "i tend to dress", "i usually dress",
     "i like to dress", "dress very", "i always dress",
 )  # fmt: skip
 _POSITIVE_CUES = (

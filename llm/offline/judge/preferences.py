@@ -196,6 +196,19 @@ def preference_facts(
         if kind in ("positive", "negative", "negator"):
             cue_end = index + width
         index += width
+    words = [t for t in tokens if t.text not in (",", ".", "!", ";", "?")]
+    if (
+        not facts
+        and not pending
+        and earlier is not None
+        and polarity in (LIKE, DISLIKE)
+        and cue_end >= len(words)
+        and words[-1].lower not in ("too", "also")  # "I'm a fan too": "too" is no verdict
+        and not any(_phrase_at(tokens, i)[0] == "term" for i in range(len(tokens)))
+    ):
+        # A verdict with its object left out is on what was just named: "my sister loves
+        # Tern but I'm not keen", "tried Vela, not a fan".
+        facts.append(preference_fact(earlier, polarity, at))
     return facts, polarity if polarity in (LIKE, DISLIKE) else None, pending
 
 

@@ -63,7 +63,8 @@ SHOE_CONTEXT = re.compile(
 )
 _ARTICLE_NUMBER = re.compile(
     r"\b(?:i'm|im|i am|i take|i wear|i usually take|i usually wear)\s+"
-    r"(?:(?:really|actually|usually|normally|definitely|generally|always)\s+)?(?:a|an|size)\s+(\d{2})\b",
+    r"(?:(?:really|actually|usually|normally|definitely|generally|always|now)\s+)?"
+    r"(?:(?:a|an)\s+(?:size\s+)?|size\s+)(\d{1,2})\b",
     re.I,
 )
 _NOT_A_SIZE = re.compile(
