@@ -142,6 +142,13 @@ _MAKE_THAT = re.compile(
     r"(?:to\s+)?(?=(?:an?\s+|size\s+)?[\dXSMLxsml])",
     re.I,
 )
+# "Not a small anymore - medium": the old size denied, then the new one.
+_NOT_ANY_MORE = re.compile(
+    r"^(?P<lead>\W*)(?i:i'm\s+|i\s+am\s+)?(?i:not|no\s+longer)\s+(?i:an?\s+|size\s+)?"
+    r"(?:\d{1,2}(?:\.5)?|XXS|XS|S|M|L|XL|XXL|XXXL|(?i:small|medium|large))(?:\s+(?i:any\s?more))?"
+    r"\s*(?:[-\u2013\u2014,:;]\s*|\s+)(?i:i'm\s+|now\s+)?(?i:an?\s+|size\s+)?"
+    r"(?P<new>\d{1,2}(?:\.5)?|XXS|XS|S|M|L|XL|XXL|XXXL|(?i:small|medium|large))\b"
+)
 # "Actually L, not M", "sorry, 42 not 41": a bare size corrected against the old one.
 _SIZE_NOT_THAT = re.compile(
     r"^(?P<lead>\W*(?i:actually|sorry|oops|no|nope|wait|correction|update)\b[\s,:!.-]*)"
@@ -197,6 +204,9 @@ def _plain(sentence: str) -> str:
     changed = _change_said(sentence)
     if changed is not None:
         return changed
+    denied = _NOT_ANY_MORE.match(sentence)
+    if denied:
+        return f"{denied.group('lead')}I'm a {denied.group('new')} now" + sentence[denied.end() :]
     made = _MAKE_THAT.match(sentence) or _SIZE_NOT_THAT.match(sentence)
     if made:
         return f"{made.group('lead')}I'm " + sentence[made.end() :]
@@ -319,7 +329,8 @@ _IRONY = re.compile(
     r"|\bnothing\s+says\b|\bwho\s+doesn't\s+(?:want|love|like)\b|\bjust\s+what\s+i\s+(?:always\s+)?"
     r"(?:wanted|needed)\b|\b(?:oh|wow),?\s+(?:great|brilliant|wonderful|fantastic|joy|lovely|"
     r"perfect|super)\b|\b(?:love|adore)\s+(?:how|it\s+when)\b|\bbecause\s+i\s+(?:just\s+)?"
-    r"(?:love|adore)\b|\bi\s+(?:just\s+)?(?:love|adore)\s+(?:paying|spending|wasting)\b"
+    r"(?:love|adore)\b|\bi\s+(?:just\s+|\w+ly\s+)?(?:love|adore|enjoy)\s+(?:paying|spending|wasting|"
+    r"shelling|forking)\b"
     r"|\b(?:a\s+fortune|an\s+arm\s+and\s+a\s+leg)\b.*\b(?:love|adore|fun)\b|\bsarcasm\b|/s\b",
     re.I,
 )

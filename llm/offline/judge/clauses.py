@@ -21,6 +21,8 @@ _CLAUSE_SEP = re.compile(
     r"\band\b(?=\s+(?:i|i'm|im|i've|i'd|i'll|my|me|we|we're|show|find|do|can|could|please|what|"
     r"which|is|are|have|any|also|need|prefer|love|like|hate|budget|size)\b)|"
     r"\bso\b(?=\s+(?:i|i'm|im|i've|my|please|show|can|could|do|what)\b)|"
+    # "I've become vegan so leather is out": a consequence with a subject of its own.
+    r"(?<=\w)\s+so\b(?=\s+\w+\s+(?:is|are|'s)\s+(?:out|off|a\s+no|not|never|banned|over)\b)|"
     # "my dad, who loves Vela": what follows is said of the person before it.
     r"(?<=\w)\s+(?=who(?:'s)?\s)|"
     # "can you remember that I'm an XS?": what is to be remembered is said outright.

@@ -70,7 +70,8 @@ _DISCOMFORT_CUES = (
 _REFUSALS = (
     "dealbreaker", "deal-breaker", "a dealbreaker", "a deal-breaker", "deal breaker",
     "a no for me", "a no from me", "no thanks", "no thank you", "not a chance", "never again",
-    "a crime", "a fashion crime", "a disaster", "a nightmare",
+    "a crime", "a fashion crime", "a disaster", "a nightmare", "out for me", "is out for me",
+    "are out for me", "off the table", "off the menu", "a no-no",
 )  # fmt: skip
 _GROWN_ON = ("grown on me", "grew on me", "growing on me", "grow on me", "grows on me")
 # A mind changed, either way: "I've come round to florals", "I've given up on skinny fits".
@@ -81,7 +82,7 @@ _TURNED_TO_CUES = (
     "started wearing", "started buying", "fallen for", "fell for", "converted to",
     "a convert to", "won over by", "finally like", "finally love", *_GROWN_ON,
     "never say no to", "can't resist",
-    "can never resist", "can't say no to", "never turn down",
+    "can never resist", "can't say no to", "never turn down", "become", "became",
     # What a change goes to: "going with Northwind", "switched to linen".
     "going with", "gone with", "went with", "switched to", "switching to", "moved to",
     "moving to", "changed to", "now wearing", "now buying",

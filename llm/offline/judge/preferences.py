@@ -253,6 +253,14 @@ def _phrase_at(tokens: list[_Token], index: int) -> tuple[str, object, int]:
     compound = _style_compound(tokens, index)
     if compound is not None:
         return "term", compound, 2
+    parts = tuple(tokens[index].lower.split("-"))
+    if len(parts) == 2 and parts[1] in _STYLE_HEADS:
+        # "scoop-neck tops", "muscle-fit shirts": the hyphenated spelling of the same words.
+        hit = PHRASES.get(parts)
+        split = [_Token(part, part, tokens[index].start) for part in parts]
+        term = hit[1] if hit and hit[0] == "term" else _style_compound(split, 0)
+        if term is not None:
+            return "term", term, 1
     return "word", None, 1
 
 

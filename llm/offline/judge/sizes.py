@@ -386,7 +386,8 @@ _RELATIVE_KINDS = {
 
 _WAIST = re.compile(
     r"\b(?P<a>\d{2})\s*(?:\"|''|in(?:ch(?:es)?)?\b)?\s*(?:(?:in|round|around|at)\s+the\s+)?waist\b"
-    r"|\bwaist(?:\s+size|\s+measurement)?(?:\s+is|\s+of|:)?\s+(?:a\s+|an\s+)?(?P<b>\d{2,3})(?:\b|(?=cm))"
+    r"|\bwaist(?:\s+size|\s+measurement)?(?:\s+is|\s+of|:)?\s+(?:a\s+|an\s+)?"
+    r"(?:(?:about|around|roughly|approximately|approx\.?)\s+)?(?P<b>\d{2,3})(?:\b|(?=cm))"
     r"|(?<![\w])w\s?(?P<c>\d{2})\b",
     re.I,
 )
