@@ -60,6 +60,7 @@ from llm.offline.judge.preferences import (
     lowercase_brand_facts,
     preference_fact,
     preference_facts,
+    width_facts,
 )
 from llm.offline.judge.sizes import (
     MEASURE_FIRST,
@@ -242,6 +243,8 @@ def _sentence_facts(sentence: Sentence) -> list[Judged]:
             polarity, pending, sized = None, [], False
             continue
         facts += occasion_facts(clause, at)
+        if clause.kind == "request" and not someone_else and FIRST_PERSON.search(clause.text):
+            facts += width_facts(clause, at)
         if clause.kind == "request" or clause.past:
             if clause.past and clause.kind == "statement":
                 # What the shopper used to like is not kept, but a later "it" may take it up.

@@ -44,6 +44,12 @@ _NO_MORE_SHOWN = re.compile(
     r"results|stuff|things|items)\b",
     re.I,
 )
+# A preference said as an idiom of choosing: "give me black any day", "I'll take linen every time".
+_ANY_DAY = re.compile(
+    r"^(?P<lead>\W*)(?:give\s+me|i'll\s+(?:take|pick|choose))\s+(?P<what>.+?)(?:\s+(?:any\s+day|"
+    r"every\s+time|any\s+time)\b|(?=\s+over\s))",
+    re.I,
+)
 # A figure retracted for a new one: "scratch the budget of 50, it's 70 now".
 _RETRACTED = re.compile(
     r"^(?P<lead>\W*)(?:scratch|forget|ignore|cancel|disregard|strike)\s+(?:that|what\s+i\s+said\s+"
@@ -142,6 +148,14 @@ _MAKE_THAT = re.compile(
     r"(?:to\s+)?(?=(?:an?\s+|size\s+)?[\dXSMLxsml])",
     re.I,
 )
+# "Everything M except coats, which are L": the exception gets its own size, the rest theirs.
+_ALL_BUT = re.compile(
+    r"^(?P<lead>\W*)(?i:i'm\s+|i\s+am\s+|i\s+wear\s+|i\s+take\s+)?(?i:an?\s+)?(?:(?i:everything|all)\s+"
+    r"(?i:in\s+)?(?i:an?\s+)?(?P<rest>XXS|XS|S|M|L|XL|XXL|XXXL)|(?P<rest2>XXS|XS|S|M|L|XL|XXL|XXXL)\s+"
+    r"(?i:for|in)\s+(?i:everything|all))\s*,?\s+(?i:except|apart\s+from|but|other\s+than)\s+(?i:for\s+|in\s+)?"
+    r"(?P<garment>[a-z-]+)\s*,?\s*(?i:which\s+are|where\s+i'm|i'm|are|in|at|:)?\s*(?i:an?\s+)?"
+    r"(?P<size>XXS|XS|S|M|L|XL|XXL|XXXL)\b"
+)
 # "Not a small anymore - medium": the old size denied, then the new one.
 _NOT_ANY_MORE = re.compile(
     r"^(?P<lead>\W*)(?i:i'm\s+|i\s+am\s+)?(?i:not|no\s+longer)\s+(?i:an?\s+|size\s+)?"
@@ -183,6 +197,9 @@ def _plain(sentence: str) -> str:
         reason = shown.group("reason")
         lead = re.sub(r"please\s+", "", shown.group("lead"), flags=re.I)
         return f"{lead}I hate {shown.group('what')}" + (f", {reason}" if reason else ".")
+    any_day = _ANY_DAY.match(sentence)
+    if any_day:
+        return f"{any_day.group('lead')}I love {any_day.group('what')}" + sentence[any_day.end() :]
     no_more = _NO_MORE_SHOWN.match(sentence)
     if no_more:
         return f"{no_more.group('lead')}I hate {no_more.group('what')}" + sentence[no_more.end() :]
@@ -204,6 +221,11 @@ def _plain(sentence: str) -> str:
     changed = _change_said(sentence)
     if changed is not None:
         return changed
+    all_but = _ALL_BUT.match(sentence)
+    if all_but:
+        rest = all_but.group("rest") or all_but.group("rest2")
+        said = f"{all_but.group('garment')} in {all_but.group('size')}, everything else {rest}"
+        return all_but.group("lead") + said + sentence[all_but.end() :]
     denied = _NOT_ANY_MORE.match(sentence)
     if denied:
         return f"{denied.group('lead')}I'm a {denied.group('new')} now" + sentence[denied.end() :]
@@ -319,7 +341,7 @@ _ONCE = re.compile(
     r"|\btreat(?:ing)?\s+myself\b|\bthis\s+is\s+a\s+(?:gift|present)\b"
     r"|\b(?:but|though|although)\s+not\s+(?:usually|normally|generally|always|as\s+a\s+rule)\b"
     r"|\bthan\s+(?:usual|normal|i\s+usually\s+do)\b"
-    r"|\bfor\s+(?:my|the|a|our)\s+\w+\s+only\b|\bonly\s+for\s+(?:my|the|this|that|our)\s+\w+\b"
+    r"|\bjust\s+for\s+(?:the|this|that)\s+(?!time\b)\w+|\bfor\s+(?:my|the|a|our)\s+\w+\s+only\b|\bonly\s+for\s+(?:my|the|this|that|our)\s+\w+\b"
     r"|\b(?:for|on)\s+(?:this|these|that|those)\s+(?!time\b|month\b|year\b|week\b|season\b)\w+"
     r"(?:\s+only)?\b",
     re.I,
@@ -407,6 +429,11 @@ _ONE_BRANDS_SIZE = re.compile(
     r"|\b(?:in|with|for)\s+(?:that|this)\s+brand\b",
     re.I,
 )
+# "In Kestrel I take a 42", "for Vela I'm an L": a size said for one named brand.
+_IN_ONE_BRAND = re.compile(
+    r"\b(?i:in|with|for)\s+(?![Ii]\b)(?!(?i:shoes|trainers|boots|tops|jeans|dresses|coats)\b)[A-Z]"
+    r"[\w&']*(?:\s+[A-Z][\w&']*)?,?\s+(?i:i\s+(?:take|wear|need|get|go\s+for|buy)|i'm|i\s+am)\b"
+)
 _RELATIVE_FOR_BRAND = re.compile(
     r"\b(?:up|down)\s+(?:a|one|two|half\s+a)\s+sizes?\s+(?:in|for|with)\s+(?![Ii]\b)[A-Z][\w&']*"
     r"|\b(?:in|for|with)\s+(?![Ii]\b)[A-Z][\w&']*,?\s+[Ii]\s+(?:size|go)\s+(?:up|down)\b"
@@ -416,8 +443,8 @@ _RELATIVE_FOR_BRAND = re.compile(
 def one_brands_sizing(text: str) -> int | None:
     """Where a sentence starts giving one brand's sizes, not the shopper's own; None when
     it gives none ("I'm a 40, but Vela runs small so 41 there": from "runs small")."""
-    match = _ONE_BRANDS_SIZE.search(text)
-    return match.start() if match else None
+    starts = [m.start() for m in (_ONE_BRANDS_SIZE.search(text), _IN_ONE_BRAND.search(text)) if m]
+    return min(starts) if starts else None
 
 
 def relative_for_one_brand(text: str) -> bool:

@@ -116,6 +116,12 @@ _NAMED_LIFTS = (
         rf"worries)\s+me\b",
         re.I,
     ),
+    # "I'm not against Vela any more", "I'm no longer against polyester"
+    re.compile(
+        rf"\b(?:i'm|i\s+am)\s+not\s+(?:\w+\s+)?against\s+(?P<what>.+?)\s+{_CHANGED}\b"
+        r"|\b(?:i'm|i\s+am)\s+no\s+longer\s+against\s+(?P<what2>.+?)$",
+        re.I,
+    ),
     # "I'm no longer avoiding wool", "I've stopped boycotting Vela": an aversion given up.
     re.compile(
         r"\b(?:i'm|i\s+am|i)\s+no\s+longer\s+(?:avoiding|avoid|boycotting|boycott|steering\s+clear\s+of)"

@@ -200,7 +200,8 @@ NOT_BRANDS = frozenset(
     i i'm i've i'd i'll im ok okay hi hello hey thanks thank please yes no eu uk us usa eur
     xs xxs s m l xl xxl xxxl monday tuesday wednesday thursday friday saturday sunday january
     february march april may june july august september october november december christmas
-    easter the a an my and but so also honestly personally size medium small large""".split()
+    easter the a an my and but so also honestly personally size medium small large spending
+    cost costs turns""".split()
 )
 PREPOSITIONS = frozenset("in from at to near around into through".split())
 TOKEN = re.compile(r"[A-Za-z0-9]+(?:['&.\-][A-Za-z0-9]+)*%?|&|[?,.;!]")

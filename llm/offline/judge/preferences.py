@@ -5,7 +5,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from llm.fact_schema import COLOUR_TERMS, DISLIKE, LIKE, preference_sentence, slot_key
+from llm.fact_schema import (
+    COLOUR_TERMS,
+    DESIGN_TERMS,
+    DISLIKE,
+    LIKE,
+    preference_sentence,
+    slot_key,
+)
 from llm.offline.judge.clauses import Clause
 from llm.offline.judge.habits import FREQUENCY_WORDS, QUANTITY_FRAME
 from llm.offline.judge.judged import Judged
@@ -359,6 +366,24 @@ def preference_fact(term: tuple[str, str, str], polarity: str, position: int) ->
         slot=f"{category}/{key}",
         value=polarity,
     )
+
+
+_WIDTH_WORDS = sorted(
+    (word for word, (key, _) in DESIGN_TERMS.items() if key in ("wide-fit", "narrow-fit")),
+    key=len,
+    reverse=True,
+)
+_WIDTH = re.compile(r"\b(?:" + "|".join(map(re.escape, _WIDTH_WORDS)) + r")\b", re.I)
+
+
+def width_facts(clause: Clause, at: int) -> list[Judged]:
+    """The width of shoe the shopper needs, even said in a request: like a waist, it only
+    ever describes the feet of the one who asks ("I need wide-fit shoes")."""
+    match = _WIDTH.search(clause.text)
+    if not match:
+        return []
+    key, phrase = DESIGN_TERMS[match.group(0).lower()]
+    return [preference_fact(("design", key, phrase), LIKE, at + match.start())]
 
 
 def lowercase_brand_facts(clause: Clause, at: int) -> list[Judged]:
