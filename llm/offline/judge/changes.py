@@ -44,6 +44,14 @@ _NO_MORE_SHOWN = re.compile(
     r"results|stuff|things|items)\b",
     re.I,
 )
+# "Please update my shoe size to 43", "my budget used to be 100 but it's 60 these days".
+_MEASURE_NOW = re.compile(
+    r"^(?P<lead>\W*)(?:please\s+)?(?:update|change|set|put)\s+my\s+(?P<noun>budget|shoe\s+size|size|"
+    r"waist|inseam)\s+(?:to|as)\s+(?P<new>[^,;.!?]+)"
+    r"|\bmy\s+(?P<noun2>budget|shoe\s+size|size|waist|inseam)\s+(?:used\s+to\s+be|was)\s+[^,;]+?"
+    r"(?:,\s*|\s+)(?:but\s+|and\s+)?(?:now\s+)?(?:it's|it\s+is)\s+(?P<new2>[^,;.!?]+)",
+    re.I,
+)
 # A preference said as an idiom of choosing: "give me black any day", "I'll take linen every time".
 _ANY_DAY = re.compile(
     r"^(?P<lead>\W*)(?:give\s+me|i'll\s+(?:take|pick|choose))\s+(?P<what>.+?)(?:\s+(?:any\s+day|"
@@ -73,7 +81,11 @@ _GIVE_UP_VERB = (
     r"exchang(?:e|ed|ing)|replac(?:e|ed|ing)|dump(?:ed|ing)?|gave\s+up|given\s+up|"
     r"giving\s+up|dropp(?:ed|ing)|drop|abandon(?:ed|ing)?|left)"
 )
-_WHO = r"(?:i|i've|i\s+have|i'm|i\s+am|we|we've|we're|i\s+just|i\s+recently|i\s+finally)"
+_WHO = (
+    r"(?:i|i've|i\s+have|i'm|i\s+am|we|we've|we're|i\s+just|i\s+recently|i\s+finally|"
+    # "my style has shifted from sporty to classic": the shopper's own taste as the subject.
+    r"my\s+(?:style|taste|tastes|look|wardrobe|go-to|preference|preferences)(?:\s+has|'s)?)"
+)
 # Where the new value ends: a time, a reason or the end of the clause.
 _REST = (
     r"(?P<rest>\s+(?:this|last|in|for|since|a|recently|lately|now|these|nowadays|because|"
@@ -160,7 +172,7 @@ _ALL_BUT = re.compile(
 _NOT_ANY_MORE = re.compile(
     r"^(?P<lead>\W*)(?i:i'm\s+|i\s+am\s+)?(?i:not|no\s+longer)\s+(?i:an?\s+|size\s+)?"
     r"(?:\d{1,2}(?:\.5)?|XXS|XS|S|M|L|XL|XXL|XXXL|(?i:small|medium|large))(?:\s+(?i:any\s?more))?"
-    r"\s*(?:[-\u2013\u2014,:;]\s*|\s+)(?i:i'm\s+|now\s+)?(?i:an?\s+|size\s+)?"
+    r"\s*(?:[-\u2013\u2014,:;]\s*|\s+)(?i:i'm\s+|now\s+|it's\s+|it\s+is\s+)?(?i:an?\s+|size\s+)?"
     r"(?P<new>\d{1,2}(?:\.5)?|XXS|XS|S|M|L|XL|XXL|XXXL|(?i:small|medium|large))\b"
 )
 # "Actually L, not M", "sorry, 42 not 41": a bare size corrected against the old one.
@@ -197,6 +209,12 @@ def _plain(sentence: str) -> str:
         reason = shown.group("reason")
         lead = re.sub(r"please\s+", "", shown.group("lead"), flags=re.I)
         return f"{lead}I hate {shown.group('what')}" + (f", {reason}" if reason else ".")
+    measure_now = _MEASURE_NOW.search(sentence)
+    if measure_now:
+        noun = (measure_now.group("noun") or measure_now.group("noun2")).lower()
+        new = measure_now.group("new") or measure_now.group("new2")
+        lead = measure_now.group("lead") or sentence[: measure_now.start()]
+        return f"{lead}My {noun} is {new}" + sentence[measure_now.end() :]
     any_day = _ANY_DAY.match(sentence)
     if any_day:
         return f"{any_day.group('lead')}I love {any_day.group('what')}" + sentence[any_day.end() :]

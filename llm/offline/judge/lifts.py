@@ -65,6 +65,7 @@ def _category_lift(category: str) -> re.Pattern:
         rf"|\b(?:happy|fine|ok|okay|open)\s+(?:with|to)\s+(?:any|all|every)\s+(?:\w+\s+)?(?:{noun})\b"
         rf"|\b(?:{noun})\s+(?:really\s+)?{_MATTER}"
         rf"|\b(?:{noun})\s+{_UNIMPORTANT}"
+        rf"|\b(?:{noun})(?:-wise)?\W+(?:\w+\s+)?anything\s+goes\b"
         rf"|\b(?:{_CARE})\s+(?:the\s+|which\s+|what\s+|my\s+)?(?:{noun})\b"
         # "I used to be picky about brands, not any more": a fussiness given up.
         rf"|\bused\s+to\s+be\s+(?:\w+\s+)?(?:fussy|picky|particular|strict|precious|loyal)\s+"
@@ -81,7 +82,7 @@ _VERDICT = re.compile(
     r"\b(?:not|no\s+longer|never)\s+(?:really\s+|too\s+|that\s+|very\s+|so\s+)?(?:fussy|bothered|"
     r"picky|particular|precious|fussed|strict|loyal)\b|"
     rf"\b{_FINE}\b|\bwill\s+do\b|\bworks?\s+for\s+me\b|{_MATTER}|\b(?:{_CARE})\b|{_UNIMPORTANT}|"
-    r"\bhappy\s+with\b|\bopen\s+to\b|\bused\s+to\s+be\b",
+    r"\bhappy\s+with\b|\bopen\s+to\b|\bused\s+to\s+be\b|\banything\s+goes\b",
     re.I,
 )
 # An exception keeps the category: "any colour is fine, except beige". "But not any more"

@@ -173,7 +173,8 @@ _LIKING = (
     "fits me perfectly", "fit me well", "fits me well", "try to wear", "try to stick to",
     "look best in", "looks best on me", "look my best in", "feel best in", "feel good in",
     "feel great in", "feel my best in", "work best", "works best", "what i go for",
-    "what i wear", "what i reach for", "keen", "i dress", "i tend to dress", "i usually dress",
+    "what i wear", "what i reach for", "keen", "is better", "are better", "is better now",
+    "are better now", "i dress", "i tend to dress", "i usually dress",
     "i like to dress", "dress very", "i always dress",
 )  # fmt: skip
 _POSITIVE_CUES = (
@@ -259,6 +260,7 @@ PREDICATE_CUES = frozenset(
         "person", "guy", "girl", "gal", "fan", "is the best", "are the best",
         "never let me down", "never lets me down", "never disappoints", "never disappoint",
         "never fails", "lovely on me", "great on me", "good on me", "nice on me", "best on me",
+        "is better", "are better", "is better now", "are better now",
         "my weakness", "uniform", "top picks", "my picks", "top choice", "first choice",
         "all the way", "only", "loyal", "doesn't suit me", "don't suit me", "does not suit me",
         "isn't my colour", "isn't my color", "is not my colour", "aren't my colours",

@@ -287,10 +287,20 @@ def _garment_near(
     return (before[-1].group(1).lower() if before else None), mention.end()
 
 
+# Sizes the shop has, not the shopper's: "the only sizes left are XXS", "it comes in 38".
+_STOCK_BEFORE = re.compile(
+    r"\b(?:left|in\s+stock|available|remaining|comes?\s+in|only\s+(?:have|had|has)|sold\s+out\s+in)"
+    r"(?:\s+(?:are|is|in|was|were))?\s*(?:only\s+)?(?:an?\s+|size\s+)?$",
+    re.I,
+)
+
+
 def _size_value(
     match: re.Match, text: str, *, slot: str, garment: bool, shoes: bool = False
 ) -> tuple[str, str] | None:
     """("letter" | "shoe" | "garment", value) for one size mention, or None."""
+    if _STOCK_BEFORE.search(text[: match.start()]):
+        return None
     if text[: match.start()].rstrip().lower().endswith(("the", "that", "this")):
         return None  # "returning the L": a product's size, not the shopper's
     before = text[: match.start()].rstrip().lower()
