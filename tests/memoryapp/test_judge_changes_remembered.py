@@ -75,6 +75,17 @@ async def current_after(message: str, before: list[tuple[str, str]]) -> set[tupl
         ("Make it a 38.5, not 38", [("size/shoes", "38")], {("size/shoes", "38.5")}),
         ("I'm a 32 waist, well 33 now", [("size/waist", "32")], {("size/waist", "33")}),
         ("Scratch the budget of 50, it's 70 now", [("budget", "50 EUR")], {("budget", "70 EUR")}),
+        ("Please update my shoe size to 43", [("size/shoes", "42")], {("size/shoes", "43")}),
+        (
+            "Used to be a 38 in shoes. These days a 39.",
+            [("size/shoes", "38")],
+            {("size/shoes", "39")},
+        ),
+        (
+            "Everything M except coats, which are L",
+            [("size/tops", "S")],
+            {("size/tops", "M"), ("size/outerwear", "L")},
+        ),
         (
             "Jackets in L, everything else S",
             [("size/tops", "M")],
@@ -125,6 +136,8 @@ async def test_the_usual_figure_said_beside_a_one_off_is_remembered_without_it()
         "Wow, I just adore scratchy wool, totally",
         "Sure, I'd love to pay 200 for a plain tee",
         "My husband switched from Tern to Vela",
+        "In Kestrel I take a 42 because they run big",
+        "Love that the only sizes left are XXS, really helpful",
     ],
 )
 async def test_a_one_off_someone_else_or_irony_changes_nothing(message):
@@ -144,6 +157,8 @@ async def test_a_one_off_someone_else_or_irony_changes_nothing(message):
         ("I love square necklines", {("design/square-neck", "like")}),
         ("I love raglan sleeves", {("design/raglan-sleeve", "like")}),  # in no lexicon
         ("I have wide feet", {("design/wide-fit", "like")}),
+        ("My sister loves Tern but I'm not keen", {("brand/tern", "dislike")}),
+        ("I need wide-fit shoes", {("design/wide-fit", "like")}),
         ("I'm a UK 6.5 in shoes", {("size/shoes", "39.5")}),
         ("My shoe size is 9 and a half UK", {("size/shoes", "43.5")}),
     ],

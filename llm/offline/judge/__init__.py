@@ -8,20 +8,30 @@ How a message is read:
 2. Clauses, split at commas and conjunctions. A clause is a question, a request ("show me",
    "I'm looking for") or a statement; only statements give sizes, budgets and preferences
    (a question or a search states nothing: "do you have jeans under 50 EUR?" is no budget),
-   and only clauses about the shopper count ("my husband wears XL" does not).
+   and only clauses about the shopper count ("my husband wears XL" does not). Once the talk
+   is of someone else, a clause that names no one goes on about them ("for my husband:
+   he's an XL and hates yellow", "my dad, who loves Vela"). In a list of the shopper's own
+   statements every item is theirs, a bare limit or name too ("linen only, and under 60").
 3. Preferences by polarity: cues ("love", "not a fan of", "anything but", "without") set
    whether the colours, brands, designs, materials and values after them are liked or
    disliked; a negator flips a liking ("don't really like"); a comparison ends it ("blue
    over black" likes blue and says nothing of black); a predicate after the word resolves
-   it ("green is my favourite", "beige washes me out"). A list after a comma goes on.
+   it ("green is my favourite", "beige washes me out"); a verdict with no object is on what
+   was just named ("my sister loves Tern but I'm not keen"). A list after a comma goes on.
+   A fit, cut, neck, sleeve or look the lexicon lacks is read as a compound in the
+   shopper's words ("a muscle fit": design/muscle-fit).
 4. Sizes, budgets and occasions by pattern, within the same clauses; sizes in the shop's
-   system (`llm.shopper_words`), budgets in their currency.
-Before all this, changes and standing refusals are said plainly ("never show me orange" is
-a dislike, "I switched from Vela to Tern" dislikes Vela and likes Tern); after it, a
-sentence said in irony keeps nothing, one for a single purchase or one brand's sizing keeps
-no figure or size, and a lift ("yellow's fine now", "any brand is fine") replaces what it
-lifts. Every fact is written in the sentences of `llm.fact_schema`, with its category and
-slot.
+   system (`llm.shopper_words`), budgets in their currency. A size corrected in the next
+   breath ("a 32 waist, well 33 now") replaces the one it corrects, in its slot.
+Before all this, changes and standing refusals are said plainly (`changes`): a change is
+read by its structure for any slot, an old value and a new one ("from ... to", "... for
+...", "instead of", "is out ... is in", "was ..., now it's ..."), so "I switched from Vela
+to Tern" dislikes Vela and likes Tern and "make that a 41, not 40" states 41. After it, a
+sentence said in irony keeps nothing, the part of a sentence for a single purchase keeps
+no figure or size ("I never spend over 50, but this time 120" keeps 50), one brand's
+sizing is no size, and a lift (`lifts`: "yellow's fine now", "any brand is fine")
+replaces what it lifts. Every fact is written in the sentences of `llm.fact_schema`, with
+its category and slot.
 
 The package is laid out by what it reads: `clauses` (sentences, clauses and what kind each
 is), `predicates` (the lexicon of cues) and `preferences`, `sizes`, `budget`, `occasion`,
