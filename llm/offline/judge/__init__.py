@@ -34,8 +34,9 @@ replaces what it lifts. Every fact is written in the sentences of `llm.fact_sche
 its category and slot.
 
 The package is laid out by what it reads: `clauses` (sentences, clauses and what kind each
-is), `predicates` (the lexicon of cues) and `preferences`, `sizes`, `budget`, `occasion`,
-`changes` (changes of mind, one-offs and irony) and `lifts`.
+is), `predicates` (the lexicon of cues) and `preferences`, `sizes`, `measures` (waist and
+inseam), `budget`, `occasion`, `changes` (changes of mind), `lifts` and `once` (one-offs,
+irony, one brand's sizing).
 """
 
 from __future__ import annotations
@@ -46,14 +47,7 @@ import re
 from llm.claims import entitlement_or_instruction
 from llm.fact_schema import DISLIKE, LIKE, OCCASION_PHRASES
 from llm.offline.judge.budget import budget_facts
-from llm.offline.judge.changes import (
-    ironic,
-    names_only,
-    once_span,
-    one_brands_sizing,
-    plain_readings,
-    relative_for_one_brand,
-)
+from llm.offline.judge.changes import names_only, plain_readings
 from llm.offline.judge.clauses import (
     Clause,
     Sentence,
@@ -63,7 +57,9 @@ from llm.offline.judge.clauses import (
 )
 from llm.offline.judge.judged import Judged
 from llm.offline.judge.lifts import lift_facts
+from llm.offline.judge.measures import MEASURE_FIRST, waist_inseam_facts
 from llm.offline.judge.occasion import occasion_facts
+from llm.offline.judge.once import ironic, once_span, one_brands_sizing, relative_for_one_brand
 from llm.offline.judge.preferences import (
     Pending,
     Referent,
@@ -73,7 +69,6 @@ from llm.offline.judge.preferences import (
     width_facts,
 )
 from llm.offline.judge.sizes import (
-    MEASURE_FIRST,
     SHOE_CONTEXT,
     WOMENS,
     SizeCandidate,
@@ -82,7 +77,6 @@ from llm.offline.judge.sizes import (
     garment_named,
     size_facts,
     sizes_settle,
-    waist_inseam_facts,
 )
 from llm.offline.judge.words import FIRST_PERSON
 from llm.offline.payload import last_user_text, payload_read

@@ -19,8 +19,8 @@ from __future__ import annotations
 import re
 
 from llm.fact_schema import ANY_KEY, BUDGET_SLOT, NEUTRAL, NO_BUDGET, budget_sentence, slot_key
-from llm.offline.judge.changes import once
 from llm.offline.judge.judged import Judged
+from llm.offline.judge.once import once
 from llm.offline.judge.predicates import NOT_BRANDS, PHRASES, TOKEN
 from llm.offline.judge.preferences import preference_fact
 
