@@ -66,7 +66,15 @@ def numbers_in_digits(text: str, *, keep_length: bool = False) -> str:
         value = _number_value(match) or match.group(0)
         return value.ljust(len(match.group(0))) if keep_length else value
 
-    return NUMBER_PHRASE.sub(figure, text)
+    def half(match: re.Match) -> str:
+        value = f"{match.group(1)}.5"
+        return value.ljust(len(match.group(0))) if keep_length else value
+
+    return _DIGITS_AND_A_HALF.sub(half, NUMBER_PHRASE.sub(figure, text))
+
+
+# A half said in words after digits: "9 and a half", "9½".
+_DIGITS_AND_A_HALF = re.compile(r"\b(\d{1,2})(?:\s+and\s+a\s+half\b|\s*\u00bd)", re.I)
 
 
 # --- Money ------------------------------------------------------------------------------

@@ -8,24 +8,35 @@ How a message is read:
 2. Clauses, split at commas and conjunctions. A clause is a question, a request ("show me",
    "I'm looking for") or a statement; only statements give sizes, budgets and preferences
    (a question or a search states nothing: "do you have jeans under 50 EUR?" is no budget),
-   and only clauses about the shopper count ("my husband wears XL" does not).
+   and only clauses about the shopper count ("my husband wears XL" does not). Once the talk
+   is of someone else, a clause that names no one goes on about them ("for my husband:
+   he's an XL and hates yellow", "my dad, who loves Vela"). In a list of the shopper's own
+   statements every item is theirs, a bare limit or name too ("linen only, and under 60").
 3. Preferences by polarity: cues ("love", "not a fan of", "anything but", "without") set
    whether the colours, brands, designs, materials and values after them are liked or
    disliked; a negator flips a liking ("don't really like"); a comparison ends it ("blue
    over black" likes blue and says nothing of black); a predicate after the word resolves
-   it ("green is my favourite", "beige washes me out"). A list after a comma goes on.
+   it ("green is my favourite", "beige washes me out"); a verdict with no object is on what
+   was just named ("my sister loves Tern but I'm not keen"). A list after a comma goes on.
+   A fit, cut, neck, sleeve or look the lexicon lacks is read as a compound in the
+   shopper's words ("a muscle fit": design/muscle-fit).
 4. Sizes, budgets and occasions by pattern, within the same clauses; sizes in the shop's
-   system (`llm.shopper_words`), budgets in their currency.
-Before all this, changes and standing refusals are said plainly ("never show me orange" is
-a dislike, "I switched from Vela to Tern" dislikes Vela and likes Tern); after it, a
-sentence said in irony keeps nothing, one for a single purchase or one brand's sizing keeps
-no figure or size, and a lift ("yellow's fine now", "any brand is fine") replaces what it
-lifts. Every fact is written in the sentences of `llm.fact_schema`, with its category and
-slot.
+   system (`llm.shopper_words`), budgets in their currency. A size corrected in the next
+   breath ("a 32 waist, well 33 now") replaces the one it corrects, in its slot.
+Before all this, changes and standing refusals are said plainly (`changes`): a change is
+read by its structure for any slot, an old value and a new one ("from ... to", "... for
+...", "instead of", "is out ... is in", "was ..., now it's ..."), so "I switched from Vela
+to Tern" dislikes Vela and likes Tern and "make that a 41, not 40" states 41. After it, a
+sentence said in irony keeps nothing, the part of a sentence for a single purchase keeps
+no figure or size ("I never spend over 50, but this time 120" keeps 50), one brand's
+sizing is no size, and a lift (`lifts`: "yellow's fine now", "any brand is fine")
+replaces what it lifts. Every fact is written in the sentences of `llm.fact_schema`, with
+its category and slot.
 
 The package is laid out by what it reads: `clauses` (sentences, clauses and what kind each
-is), `predicates` (the lexicon of cues) and `preferences`, `sizes`, `budget`, `occasion`,
-`changes` (changes of mind, lifts, one-offs and irony).
+is), `predicates` (the lexicon of cues) and `preferences`, `sizes`, `measures` (waist and
+inseam), `budget`, `occasion`, `changes` (changes of mind), `lifts` and `once` (one-offs,
+irony, one brand's sizing).
 """
 
 from __future__ import annotations
@@ -36,14 +47,7 @@ import re
 from llm.claims import entitlement_or_instruction
 from llm.fact_schema import DISLIKE, LIKE, OCCASION_PHRASES
 from llm.offline.judge.budget import budget_facts
-from llm.offline.judge.changes import (
-    ironic,
-    lift_facts,
-    once,
-    one_brands_sizing,
-    plain_readings,
-    relative_for_one_brand,
-)
+from llm.offline.judge.changes import names_only, plain_readings
 from llm.offline.judge.clauses import (
     Clause,
     Sentence,
@@ -52,23 +56,27 @@ from llm.offline.judge.clauses import (
     sentences_read,
 )
 from llm.offline.judge.judged import Judged
+from llm.offline.judge.lifts import lift_facts
+from llm.offline.judge.measures import MEASURE_FIRST, waist_inseam_facts
 from llm.offline.judge.occasion import occasion_facts
+from llm.offline.judge.once import ironic, once_span, one_brands_sizing, relative_for_one_brand
 from llm.offline.judge.preferences import (
     Pending,
     Referent,
     lowercase_brand_facts,
     preference_fact,
     preference_facts,
+    width_facts,
 )
 from llm.offline.judge.sizes import (
-    MEASURE_FIRST,
     SHOE_CONTEXT,
+    WOMENS,
     SizeCandidate,
     asked_size_facts,
+    corrected_size,
     garment_named,
     size_facts,
     sizes_settle,
-    waist_inseam_facts,
 )
 from llm.offline.judge.words import FIRST_PERSON
 from llm.offline.payload import last_user_text, payload_read
@@ -109,8 +117,20 @@ def _standing_facts(sentence: Sentence) -> list[Judged]:
     """A sentence's facts, less what holds once or for one brand, with its lifts in place
     of what they lift."""
     facts = _sentence_facts(sentence)
-    if once(sentence.text):
-        facts = [f for f in facts if f.category not in ("budget", "size")]
+    span = once_span(sentence.text)
+    if span is not None:
+        # The one purchase's figures go; the usual ones said beside it stay ("I never spend
+        # more than 50, but this time I'll go to 120"). A one-off said apart from its
+        # figure ("I'd pay 120 for these, but not usually") takes the whole sentence's.
+        def figure(f: Judged) -> bool:
+            return f.category in ("budget", "size")
+
+        inside = [
+            f for f in facts if figure(f) and span[0] <= f.position - sentence.start < span[1]
+        ]
+        facts = (
+            [f for f in facts if f not in inside] if inside else [f for f in facts if not figure(f)]
+        )
     brand_from = one_brands_sizing(sentence.text)
     if brand_from is not None:
         # The sizes said before it are the shopper's usual ones; those after, the brand's.
@@ -145,7 +165,7 @@ _TAKEN_UP = re.compile(
     r"nowadays)|now\s+i\s+(?:really\s+|actually\s+)?do)$",
     re.I,
 )
-_NAMES_ITS_OWN = re.compile(r"\b(?:in|for|with)\s+\w+", re.I)
+_NAMES_ITS_OWN = re.compile(r"\b(?:in|for|with)\s+\w+|\b(?:everything|anything)\s+else\b", re.I)
 
 
 def _sentence_facts(sentence: Sentence) -> list[Judged]:
@@ -157,7 +177,15 @@ def _sentence_facts(sentence: Sentence) -> list[Judged]:
     sizes: list[SizeCandidate] = []
     carried: str | None = None  # the garment the last sizes were given for
     shoes = bool(SHOE_CONTEXT.search(sentence.text))
+    womens = bool(WOMENS.search(sentence.text))
     someone_else = for_someone_else(sentence.text)
+    # A list of what the shopper is, likes and avoids: each item is theirs, "and under 60" too.
+    own_list = (
+        len(sentence.clauses) > 1
+        and all(c.kind == "statement" for c in sentence.clauses)
+        and any(c.about_shopper for c in sentence.clauses)
+        and not someone_else
+    )
     if (
         any(clause.kind != "statement" for clause in sentence.clauses)
         and not any(c.supposed or c.past or c.other_person for c in sentence.clauses)
@@ -198,7 +226,7 @@ def _sentence_facts(sentence: Sentence) -> list[Judged]:
             continue
         if clause.kind == "statement" and not clause.about_shopper and not clause.other_person:
             # "Up to 400 EUR is fine" is the shopper's budget with no "I" in it.
-            facts += budget_facts(clause, at, acceptable_only=True)
+            facts += budget_facts(clause, at, acceptable_only=True, listed=own_list)
         if clause.other_possessive and clause.kind != "question":
             facts += occasion_facts(clause, at)
         if (
@@ -210,13 +238,17 @@ def _sentence_facts(sentence: Sentence) -> list[Judged]:
             # "I was never into florals, but they've grown on me": "they" are the florals.
             facts += preference_facts(clause, at, inherited=None, carried=[], referent=referent)[0]
             continue
-        if clause.kind == "question" or not clause.about_shopper:
+        # "Black or white only, cotton, max 40": a bare name in the shopper's list is theirs.
+        item = own_list and clause.kind == "statement" and names_only(clause.text)
+        if clause.kind == "question" or not (clause.about_shopper or item):
             if clause.kind == "statement" and clause.other_person:
                 # "My husband hates orange but I love it": his words name what "it" is.
                 preference_facts(clause, at, inherited=None, carried=[], referent=referent)
             polarity, pending, sized = None, [], False
             continue
         facts += occasion_facts(clause, at)
+        if clause.kind == "request" and not someone_else and FIRST_PERSON.search(clause.text):
+            facts += width_facts(clause, at)
         if clause.kind == "request" or clause.past:
             if clause.past and clause.kind == "statement":
                 # What the shopper used to like is not kept, but a later "it" may take it up.
@@ -226,7 +258,19 @@ def _sentence_facts(sentence: Sentence) -> list[Judged]:
         # "a 42 or 43 in shoes, mostly 43": a bare size goes on with the garment before it;
         # "medium in everything else" names its own.
         bare = sized and not _NAMES_ITS_OWN.search(clause.text)
-        said = size_facts(clause, at, listed=sized, carried=carried if bare else None, shoes=shoes)
+        correction = corrected_size(clause.text, at, sizes[-1]) if sizes else None
+        said = (
+            [correction]
+            if correction
+            else size_facts(
+                clause,
+                at,
+                listed=sized,
+                carried=carried if bare else None,
+                shoes=shoes,
+                womens=womens,
+            )
+        )
         if someone_else and not FIRST_PERSON.search(clause.text):
             said = []  # "jeans for my son, 28 waist": his measure, not the shopper's
         sized = sized or bool(said)

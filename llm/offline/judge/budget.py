@@ -36,6 +36,8 @@ _ACCEPTABLE = (
     r"for\s+me|if\s+possible|by\s+me)\b"
 )
 _EUROS = r"(?=(?:€|eur\b)|\d+\s*(?:€|eur\b|euros?\b))"
+# A figure with any currency beside it: "£60 max" is a limit whatever the money.
+_IN_MONEY = rf"(?=(?:{_CURRENCY})\s*\d|\d+(?:[.,]\d{{1,2}})?\s*(?:{_CURRENCY}))"
 # Budgets said by the shopper about themselves (the clause is theirs).
 _BUDGET_STATED = tuple(
     re.compile(pattern, re.I)
@@ -58,11 +60,26 @@ _BUDGET_ACCEPTABLE = tuple(
     for pattern in (
         r"(?:\b(?:up\s+to|under|below|less\s+than|max(?:imum)?|around|about|roughly)\s+|" + _EUROS + r")" + _AMOUNT + _ACCEPTABLE,
         r"\b(?:ideally|preferably)\s+(?:up\s+to|under|below|less\s+than|max(?:imum)?|around|no\s+more\s+than|not\s+(?:more\s+than|over|above))\s+" + _AMOUNT,
-        _EUROS + _AMOUNT + r"\s*(?:max|tops|at\s+most)\b",
+        _IN_MONEY + _AMOUNT + r"\s*(?:max|tops|at\s+most)\b",
         r"\b(?:max(?:imum)?|top)\s+spend\s+(?:is\s+|of\s+)?" + _AMOUNT,
         _AMOUNT + r"\s*(?:is|'s|would\s+be)\s+(?:my|the|our)\s+(?:absolute\s+)?(?:limit|max|maximum|ceiling|budget|upper\s+limit|top|most)",
     )
 )  # fmt: skip
+# A bare limit as one item of the shopper's own list: "linen only, and under 60", "prefer
+# navy, max 70 euros". Alone, "under 60" may be this search's filter; in a list of what the
+# shopper is, likes and avoids, it is one more of those.
+_BUDGET_ITEMS = tuple(
+    re.compile(pattern, re.I)
+    for pattern in (
+        r"^(?:(?:and|but|also|plus|so|oh)\s+)*(?:ideally\s+|preferably\s+|always\s+|usually\s+)?"
+        r"(?:(?:keep(?:ing)?|stay(?:ing)?)\s+(?:it\s+|things\s+|everything\s+)?)?"
+        r"(?:under|below|max(?:imum)?|up\s+to|no\s+more\s+than|not\s+(?:over|above|more\s+than)|"
+        r"nothing\s+(?:over|above|more\s+than)|less\s+than|at\s+most|within)\s+"
+        + _AMOUNT
+        + r"(?:\s*(?:max|tops|at\s+most|or\s+so|or\s+less|ish))?[\s.!]*$",
+        r"^(?:(?:and|but|also|plus)\s+)*" + _AMOUNT + r"\s*(?:max|tops|at\s+most)[\s.!]*$",
+    )
+)
 # A tight budget in words: money said to be short, the shopper said to be short of it, or
 # spending said to be held down. The subjects and states are parts, so "cash is a bit low",
 # "funds are limited" and "money's tight" are one reading.
@@ -108,11 +125,18 @@ _NO_BUDGET = re.compile(
 )
 
 
-def budget_facts(clause: Clause, at: int, *, acceptable_only: bool = False) -> list[Judged]:
+def budget_facts(
+    clause: Clause, at: int, *, acceptable_only: bool = False, listed: bool = False
+) -> list[Judged]:
+    """The budget a clause states. `acceptable_only`: the clause has no "I", so only a
+    figure said to be acceptable counts; `listed`: the clause is an item of the shopper's
+    own list of statements, so a bare limit counts too."""
     text = clause.text
     if _NO_BUDGET.search(text):
         return []
     patterns = _BUDGET_ACCEPTABLE if acceptable_only else _BUDGET_ACCEPTABLE + _BUDGET_STATED
+    if listed:
+        patterns = (*patterns, *_BUDGET_ITEMS)
     for pattern in patterns:
         match = pattern.search(text)
         if not match:

@@ -1,29 +1,23 @@
-"""Changes of mind, lifts, one-offs and irony: how a message says a fact no longer holds,
-holds only once, or was never meant.
+"""Changes of mind: how a message says a fact no longer holds and what holds instead.
 
-- `plain_readings` rewrites a few ways of stating a preference or a new size into the plain
-  statement the clause readers already understand: "never show me orange" dislikes orange
-  (it is a standing dislike, not an instruction), "I switched from Vela to Tern" dislikes
-  Vela and likes Tern, "my waist went from 32 to 34" states 34, "make that a 41" states 41.
-- `lift_facts` reads a preference lifted: a named one ("yellow's fine now", "I don't mind
-  Vela any more") is its slot with `neutral`; a whole category ("any brand is fine",
-  "colour doesn't matter to me now") is `<category>/any`; the budget ("forget the budget")
-  is `none`. A lift needs a sign that the mind changed or that no limit stands ("now",
-  "again", "after all", "any more", "any", "no object"): "I don't mind grey" alone says
-  too little, and "any colour is fine, except beige" keeps only the exception.
-- `once` and `ironic` mark a sentence whose figures are for one purchase ("just this once",
-  "for this jacket only", "but not usually") or said in irony ("yeah right", "said no one
-  ever"): it states no standing fact.
+- `plain_readings` rewrites the ways of stating a change or a standing refusal into the
+  plain statement the clause readers already understand. A change is read by its
+  structure, whatever the slot: an old value and a new one joined by "from ... to",
+  "to ... from", "<dropped> ... for", "instead of", "... is out, ... is in", or a past
+  state followed by "now it's ...". The new value is liked (or becomes the size); the old
+  one is given up, which for a preference is a dislike and for a size or a figure is
+  nothing. "Never show me orange" dislikes orange (a standing dislike, not an
+  instruction); "make that a 41" states 41.
+Lifts ("yellow's fine now", "any brand is fine") are read in `lifts`; one-offs, irony and
+one brand's sizing in `once`.
 """
 
 from __future__ import annotations
 
 import re
 
-from llm.fact_schema import ANY_KEY, BUDGET_SLOT, NEUTRAL, NO_BUDGET, budget_sentence, slot_key
-from llm.offline.judge.judged import Judged
 from llm.offline.judge.predicates import NOT_BRANDS, PHRASES, TOKEN
-from llm.offline.judge.preferences import preference_fact
+from llm.offline.judge.words import FIRST_PERSON
 
 # --- Plain readings --------------------------------------------------------------------
 
@@ -38,26 +32,121 @@ _NEVER_SHOW = re.compile(
 )
 # A "don't show me" is standing only with a sign that it is: "ever", "again", a reason.
 _STANDING = re.compile(r"\b(?:never|ever|again|any\s?more)\b", re.I)
+# "No more orange suggestions": a standing refusal of what would be suggested.
+_NO_MORE_SHOWN = re.compile(
+    r"^(?P<lead>\W*)no\s+more\s+(?P<what>.+?)\s+(?:suggestions|recommendations|options|"
+    r"results|stuff|things|items)\b",
+    re.I,
+)
+# "Please update my shoe size to 43", "my budget used to be 100 but it's 60 these days".
+_MEASURE_NOW = re.compile(
+    r"^(?P<lead>\W*)(?:please\s+)?(?:update|change|set|put)\s+my\s+(?P<noun>budget|shoe\s+size|size|"
+    r"waist|inseam)\s+(?:to|as)\s+(?P<new>[^,;.!?]+)"
+    r"|\bmy\s+(?P<noun2>budget|shoe\s+size|size|waist|inseam)\s+(?:used\s+to\s+be|was)\s+[^,;]+?"
+    r"(?:,\s*|\s+)(?:but\s+|and\s+)?(?:now\s+)?(?:it's|it\s+is)\s+(?P<new2>[^,;.!?]+)",
+    re.I,
+)
+# A preference said as an idiom of choosing: "give me black any day", "I'll take linen every time".
+_ANY_DAY = re.compile(
+    r"^(?P<lead>\W*)(?:give\s+me|i'll\s+(?:take|pick|choose))\s+(?P<what>.+?)(?:\s+(?:any\s+day|"
+    r"every\s+time|any\s+time)\b|(?=\s+over\s))",
+    re.I,
+)
+# A figure retracted for a new one: "scratch the budget of 50, it's 70 now".
+_RETRACTED = re.compile(
+    r"^(?P<lead>\W*)(?:scratch|forget|ignore|cancel|disregard|strike)\s+(?:that|what\s+i\s+said\s+"
+    r"about\s+)?(?:the|my)?\s*(?:[\d.]+\s*)?(?P<noun>budget|shoe\s+size|size|waist|inseam)\b[^,;]*[,;]\s*"
+    r"(?:(?:now|actually)\s+)?(?:it's|it\s+is|make\s+it|it\s+should\s+be)\s+(?P<new>[^,;.!?]+)",
+    re.I,
+)
 _KEEP_AWAY = re.compile(
     r"^(?P<lead>\W*(?:please\s+)?)keep\s+(?P<what>.+?)\s+away\s+from\s+me\b", re.I
 )
+# Verbs of a change, in every form a shopper says them in ("switched", "I'm switching").
 _CHANGE_VERB = (
-    r"(?:switched|switch|moved|move|changed|change|went|gone|go|swapped|swap|converted|"
-    r"jumped|dropped|shifted)"
+    r"(?:switch(?:ed|ing)?|mov(?:e|ed|ing)|chang(?:e|ed|ing)|go|went|gone|going|"
+    r"swap(?:ped|ping)?|convert(?:ed|ing)?|jump(?:ed|ing)?(?:\s+ship)?|drop(?:ped|ping)?|"
+    r"shift(?:ed|ing)?|transition(?:ed|ing)?|migrat(?:e|ed|ing)|upgrad(?:e|ed|ing)|"
+    r"graduat(?:e|ed|ing))"
 )
-_SWITCH = re.compile(
-    rf"\b(?P<who>i|i've|i\s+have|we)\s+(?:\w+\s+)?{_CHANGE_VERB}(?:\s+over|\s+up|\s+down)?\s+from\s+"
-    rf"(?P<old>.+?)\s+to\s+(?P<new>.+?)(?P<rest>\s+(?:this|last|in|for|since|a|recently|"
-    rf"lately|now)\b.*|[,.;!?].*|$)",
+# Verbs that give the old value up for the new one: "I ditched Vela for Tern".
+_GIVE_UP_VERB = (
+    r"(?:ditch(?:ed|ing)?|swap(?:ped|ping)?(?:\s+out)?|trad(?:e|ed|ing)(?:\s+in)?|"
+    r"exchang(?:e|ed|ing)|replac(?:e|ed|ing)|dump(?:ed|ing)?|gave\s+up|given\s+up|"
+    r"giving\s+up|dropp(?:ed|ing)|drop|abandon(?:ed|ing)?|left)"
+)
+_WHO = (
+    r"(?:i|i've|i\s+have|i'm|i\s+am|we|we've|we're|i\s+just|i\s+recently|i\s+finally|"
+    # "my style has shifted from sporty to classic": the shopper's own taste as the subject.
+    r"my\s+(?:style|taste|tastes|look|wardrobe|go-to|preference|preferences)(?:\s+has|'s)?)"
+)
+# Where the new value ends: a time, a reason or the end of the clause.
+_REST = (
+    r"(?P<rest>\s+(?:this|last|in|for|since|a|recently|lately|now|these|nowadays|because|"
+    r"after|when|and|but|instead|completely|entirely|altogether)\b.*|[,.;!?].*|$)"
+)
+_FROM_TO = re.compile(
+    rf"(?:\b{_WHO}\s+(?:\w+\s+)?|^){_CHANGE_VERB}(?:\s+(?:over|up|down|back|across|away))?\s+"
+    rf"from\s+(?P<old>.+?)\s+(?:over\s+|across\s+|straight\s+)?(?:to|towards?|into)\s+"
+    rf"(?P<new>.+?){_REST}",
+    re.I,
+)
+_TO_FROM = re.compile(
+    rf"\b{_WHO}\s+(?:\w+\s+)?{_CHANGE_VERB}(?:\s+(?:over|across))?\s+to\s+(?P<new>.+?)\s+from\s+"
+    rf"(?P<old>.+?){_REST}",
+    re.I,
+)
+_GIVEN_FOR = re.compile(
+    rf"(?:\b{_WHO}\s+(?:\w+\s+)?|^){_GIVE_UP_VERB}\s+(?P<old>.+?)\s+(?:for|with|in\s+favou?r\s+of)\s+"
+    rf"(?P<new>.+?){_REST}",
+    re.I,
+)
+_OUT_IN = re.compile(
+    r"^(?P<old>[^,;]+?)\s+(?:is|are|'s)\s+out\s*[,;]?\s*(?:and\s+)?(?P<new>[^,;]+?)\s+"
+    r"(?:is|are|'s)\s+in\b(?P<rest>.*)$",
+    re.I,
+)
+# "... instead of ..." changes a state only when the sentence says the mind moved.
+_INSTEAD = re.compile(
+    r"\s+(?:instead\s+of|rather\s+than|in\s+place\s+of)\s+(?P<old>.+?)"
+    r"(?P<rest>\s+(?:now|these\s+days|nowadays|from\s+now\s+on|going\s+forward|any\s?more)\b.*|"
+    r"[,.;!?].*|$)",
+    re.I,
+)
+_MOVED_ON = re.compile(
+    r"\b(?:now|these\s+days|nowadays|from\s+now\s+on|going\s+forward|any\s?more|no\s+longer|"
+    r"switch\w*|mov(?:ed|ing)\s+on|changed)\b",
+    re.I,
+)
+# A past state, then "now it's ...": "black was my colour, now it's navy".
+_NOW_IT_IS = re.compile(
+    r"(?P<lead>[,;]\s*(?:but\s+|and\s+)?)(?:now|these\s+days|nowadays)\s*,?\s+"
+    r"(?:it's|it\s+is|they're|they\s+are|its)\s+(?:all\s+(?:about\s+)?)?(?P<new>[^,;.!?]+)",
+    re.I,
+)
+# After a change, "it's all Northwind now", "it's cotton all the way now": the new taste.
+_ALL_NOW = re.compile(
+    r"(?P<lead>[,;]\s*(?:but\s+|and\s+|so\s+)?)(?:it's|it\s+is|its|they're|they\s+are|give\s+me|"
+    r"i'll\s+take|i'll\s+go\s+for)\s+"
+    r"(?:all\s+)?(?P<new>[^,;.!?]+?)\s+(?:all\s+the\s+way\s+|only\s+|for\s+me\s+)?"
+    r"(?:now|these\s+days|nowadays)(?P<end>\s*[.!]*)$",
+    re.I,
+)
+_WAS_MINE = re.compile(r"\b(?:was|were|used\s+to(?:\s+be)?)\b", re.I)
+# A bare term said to hold from now on, after a comma: "no more Mistral, Solstice from now on".
+_FROM_NOW_ON = re.compile(
+    r"(?P<lead>^|[,;]\s*(?:but\s+|and\s+)?)(?!(?:show|find|give|get|send|please|no|not|"
+    r"never|just)\b)(?P<what>[^,;.!?]+?)\s+(?:from\s+now\s+on|going\s+forward|from\s+here\s+on)"
+    r"(?P<end>\s*[.!]*)$",
     re.I,
 )
 _WHEN = re.compile(
     r"\s+(?:(?:this|last|in\s+the)\s+\w+|recently|lately|since\s+\w+|\w+\s+ago|in\s+\d{4})\b", re.I
 )
 _MEASURE_FROM_TO = re.compile(
-    rf"\b(?P<whose>my\s+(?:waist|inseam|shoe\s+size|size|feet|foot))\s+(?:has\s+|'s\s+)?"
-    rf"{_CHANGE_VERB}\s+(?:up\s+|down\s+)?from\s+(?:an?\s+|size\s+)?[\w.]+\s+to\s+"
-    rf"(?:an?\s+|size\s+)?(?P<new>[\w.]+)",
+    rf"\b(?P<whose>my\s+(?:waist|inseam|shoe\s+size|size|feet|foot|budget))\s+(?:has\s+|'s\s+)?"
+    rf"{_CHANGE_VERB}\s+(?:up\s+|down\s+)?from\s+(?:an?\s+|size\s+)?[\w.€£$]+\s+to\s+"
+    rf"(?:an?\s+|size\s+)?(?P<new>[\w.€£$]+)",
     re.I,
 )
 _MAKE_THAT = re.compile(
@@ -65,14 +154,47 @@ _MAKE_THAT = re.compile(
     r"(?:to\s+)?(?=(?:an?\s+|size\s+)?[\dXSMLxsml])",
     re.I,
 )
-_SIZE_LIKE = re.compile(r"^(?:an?\s+|size\s+)?(?:\d{1,2}(?:\.5)?|x{0,3}[sl]|xs|m)$", re.I)
+# "Everything M except coats, which are L": the exception gets its own size, the rest theirs.
+_ALL_BUT = re.compile(
+    r"^(?P<lead>\W*)(?i:i'm\s+|i\s+am\s+|i\s+wear\s+|i\s+take\s+)?(?i:an?\s+)?(?:(?i:everything|all)\s+"
+    r"(?i:in\s+)?(?i:an?\s+)?(?P<rest>XXS|XS|S|M|L|XL|XXL|XXXL)|(?P<rest2>XXS|XS|S|M|L|XL|XXL|XXXL)\s+"
+    r"(?i:for|in)\s+(?i:everything|all))\s*,?\s+(?i:except|apart\s+from|but|other\s+than)\s+(?i:for\s+|in\s+)?"
+    r"(?P<garment>[a-z-]+)\s*,?\s*(?i:which\s+are|where\s+i'm|i'm|are|in|at|:)?\s*(?i:an?\s+)?"
+    r"(?P<size>XXS|XS|S|M|L|XL|XXL|XXXL)\b"
+)
+# "Not a small anymore - medium": the old size denied, then the new one.
+_NOT_ANY_MORE = re.compile(
+    r"^(?P<lead>\W*)(?i:i'm\s+|i\s+am\s+)?(?i:not|no\s+longer)\s+(?i:an?\s+|size\s+)?"
+    r"(?:\d{1,2}(?:\.5)?|XXS|XS|S|M|L|XL|XXL|XXXL|(?i:small|medium|large))(?:\s+(?i:any\s?more))?"
+    r"\s*(?:[-\u2013\u2014,:;]\s*|\s+)(?i:i'm\s+|now\s+|it's\s+|it\s+is\s+)?(?i:an?\s+|size\s+)?"
+    r"(?P<new>\d{1,2}(?:\.5)?|XXS|XS|S|M|L|XL|XXL|XXXL|(?i:small|medium|large))\b"
+)
+# "Actually L, not M", "sorry, 42 not 41": a bare size corrected against the old one.
+_SIZE_NOT_THAT = re.compile(
+    r"^(?P<lead>\W*(?i:actually|sorry|oops|no|nope|wait|correction|update)\b[\s,:!.-]*)"
+    r"(?=(?i:an?\s+|size\s+)?(?:\d{1,2}(?:\.5)?|XXS|XS|S|M|L|XL|XXL|XXXL)\b[^,;]*?[,;]?\s*(?i:not)\b)",
+)
+_SIZE_LIKE = re.compile(
+    r"^(?:an?\s+|size\s+|(?:uk|us|eu)\s+)?(?:\d{1,3}(?:[.,]\d{1,2})?|x{0,3}[sl]|xs|m|small|medium|"
+    r"large)(?:\s*(?:uk|us|eu|waist|in\s+\w+|€|eur|euros?|pounds|quid|dollars))?$",
+    re.I,
+)
+_PRODUCT = re.compile(r"^(?:the|that|this|those|these|it|them|one)\b", re.I)
 
 
 def plain_readings(text: str) -> str:
     """The message with its changes and standing refusals said plainly, sentence by sentence
     (the readers take it from there)."""
+    text = _NOW_AFTER_STOP.sub(r", \g<when> I'm a \g<size>", text)
     parts = re.split(r"(?<=[.!?])\s+", text)
     return " ".join(_plain(part) for part in parts)
+
+
+# "Used to be a 38 in shoes. These days a 39.": the new size goes with the old one's words.
+_NOW_AFTER_STOP = re.compile(
+    r"[.;]\s+(?P<when>(?i:now|these\s+days|nowadays|today))[,]?\s+(?:(?i:i'm|im|i\s+am)\s+)?"
+    r"(?:(?i:an?)\s+)?(?P<size>\d{1,2}(?:\.5)?|XXS|XS|S|M|L|XL|XXL|XXXL)(?=\s*[.!]?\s*$|\s*[.!]\s)"
+)
 
 
 def _plain(sentence: str) -> str:
@@ -81,6 +203,22 @@ def _plain(sentence: str) -> str:
         reason = shown.group("reason")
         lead = re.sub(r"please\s+", "", shown.group("lead"), flags=re.I)
         return f"{lead}I hate {shown.group('what')}" + (f", {reason}" if reason else ".")
+    measure_now = _MEASURE_NOW.search(sentence)
+    if measure_now:
+        noun = (measure_now.group("noun") or measure_now.group("noun2")).lower()
+        new = measure_now.group("new") or measure_now.group("new2")
+        lead = measure_now.group("lead") or sentence[: measure_now.start()]
+        return f"{lead}My {noun} is {new}" + sentence[measure_now.end() :]
+    any_day = _ANY_DAY.match(sentence)
+    if any_day:
+        return f"{any_day.group('lead')}I love {any_day.group('what')}" + sentence[any_day.end() :]
+    no_more = _NO_MORE_SHOWN.match(sentence)
+    if no_more:
+        return f"{no_more.group('lead')}I hate {no_more.group('what')}" + sentence[no_more.end() :]
+    retracted = _RETRACTED.match(sentence)
+    if retracted:
+        noun, new = retracted.group("noun").lower(), retracted.group("new")
+        return f"{retracted.group('lead')}My {noun} is {new}" + sentence[retracted.end() :]
     away = _KEEP_AWAY.match(sentence)
     if away:
         lead = re.sub(r"please\s+", "", away.group("lead"), flags=re.I)
@@ -92,225 +230,114 @@ def _plain(sentence: str) -> str:
             + f"{measure.group('whose')} is {measure.group('new')} now"
             + sentence[measure.end() :]
         )
-    switch = _SWITCH.search(sentence)
-    if switch:
-        old, new = switch.group("old").strip(), switch.group("new").strip()
-        if _SIZE_LIKE.match(old) and _SIZE_LIKE.match(new):
-            new = re.sub(r"^(?:an?|size)\s+", "", new, flags=re.I)
-            stated = f"I'm now a {new}"
-        else:
-            stated = f"I'm over {old}, and I love {new}"
-        rest = switch.group("rest")
-        # When the switch was made ("last winter") is past; the state it led to holds now.
-        when = _WHEN.match(rest)
-        rest = " now" + rest[when.end() :] if when else rest
-        return sentence[: switch.start()] + stated + rest
-    made = _MAKE_THAT.match(sentence)
+    changed = _change_said(sentence)
+    if changed is not None:
+        return changed
+    all_but = _ALL_BUT.match(sentence)
+    if all_but:
+        rest = all_but.group("rest") or all_but.group("rest2")
+        said = f"{all_but.group('garment')} in {all_but.group('size')}, everything else {rest}"
+        return all_but.group("lead") + said + sentence[all_but.end() :]
+    denied = _NOT_ANY_MORE.match(sentence)
+    if denied:
+        return f"{denied.group('lead')}I'm a {denied.group('new')} now" + sentence[denied.end() :]
+    made = _MAKE_THAT.match(sentence) or _SIZE_NOT_THAT.match(sentence)
     if made:
         return f"{made.group('lead')}I'm " + sentence[made.end() :]
     return sentence
 
 
-# --- Lifts ------------------------------------------------------------------------------
-
-_CATEGORY = {
-    "colour": r"colou?rs?|shades?",
-    "brand": r"brands?|labels?|makers?|designers?",
-    "material": r"fabrics?|materials?|textiles?",
-    "design": r"fits?|cuts?|styles?|designs?",
-}
-_FINE = r"(?:fine|ok|okay|alright|all\s+right|good|great|cool)"
-_MATTER = r"(?:doesn't|does\s+not|don't|do\s+not|no\s+longer|won't)\s+(?:really\s+)?matter"
-_CARE = (
-    r"(?:not|no\s+longer|never)\s+(?:really\s+|too\s+|that\s+|very\s+)?(?:fussy|bothered|picky|"
-    r"particular|precious|fussed|hung\s+up)\s+(?:about|over|with)"
-    r"|(?:stopped|stop|quit)\s+(?:caring|worrying|fretting)\s+about"
-    r"|(?:don't|do\s+not)\s+(?:really\s+)?care\s+(?:about|which|what)"
-)
-
-
-def _category_lift(category: str) -> re.Pattern:
-    noun = _CATEGORY[category]
-    return re.compile(
-        rf"\b(?:any|whatever|whichever|every)\s+(?:\w+\s+)?(?:{noun})\b(?:\s+(?:is|are|'s|will\s+do|"
-        rf"would\s+be|works?))?(?:\s+(?:\w+\s+)?){_FINE}?"
-        rf"|\b(?:happy|fine|ok|okay|open)\s+(?:with|to)\s+(?:any|all|every)\s+(?:\w+\s+)?(?:{noun})\b"
-        rf"|\b(?:{noun})\s+(?:really\s+)?{_MATTER}"
-        rf"|\b(?:{_CARE})\s+(?:the\s+|which\s+|what\s+)?(?:{noun})\b",
-        re.I,
-    )
-
-
-_CATEGORY_LIFTS = {category: _category_lift(category) for category in _CATEGORY}
-# What says a category is lifted outright, not just mentioned: "any brand" lifts only with
-# a verdict ("is fine", "will do") or a changed mind.
-_VERDICT = re.compile(
-    rf"\b{_FINE}\b|\bwill\s+do\b|{_MATTER}|\b(?:{_CARE})\b|\bhappy\s+with\b|\bopen\s+to\b", re.I
-)
-_EXCEPTION = re.compile(
-    r"\b(?:but|except|apart\s+from|other\s+than|as\s+long\s+as|so\s+long\s+as|besides|"
-    r"anything\s+but|everything\s+but|unless|if)\b",
-    re.I,
-)
-_CHANGED = r"(?:now|again|after\s+all|these\s+days|nowadays|any\s?more|no\s+longer|by\s+now)"
-_NAMED_LIFTS = (
-    # "yellow's fine now", "polyester is OK after all", "green is fine by me again"
-    re.compile(
-        rf"^(?P<what>.+?)\s+(?:is|are|'s|seems?|feels?)\s+(?:totally\s+|perfectly\s+|actually\s+)?"
-        rf"{_FINE}(?:\s+(?:for|by|with)\s+me)?\s+{_CHANGED}\b",
-        re.I,
-    ),
-    # "I don't mind Vela any more", "I no longer mind polyester"
-    re.compile(
-        rf"\bi\s+(?:really\s+)?(?:don't|do\s+not)\s+mind\s+(?P<what>.+?)\s+{_CHANGED}\b"
-        rf"|\bi\s+no\s+longer\s+mind\s+(?P<what2>.+?)$",
-        re.I,
-    ),
-    # "orange doesn't bother me any more"
-    re.compile(
-        rf"^(?P<what>.+?)\s+(?:doesn't|does\s+not|don't|do\s+not|no\s+longer)\s+(?:bother|"
-        rf"irritate|annoy|itch|worry)s?\s+me\s+{_CHANGED}\b",
-        re.I,
-    ),
-    # "I'm fine with wool now", "I'm OK with it again"
-    re.compile(
-        rf"\b(?:i'm|i\s+am)\s+(?:totally\s+|perfectly\s+)?{_FINE}\s+with\s+(?P<what>.+?)\s+{_CHANGED}\b",
-        re.I,
-    ),
-)
-_BUDGET_LIFT = re.compile(
-    r"\bforget\s+(?:about\s+)?(?:the|my)\s+budget\b"
-    r"|\b(?:" + _CARE + r")\s+(?:the\s+|my\s+)?(?:budget|price|prices|cost|money)\b"
-    r"|\b(?:money|price|cost)(?:'s|\s+is)\s+no\s+object\b"
-    r"|\b(?:the\s+|my\s+)?(?:budget|price|cost)\s+"
-    + _MATTER
-    + r"\s+(?:to\s+me\s+)?"
-    + _CHANGED
-    + r"|\bno\s+(?:budget|spending\s+limit|price\s+limit)\s+(?:for\s+me\s+)?"
-    + _CHANGED
-    + r"|\b(?:money|budget|cash)(?:'s|\s+is|\s+isn't|\s+is\s+not)\s+(?:not\s+)?(?:tight|an\s+issue|"
-    r"a\s+problem)\s+" + _CHANGED,
-    re.I,
-)
-_HEDGE = re.compile(r"\b(?:much|i\s+guess|i\s+suppose|i\s+think|maybe|probably|kind\s+of)\b", re.I)
+def _change_said(sentence: str) -> str | None:
+    """The sentence with its old value given up and its new one stated, or None when it
+    states no change. The shopper's own change only: "my husband switched" is his."""
+    if sentence.rstrip().endswith("?"):
+        return None
+    for pattern in (_FROM_TO, _TO_FROM, _GIVEN_FOR):
+        match = pattern.search(sentence)
+        if match:
+            rest = match.group("rest")
+            # When the change was made ("last winter") is past; the state it led to holds now.
+            when = _WHEN.match(rest)
+            rest = " now" + rest[when.end() :] if when else rest
+            stated = _old_and_new(match.group("old"), match.group("new"))
+            if stated is None:
+                return None
+            return sentence[: match.start()] + stated + rest
+    out_in = _OUT_IN.match(sentence)
+    if out_in:
+        stated = _old_and_new(out_in.group("old"), out_in.group("new"))
+        return None if stated is None else stated + out_in.group("rest")
+    instead = _INSTEAD.search(sentence)
+    if instead and _MOVED_ON.search(sentence):
+        before, old = sentence[: instead.start()], instead.group("old").strip()
+        rest = instead.group("rest")
+        if _SIZE_LIKE.match(old):
+            return before + rest  # an old size or figure is just gone
+        if not FIRST_PERSON.search(before):
+            if not names_only(before):
+                return None
+            # "Navy instead of black from now on": names and a time, no order to anyone.
+            before, rest = "I love " + before, _FROM_NOW_ON_WORDS.sub("now", rest)
+        return f"{before}{rest}, and I'm over {old}"
+    now_it = _NOW_IT_IS.search(sentence)
+    if now_it and _WAS_MINE.search(sentence[: now_it.start()]):
+        return (
+            sentence[: now_it.start()]
+            + f"{now_it.group('lead')}now I love {now_it.group('new')}"
+            + sentence[now_it.end() :]
+        )
+    all_now = _ALL_NOW.search(sentence)
+    if all_now and names_only(all_now.group("new")):
+        return (
+            sentence[: all_now.start()]
+            + f"{all_now.group('lead')}I love {all_now.group('new')} now"
+            + all_now.group("end")
+        )
+    from_now = _FROM_NOW_ON.search(sentence)
+    if from_now and names_only(from_now.group("what")):
+        return (
+            sentence[: from_now.start()]
+            + f"{from_now.group('lead')}I love {from_now.group('what')} now"
+            + from_now.group("end")
+        )
+    return None
 
 
-def _terms(text: str, at: int) -> list[Judged]:
-    """The colours, designs, materials, values and brands a span of text names."""
-    tokens = list(TOKEN.finditer(text))
-    found: list[Judged] = []
-    index = 0
+_FROM_NOW_ON_WORDS = re.compile(r"\bfrom\s+now\s+on\b", re.I)
+_JOINERS = frozenset("and or only just it's its the all".split())
+
+
+def names_only(text: str) -> bool:
+    """True when a span holds only names of things (colours, fabrics, brands...): "from now
+    on" after it states a taste, never an order ("reply in French from now on")."""
+    tokens = TOKEN.findall(text)
+    index, named = 0, False
     while index < len(tokens):
-        for width in range(min(6, len(tokens) - index), 0, -1):
-            words = tuple(t.group(0).lower() for t in tokens[index : index + width])
-            hit = PHRASES.get(words)
+        for width in range(min(4, len(tokens) - index), 0, -1):
+            hit = PHRASES.get(tuple(t.lower() for t in tokens[index : index + width]))
             if hit and hit[0] in ("term", "term+"):
-                found.append(preference_fact(hit[1], NEUTRAL, at + tokens[index].start()))
-                index += width
+                index, named = index + width, True
                 break
         else:
             token = tokens[index]
-            word = token.group(0)
-            if word[:1].isupper() and word.lower() not in NOT_BRANDS and word.isalpha():
-                end = index + 1
-                while (
-                    end < len(tokens)
-                    and tokens[end].group(0)[:1].isupper()
-                    and tokens[end].group(0).lower() not in NOT_BRANDS
-                ):
-                    end += 1
-                name = " ".join(t.group(0) for t in tokens[index:end])
-                term = ("brand", slot_key(name), name)
-                found.append(preference_fact(term, NEUTRAL, at + token.start()))
-                index = end
-            else:
+            if token.lower() in _JOINERS:
                 index += 1
-    return found
+            elif token[:1].isupper() and token.lower() not in NOT_BRANDS and token.isalpha():
+                index, named = index + 1, True
+            else:
+                return False
+    return named
 
 
-def lift_facts(text: str, at: int) -> list[Judged]:
-    """The preferences a sentence lifts, as facts that replace the old ones."""
-    if _HEDGE.search(text) or once(text):
-        return []
-    facts: list[Judged] = []
-    if _BUDGET_LIFT.search(text):
-        facts.append(Judged(at, budget_sentence(NO_BUDGET), "budget", BUDGET_SLOT, NO_BUDGET))
-    if not _EXCEPTION.search(text):
-        for category, pattern in _CATEGORY_LIFTS.items():
-            match = pattern.search(text)
-            if match and _VERDICT.search(text):
-                term = (category, ANY_KEY, ANY_KEY)
-                facts.append(preference_fact(term, NEUTRAL, at + match.start()))
-    for pattern in _NAMED_LIFTS:
-        for clause in re.split(r"\s*(?:,|;|\bbut\b|\band\b(?=\s+i\b))\s*", text):
-            match = pattern.search(clause)
-            if not match:
-                continue
-            what = match.group("what") if match.group("what") else match.groupdict().get("what2")
-            if what and what.lower() in ("it", "them", "that"):
-                what = text[
-                    : text.lower().find(clause.lower())
-                ]  # "wool used to itch, but ... it now"
-            if what:
-                start = text.find(what)
-                facts += _terms(what, at + max(start, 0))
-    return facts
-
-
-# --- Once, and irony --------------------------------------------------------------------
-
-_ONCE = re.compile(
-    r"\b(?:just|only)\s+(?:this|the\s+once|for\s+once)\b(?:\s+(?:once|time|one))?|\bfor\s+once\b"
-    r"|\bthis\s+once\b|\bone[-\s]off\b|\bas\s+a\s+(?:treat|one[-\s]off|gift|present)\b"
-    r"|\btreat(?:ing)?\s+myself\b|\bthis\s+is\s+a\s+(?:gift|present)\b"
-    r"|\b(?:but|though|although)\s+not\s+(?:usually|normally|generally|always|as\s+a\s+rule)\b"
-    r"|\bthan\s+(?:usual|normal|i\s+usually\s+do)\b"
-    r"|\b(?:for|on)\s+(?:this|these|that|those)\s+(?!time\b|month\b|year\b|week\b|season\b)\w+"
-    r"(?:\s+only)?\b",
-    re.I,
-)
-_IRONY = re.compile(
-    r"\bsaid\s+no\s+one\s+ever\b|\byeah,?\s+(?:right|sure|because)\b|\blike\s+i'd\s+ever\b"
-    r"|\bnothing\s+says\b|\bwho\s+doesn't\s+(?:want|love|like)\b|\bjust\s+what\s+i\s+(?:always\s+)?"
-    r"(?:wanted|needed)\b|\b(?:oh|wow),?\s+(?:great|brilliant|wonderful|fantastic|joy|lovely|"
-    r"perfect|super)\b|\b(?:love|adore)\s+(?:how|it\s+when)\b|\bbecause\s+i\s+(?:just\s+)?"
-    r"(?:love|adore)\b|\bi\s+(?:just\s+)?(?:love|adore)\s+(?:paying|spending|wasting)\b"
-    r"|\b(?:a\s+fortune|an\s+arm\s+and\s+a\s+leg)\b.*\b(?:love|adore|fun)\b|\bsarcasm\b|/s\b",
-    re.I,
-)
-
-
-def once(text: str) -> bool:
-    """True when the sentence says its figures are for one purchase or this once."""
-    return bool(_ONCE.search(text))
-
-
-def ironic(text: str) -> bool:
-    """True when the sentence is said in irony: it means the opposite of its words."""
-    return bool(_IRONY.search(text))
-
-
-# One brand's sizing is no size of the shopper's: "Kestrel runs small so I take a 43 in
-# theirs", "I go up a size in Vela".
-_ONE_BRANDS_SIZE = re.compile(
-    r"\b(?:runs?|running|comes?|come\s+up|fits?|sizes?)\s+(?:a\s+bit\s+|quite\s+|really\s+|very\s+)?"
-    r"(?:small|large|big|tight|narrow|generous|short|long)\b|\bin\s+(?:theirs|their\s+\w+)\b"
-    r"|\b(?:in|with|for)\s+(?:that|this)\s+brand\b",
-    re.I,
-)
-_RELATIVE_FOR_BRAND = re.compile(
-    r"\b(?:up|down)\s+(?:a|one|two|half\s+a)\s+sizes?\s+(?:in|for|with)\s+(?![Ii]\b)[A-Z][\w&']*"
-    r"|\b(?:in|for|with)\s+(?![Ii]\b)[A-Z][\w&']*,?\s+[Ii]\s+(?:size|go)\s+(?:up|down)\b"
-)
-
-
-def one_brands_sizing(text: str) -> int | None:
-    """Where a sentence starts giving one brand's sizes, not the shopper's own; None when
-    it gives none ("I'm a 40, but Vela runs small so 41 there": from "runs small")."""
-    match = _ONE_BRANDS_SIZE.search(text)
-    return match.start() if match else None
-
-
-def relative_for_one_brand(text: str) -> bool:
-    """True when a size up or down is said for one brand only."""
-    return bool(_RELATIVE_FOR_BRAND.search(text))
+def _old_and_new(old: str, new: str) -> str | None:
+    """The plain statement of a change from `old` to `new`: a new size is the size; a new
+    preference is liked and the old one given up."""
+    old, new = old.strip(), new.strip()
+    if _SIZE_LIKE.match(old) and _SIZE_LIKE.match(new):
+        new = re.sub(r"^(?:an?|size)\s+", "", new, flags=re.I)
+        return f"I'm now a {new}"
+    if _SIZE_LIKE.match(new) or _SIZE_LIKE.match(old):
+        return None  # "I swapped the M for a blue one": no change of mind to read
+    if _PRODUCT.match(old):
+        return f"I love {new}"  # "I swapped the jacket for Tern's": the product is no taste
+    return f"I'm over {old}, and I love {new}"

@@ -21,6 +21,10 @@ _CLAUSE_SEP = re.compile(
     r"\band\b(?=\s+(?:i|i'm|im|i've|i'd|i'll|my|me|we|we're|show|find|do|can|could|please|what|"
     r"which|is|are|have|any|also|need|prefer|love|like|hate|budget|size)\b)|"
     r"\bso\b(?=\s+(?:i|i'm|im|i've|my|please|show|can|could|do|what)\b)|"
+    # "I've become vegan so leather is out": a consequence with a subject of its own.
+    r"(?<=\w)\s+so\b(?=\s+\w+\s+(?:is|are|'s)\s+(?:out|off|a\s+no|not|never|banned|over)\b)|"
+    # "my dad, who loves Vela": what follows is said of the person before it.
+    r"(?<=\w)\s+(?=who(?:'s)?\s)|"
     # "can you remember that I'm an XS?": what is to be remembered is said outright.
     r"\b(?:remember|note|know|bear in mind|keep in mind)\s+that\b)\s*",
     re.I,
@@ -53,9 +57,13 @@ _REQUEST = re.compile(
     re.I,
 )
 _PEOPLE = (
-    r"(?:partner|husband|wife|boyfriend|girlfriend|son|daughter|kid|kids|child|children|mum|mom|"
-    r"mother|dad|father|brother|sister|friend|friends|colleague|boss|baby|niece|nephew|grandma|"
-    r"grandpa|aunt|uncle|fiance|fiancee)"
+    r"(?:partner|husband|wife|boyfriend|girlfriend|son|sons|daughter|daughters|kid|kids|child|"
+    r"children|mum|mom|mother|dad|father|parents|brother|brothers|sister|sisters|friend|friends|"
+    r"colleague|colleagues|coworker|co-worker|workmate|boss|baby|niece|nephew|grandma|grandpa|"
+    r"granny|grandad|grandmother|grandfather|grandson|granddaughter|aunt|uncle|cousin|fiance|"
+    r"fiancee|flatmate|roommate|housemate|neighbour|neighbor|hubby|spouse|bestie|bf|gf|"
+    r"teenager|toddler|stepson|stepdaughter|in-laws|mother-in-law|father-in-law|"
+    r"other\s+half|better\s+half)"
 )
 # A clause whose subject is someone else says nothing about the shopper...
 _OTHER_PERSON = re.compile(
@@ -79,7 +87,7 @@ _OTHER_POSSESSIVE = re.compile(
 # A state that held once and may not now: "I used to be an M", "last year I loved neon".
 # Shopping for someone else: the sizes asked for are theirs ("jeans for my son, 28 waist").
 _FOR_SOMEONE = re.compile(
-    r"\bfor\s+(?:my|our|a)\s+(?:\w+\s+)?" + _PEOPLE + r"\b|\bfor\s+(?:him|her|them|someone)\b|"
+    r"\bfor\s+(?:my|our|a)\s+(?:\w+\s+)?" + _PEOPLE + r"\b(?!')|\bfor\s+(?:him|her|them|someone)\b|"
     r"\b(?:gift|present)\b",
     re.I,
 )
@@ -89,15 +97,30 @@ def for_someone_else(text: str) -> bool:
     return bool(_FOR_SOMEONE.search(text))
 
 
+_SOMEONE_ELSES = re.compile(
+    r"\b(?:my|our)\s+(?:\w+\s+)?" + _PEOPLE + r"(?:'s)?(?![\w'])|\bfor\s+(?:him|her|them)\b", re.I
+)
+_WHO = re.compile(r"^who(?:'s)?\b", re.I)
+_ENDS_WITH_PERSON = re.compile(r"\b" + _PEOPLE + r"\W*$|\b(?:him|her|them)\W*$", re.I)
+
+
+def speaks_of_self(text: str) -> bool:
+    """True when the shopper is in the clause themselves, not only as the owner of someone
+    ("my husband" names him; "I" or "my size" names the shopper)."""
+    return bool(FIRST_PERSON.search(_SOMEONE_ELSES.sub(" ", text)))
+
+
 _PAST = re.compile(
-    r"\b(?:used to|use to|back then|back in|back when|as an? (?:kid|child|teen|teenager|student|"
+    r"\b(?:used to|use to|i'd been|i had been|back then|back in|back when|as an? (?:kid|child|teen|teenager|student|"
     r"baby|boy|girl)|when i was|when we were|i was|we were|i wore|i had|i liked|i loved|i hated|"
     r"i preferred|i adored|i bought|i hated|was (?:into|obsessed|mad about|crazy about)|"
     r"\w+ ago|last (?:year|month|week|summer|winter|spring|autumn|fall|christmas|season|time)|"
     r"in the past|previously|formerly|at one point|for a while|in my (?:teens|twenties|thirties|"
     r"forties|youth|younger days)|in (?:high school|college|school|uni|university)|"
     r"before (?:my|i|the|having|kids)|got back|came back|returned from|back from|"
-    r"(?:my|the)\s+(?:old|former|previous)|(?:budget|size|waist|limit)\s+(?:was|were|used))\b",
+    r"(?:my|the)\s+(?:old|former|previous)|(?:budget|size|waist|limit)\s+(?:was|were|used)|"
+    # "black was my colour": a possessive frame in the past tense.
+    r"(?:was|were)\s+(?:my|our|all\s+i))\b",
     re.I,
 )
 # ...unless it still holds: "I've worn Birkenstocks since I was a teenager".
@@ -141,7 +164,10 @@ _ELIDED_I = re.compile(
     r"can't get enough|cannot get enough|sucker for|a sucker|partial to|soft spot|a soft spot|"
     r"huge fan|a huge fan|a big fan|drawn to|hooked on|keen on|sensitive to|itchy in|"
     r"(?:basically\s+|practically\s+)?live in|skint|broke|strapped|watching|saving|"
-    r"(?:a\s+)?bit\s+(?:short|low|skint|broke|tight|strapped)|short\s+on|low\s+on|got)\b",
+    r"(?:a\s+)?bit\s+(?:short|low|skint|broke|tight|strapped)|short\s+on|low\s+on|got|"
+    # "Ditched polyester", "switched to linen": a change of the shopper's own.
+    r"ditched|dropped|quit|switched|swapped|moved|gave\s+up|stopped|started|gone\s+off|went\s+off|"
+    r"got\s+rid\s+of|given\s+up|fell\s+for|over)\b",
     re.I,
 )
 # In a sentence that asks for nothing, these name the shopper's own measures without an "I":
@@ -149,12 +175,17 @@ _ELIDED_I = re.compile(
 _FACT_NOUN = re.compile(
     r"\b(?:shoe size|size\s+(?:\d{1,2}|xxs|xs|s|m|l|xl|xxl)|budget|waist|inseam|w\d{2}|"
     r"\d{2}\s*(?:leg|length))\b|"
-    r"^" + GARMENT_NOUNS + r"\s*:?\s*(?:always\s+|usually\s+|normally\s+)?"
-    r"(?:\d{1,2}|xxs|xs|s|m|l|xl|xxl)\b|"
+    r"^" + GARMENT_NOUNS + r"\s*(?::|in)?\s*(?:always\s+|usually\s+|normally\s+)?"
+    r"(?:an?\s+|size\s+)?(?:\d{1,2}|xxs|xs|s|m|l|xl|xxl)\b|"
+    # "Medium tops, 42 shoes": a size before the garment, the whole clause.
+    r"^(?:(?:and|also|plus)\s+)?(?:an?\s+)?(?:(?:uk|us|eu)\s*)?(?:\d{1,2}(?:\.5)?|xxs|xs|s|m|l|xl|"
+    r"xxl|small|medium|large)\s+" + GARMENT_NOUNS + r"$|"
+    # "XL for coats, everything else M": the rest of the wardrobe.
+    r"^(?:(?:and|but)\s+)?(?:for\s+|in\s+)?(?:everything|anything)\s+else\s*:?\s*"
+    r"(?:an?\s+|size\s+)?(?:\d{1,2}|xxs|xs|s|m|l|xl|xxl)$|"
     r"^(?:(?:and|also|plus|generally|usually|normally|mostly|always)\s+)?(?:an?\s+)?"
-    r"(?:\d{1,2}|xxs|xs|s|m|l|xl|xxl|small|medium|large)\s+(?:in|for)\s+(?:my\s+|most\s+)?"
-    + GARMENT_NOUNS
-    + r"\b",
+    r"(?:(?:uk|us|eu)\s*)?(?:\d{1,2}(?:\.5)?|xxs|xs|s|m|l|xl|xxl|small|medium|large)\s+(?:in|for)\s+"
+    r"(?:my\s+|most\s+)?" + GARMENT_NOUNS + r"\b",
     re.I,
 )
 
@@ -166,6 +197,10 @@ _SIZE_FOR = re.compile(
     r"^(?:and\s+)?(?:size\s+)?(?:XXS|XS|S|M|L|XL|XXL|XXXL)\s+(?:for|in)\s+(?:\w+\s+)?\w+$"
 )
 _PLEASE = re.compile(r"\bplease\b", re.I)
+# "XL in coats please remember": a note to keep, not a request.
+_NOTE = re.compile(
+    r"\b(?:remember|note|keep\s+in\s+mind|bear\s+in\s+mind|for\s+the\s+record)\b", re.I
+)
 _PREFERENCE_WORD = re.compile(r"\b(?:only|no|not|never|pure|nothing|without|avoid)\b|100%", re.I)
 
 
@@ -204,8 +239,21 @@ _TERM_IS = re.compile(
 )
 
 
+# Contractions typed without their apostrophe: "i dont mind", "its fine", "cant stand".
+_BARE_CONTRACTIONS = re.compile(
+    r"\b(do|does|did|is|are|was|were|would|could|should|ca|wo|have|has)nt\b|\b(i)(m|ve)\b", re.I
+)
+
+
+def _contraction(match: re.Match) -> str:
+    if match.group(1):
+        return f"{match.group(1)}n't"
+    return f"{match.group(2)}'{match.group(3)}"
+
+
 def normalise(text: str) -> str:
     text = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u00a0", " ")
+    text = _BARE_CONTRACTIONS.sub(_contraction, text)
     # "vintage-looking", "sporty-style": the word before is the term.
     text = re.sub(r"(?<=\w)-(?=(?:looking|style|inspired|ish)\b)", " ", text, flags=re.I)
     text = re.sub(r"\b(budget|size)-wise\b,?", r"\1", text, flags=re.I)  # "budget-wise, 60"
@@ -217,6 +265,16 @@ def normalise(text: str) -> str:
     text = re.sub(
         r"\s+and\s+i\s+(?:just\s+|really\s+)?(?:don't|do not|never)\s+get\s+(?:along|on)\b",
         " doesn't get along with me",
+        text,
+        flags=re.I,
+    )
+    # Wide or narrow feet need that width of shoe: "I have wide feet", "my feet are narrow".
+    text = re.sub(
+        r"\b(?:i\s+have|i've\s+got|i've|i\s+got)\s+(?:really\s+|quite\s+|very\s+|rather\s+|"
+        r"pretty\s+|super\s+)?(wide|narrow)\s+(?:feet|foot)\b"
+        r"|\bmy\s+feet\s+are\s+(?:really\s+|quite\s+|very\s+|rather\s+|pretty\s+|super\s+)?"
+        r"(wide|narrow)\b",
+        lambda m: f"I like {(m.group(1) or m.group(2)).lower()}-fit shoes",
         text,
         flags=re.I,
     )
@@ -269,13 +327,16 @@ def _clauses(sentence: str) -> list[Clause]:
     kept = [(text.strip(), start, hard) for text, start, hard in pieces if text.strip()]
     kinds = []
     for index, (text, start, _) in enumerate(kept):
-        if start in noted:
-            kinds.append("statement")
+        if start in noted or (index and _WHO.match(text)):
+            kinds.append("statement")  # "someone who loves linen" asks nothing
         elif (question_sentence and index == len(kept) - 1) or _QUESTION_START.search(text):
             kinds.append("question")
         elif _REQUEST.search(text) or (
             # "XL please" asks; "cotton only please" states a preference.
-            not first_person and _PLEASE.search(text) and not _PREFERENCE_WORD.search(text)
+            not first_person
+            and _PLEASE.search(text)
+            and not _PREFERENCE_WORD.search(text)
+            and not _NOTE.search(text)
         ):
             kinds.append("request")
         else:
@@ -287,8 +348,16 @@ def _clauses(sentence: str) -> list[Clause]:
     clauses = []
     # "XS, love pink, vegan only": a bare size among the shopper's own words is theirs.
     elided = not asks and any(_ELIDED_I.search(text) for text, _, _ in kept)
+    # Once the talk is of someone else, a clause that names no one goes on about them:
+    # "for my husband: he's an XL and hates yellow", "my dad, who loves Vela".
+    about_other = False
     for (text, start, hard), kind in zip(kept, kinds, strict=True):
         other = bool(_OTHER_PERSON.search(text) or _OTHER_OBJECT.search(text))
+        if _WHO.match(text) and about_other:
+            other = True
+        elif not other and (about_other or _FOR_SOMEONE.search(text)):
+            other = not speaks_of_self(text)
+        about_other = other or bool(_ENDS_WITH_PERSON.search(text) or _FOR_SOMEONE.search(text))
         possessive = bool(_OTHER_POSSESSIVE.search(text))
         if _PRODUCT_SUBJECT.match(text) and not FIRST_PERSON.search(text):
             # "This shirt is 100% cotton" describes a product, not the shopper.

@@ -105,7 +105,7 @@ FONDNESS_PHRASES = (
 )
 # A noun for a loyal customer, said after the brand: "a Uniqlo loyalist", "an Adidas wearer".
 LOYALIST_NOUNS = ("loyalist", "devotee", "addict", "fanatic", "diehard", "die-hard", "wearer",
-                  "regular", "convert", "stan", "superfan", "lover")  # fmt: skip
+                  "regular", "convert", "stan", "superfan", "lover", "dresser")  # fmt: skip
 # "Uniqlo is where I get my basics": the place the shopper keeps going to.
 WHERE_I_PHRASES = tuple(
     f"{be} where i {often}{verb}"
@@ -117,7 +117,8 @@ WHERE_I_PHRASES = tuple(
 FONDNESS_AFTER = (
     *(f"{verb} my {what}" for verb in ("suits", "suit", "goes with", "go with", "works with",
                                        "work with", "flatters", "flatter")
-      for what in ("skin tone", "colouring", "coloring", "complexion", "skin", "hair", "eyes")),
+      for what in ("skin tone", "colouring", "coloring", "complexion", "skin", "hair", "eyes",
+                   "feet", "shape", "figure", "body", "frame", "build")),
     *(f"{verb} {good} on me" for verb in ("feels", "feel", "looks", "look")
       for good in ("amazing", "gorgeous", "fantastic", "wonderful", "so good", "lovely", "great",
                    "incredible", "perfect", "brilliant", "beautiful")),

@@ -70,7 +70,8 @@ _DISCOMFORT_CUES = (
 _REFUSALS = (
     "dealbreaker", "deal-breaker", "a dealbreaker", "a deal-breaker", "deal breaker",
     "a no for me", "a no from me", "no thanks", "no thank you", "not a chance", "never again",
-    "a crime", "a fashion crime", "a disaster", "a nightmare",
+    "a crime", "a fashion crime", "a disaster", "a nightmare", "out for me", "is out for me",
+    "are out for me", "off the table", "off the menu", "a no-no",
 )  # fmt: skip
 _GROWN_ON = ("grown on me", "grew on me", "growing on me", "grow on me", "grows on me")
 # A mind changed, either way: "I've come round to florals", "I've given up on skinny fits".
@@ -81,7 +82,10 @@ _TURNED_TO_CUES = (
     "started wearing", "started buying", "fallen for", "fell for", "converted to",
     "a convert to", "won over by", "finally like", "finally love", *_GROWN_ON,
     "never say no to", "can't resist",
-    "can never resist", "can't say no to", "never turn down",
+    "can never resist", "can't say no to", "never turn down", "become", "became",
+    # What a change goes to: "going with Northwind", "switched to linen".
+    "going with", "gone with", "went with", "switched to", "switching to", "moved to",
+    "moving to", "changed to", "now wearing", "now buying",
 )  # fmt: skip
 _TURNED_FROM_CUES = (
     "went off", "going off", "grown out of", "grew out of", "outgrown", "given up",
@@ -169,7 +173,9 @@ _LIKING = (
     "fits me perfectly", "fit me well", "fits me well", "try to wear", "try to stick to",
     "look best in", "looks best on me", "look my best in", "feel best in", "feel good in",
     "feel great in", "feel my best in", "work best", "works best", "what i go for",
-    "what i wear", "what i reach for",
+    "what i wear", "what i reach for", "keen", "is better", "are better", "is better now",
+    "are better now", "i dress", "i tend to dress", "i usually dress",
+    "i like to dress", "dress very", "i always dress",
 )  # fmt: skip
 _POSITIVE_CUES = (
     *_LIKING, *_TURNED_TO_CUES, *_HABIT_CUES, *HABIT_PHRASES, *FONDNESS_PHRASES,
@@ -195,7 +201,8 @@ NOT_BRANDS = frozenset(
     i i'm i've i'd i'll im ok okay hi hello hey thanks thank please yes no eu uk us usa eur
     xs xxs s m l xl xxl xxxl monday tuesday wednesday thursday friday saturday sunday january
     february march april may june july august september october november december christmas
-    easter the a an my and but so also honestly personally size medium small large""".split()
+    easter the a an my and but so also honestly personally size medium small large spending
+    cost costs turns""".split()
 )
 PREPOSITIONS = frozenset("in from at to near around into through".split())
 TOKEN = re.compile(r"[A-Za-z0-9]+(?:['&.\-][A-Za-z0-9]+)*%?|&|[?,.;!]")
@@ -253,6 +260,7 @@ PREDICATE_CUES = frozenset(
         "person", "guy", "girl", "gal", "fan", "is the best", "are the best",
         "never let me down", "never lets me down", "never disappoints", "never disappoint",
         "never fails", "lovely on me", "great on me", "good on me", "nice on me", "best on me",
+        "is better", "are better", "is better now", "are better now",
         "my weakness", "uniform", "top picks", "my picks", "top choice", "first choice",
         "all the way", "only", "loyal", "doesn't suit me", "don't suit me", "does not suit me",
         "isn't my colour", "isn't my color", "is not my colour", "aren't my colours",

@@ -5,7 +5,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from llm.fact_schema import COLOUR_TERMS, DISLIKE, LIKE, preference_sentence, slot_key
+from llm.fact_schema import (
+    COLOUR_TERMS,
+    DESIGN_TERMS,
+    DISLIKE,
+    LIKE,
+    preference_sentence,
+    slot_key,
+)
 from llm.offline.judge.clauses import Clause
 from llm.offline.judge.habits import FREQUENCY_WORDS, QUANTITY_FRAME
 from llm.offline.judge.judged import Judged
@@ -16,6 +23,7 @@ from llm.offline.judge.predicates import (
     CUE_KINDS,
     DETERMINERS,
     MAX_PHRASE,
+    NEGATORS,
     NOT_BRANDS,
     PHRASES,
     PREDICATE_CUES,
@@ -195,6 +203,19 @@ def preference_facts(
         if kind in ("positive", "negative", "negator"):
             cue_end = index + width
         index += width
+    words = [t for t in tokens if t.text not in (",", ".", "!", ";", "?")]
+    if (
+        not facts
+        and not pending
+        and earlier is not None
+        and polarity in (LIKE, DISLIKE)
+        and cue_end >= len(words)
+        and words[-1].lower not in ("too", "also")  # "I'm a fan too": "too" is no verdict
+        and not any(_phrase_at(tokens, i)[0] == "term" for i in range(len(tokens)))
+    ):
+        # A verdict with its object left out is on what was just named: "my sister loves
+        # Tern but I'm not keen", "tried Vela, not a fan".
+        facts.append(preference_fact(earlier, polarity, at))
     return facts, polarity if polarity in (LIKE, DISLIKE) else None, pending
 
 
@@ -236,7 +257,63 @@ def _phrase_at(tokens: list[_Token], index: int) -> tuple[str, object, int]:
             if hit[0] == "negative" and following == "than":
                 continue
             return hit[0], hit[1], width
+    compound = _style_compound(tokens, index)
+    if compound is not None:
+        return "term", compound, 2
+    parts = tuple(tokens[index].lower.split("-"))
+    if len(parts) == 2 and parts[1] in _STYLE_HEADS:
+        # "scoop-neck tops", "muscle-fit shirts": the hyphenated spelling of the same words.
+        hit = PHRASES.get(parts)
+        split = [_Token(part, part, tokens[index].start) for part in parts]
+        term = hit[1] if hit and hit[0] == "term" else _style_compound(split, 0)
+        if term is not None:
+            return "term", term, 1
     return "word", None, 1
+
+
+# A style word the lexicon lacks is still one when it names a fit, a cut, a neck, a sleeve
+# or a look: "a muscle fit", "square necklines", "a boho look". The key is the shopper's
+# own word, with the part it shapes ("muscle-fit", "square-neck"; a look is its word alone).
+_STYLE_HEADS = {
+    "fit": "fit", "fits": "fit", "cut": "cut", "cuts": "cut", "neck": "neck", "necks": "neck",
+    "neckline": "neck", "necklines": "neck", "collar": "collar", "collars": "collar",
+    "sleeve": "sleeve", "sleeves": "sleeve", "leg": "leg", "legs": "leg", "toe": "toe",
+    "toes": "toe", "look": "", "style": "", "styles": "", "aesthetic": "",
+}  # fmt: skip
+# Words before a head that judge or point at it rather than name a style.
+_NOT_STYLE = frozenset(
+    """good great nice bad right perfect proper better best true comfortable comfy decent
+    flattering new same different usual normal overall whole this that these those any every
+    each no my your their our his her the a an its what which whose certain particular
+    specific exact general total whatever own first last latest other such similar right
+    wrong poor awful terrible lovely amazing excellent fine weird odd strange generous
+    correct actual real exact overall shoe jean trouser shirt dress jacket coat boot
+    sporty classic anything everything something nothing""".split()
+)
+
+
+_VERB_OBJECTS = frozenset(
+    "me my us you him her them like well better best perfectly really nicely true".split()
+)
+
+
+def _style_compound(tokens: list[_Token], index: int) -> tuple[str, str, str] | None:
+    if index + 1 >= len(tokens):
+        return None
+    word, head = tokens[index].lower, tokens[index + 1].lower
+    if head not in _STYLE_HEADS or not word.isalpha() or len(word) < 3 or word in _NOT_STYLE:
+        return None
+    if not tokens[index].text.islower() and index > 0:
+        return None  # "Vela fits me": a brand and a verb
+    after = tokens[index + 2].lower if index + 2 < len(tokens) else ""
+    if after in _VERB_OBJECTS or word in GARMENT_WORDS or word.endswith("er"):
+        return None  # "jeans fit me", "longer styles": a verb, a garment, a comparison
+    if word in NEGATORS or PHRASES.get((word,)) is not None:
+        return None  # "not fit", "love the cut", a colour or a fabric: no style's name
+    part = _STYLE_HEADS[head]
+    key = f"{word}-{part}" if part else word
+    shown = f"{word} {head}" if part else f"{word} styles"
+    return ("design", key, shown)
 
 
 def _is_brand_start(tokens: list[_Token], index: int, clause: Clause, *, after_cue: bool) -> bool:
@@ -289,6 +366,24 @@ def preference_fact(term: tuple[str, str, str], polarity: str, position: int) ->
         slot=f"{category}/{key}",
         value=polarity,
     )
+
+
+_WIDTH_WORDS = sorted(
+    (word for word, (key, _) in DESIGN_TERMS.items() if key in ("wide-fit", "narrow-fit")),
+    key=len,
+    reverse=True,
+)
+_WIDTH = re.compile(r"\b(?:" + "|".join(map(re.escape, _WIDTH_WORDS)) + r")\b", re.I)
+
+
+def width_facts(clause: Clause, at: int) -> list[Judged]:
+    """The width of shoe the shopper needs, even said in a request: like a waist, it only
+    ever describes the feet of the one who asks ("I need wide-fit shoes")."""
+    match = _WIDTH.search(clause.text)
+    if not match:
+        return []
+    key, phrase = DESIGN_TERMS[match.group(0).lower()]
+    return [preference_fact(("design", key, phrase), LIKE, at + match.start())]
 
 
 def lowercase_brand_facts(clause: Clause, at: int) -> list[Judged]:

@@ -8,10 +8,20 @@ from dataclasses import dataclass
 from llm.fact_schema import relative_size_sentence, size_sentence
 from llm.offline.judge.clauses import BARE_SIZE, Clause
 from llm.offline.judge.judged import Judged
+from llm.offline.judge.measures import (
+    INSEAM_SAID,
+    WAIST_BY_INSEAM,
+    WAIST_SAID,
+    waist_inseam_facts,
+)
 from llm.offline.judge.words import GARMENT, GARMENT_NOUNS, GARMENT_WORDS
-from llm.shopper_words import LETTER_SIZE_WORDS, centimetres_to_inches, size_in_shop_system
+from llm.shopper_words import (
+    LETTER_SIZE_WORDS,
+    LETTER_SIZES,
+    size_in_shop_system,
+)
 
-_WOMENS = re.compile(r"\b(?:wom[ae]n'?s|womens|ladies'?)\b", re.I)
+WOMENS = re.compile(r"\b(?:wom[ae]n'?s|womens|ladies'?)\b", re.I)
 
 _LETTER = r"(?:XXXL|XXL|XL|XXS|XS|3XL|2XL|S|M|L)"
 _SIZE_MENTION = re.compile(
@@ -30,14 +40,15 @@ _SIZE_CUE = re.compile(
     r"leg|length|i've been|been|usually|normally|generally|typically|gone from|went from|"
     r"dropped to|dropped down to|down to|switched to|moved to|shrunk to)\b|"
     r"\b(?:is|are)\s+(?:always\s+|usually\s+|normally\s+)?(?:an?|size)\s+(?=\w)|"
-    r"\b(?:for|in)\s+(?:everything|anything|all)\s+(?:else|other\s+\w+)\b|"
+    r"\b(?:(?:for|in)\s+)?(?:everything|anything|all)\s+(?:else|other\s+\w+)\b|"
+    r"^(?:(?:and|also|plus)\s+)?(?:an?\s+)?(?:(?:uk|us|eu)\s*)?(?:\d{1,2}(?:\.5)?|XXS|XS|S|M|L|XL|XXL|"
+    r"small|medium|large)\s+" + GARMENT_NOUNS + r"$|"
     r"\b" + GARMENT_NOUNS + r"\s+(?:are|is)\s+(?:always\s+|usually\s+|normally\s+)?"
     r"(?:an?\s+|size\s+)?(?=\d|[SMLX]|(?:uk|us|eu)\s*\d)|"
     r"^"
     + GARMENT_NOUNS
-    + r"\s*:?\s*(?:always\s+|usually\s+|normally\s+)?(?:\d|[SMLX])|\b(?:in|for)\s+(?:my\s+)?"
-    + GARMENT_NOUNS
-    + r"\b",
+    + r"\s*(?::|in)?\s*(?:always\s+|usually\s+|normally\s+)?(?:an?\s+|size\s+)?(?:\d|[SMLX])|"
+    r"\b(?:in|for)\s+(?:my\s+)?" + GARMENT_NOUNS + r"\b",
     re.I,
 )
 _NEGATED_SIZE = re.compile(
@@ -57,7 +68,8 @@ SHOE_CONTEXT = re.compile(
 )
 _ARTICLE_NUMBER = re.compile(
     r"\b(?:i'm|im|i am|i take|i wear|i usually take|i usually wear)\s+"
-    r"(?:(?:really|actually|usually|normally|definitely|generally|always)\s+)?(?:a|an|size)\s+(\d{2})\b",
+    r"(?:(?:really|actually|usually|normally|definitely|generally|always|now)\s+)?"
+    r"(?:(?:a|an)\s+(?:size\s+)?|size\s+)(\d{1,2})\b",
     re.I,
 )
 _NOT_A_SIZE = re.compile(
@@ -99,18 +111,25 @@ class SizeCandidate:
 
 
 def size_facts(
-    clause: Clause, at: int, *, listed: bool, carried: str | None = None, shoes: bool = False
+    clause: Clause,
+    at: int,
+    *,
+    listed: bool,
+    carried: str | None = None,
+    shoes: bool = False,
+    womens: bool = False,
 ) -> list[SizeCandidate]:
     """Sizes of one clause, each for the garment named next to it ("a 38 in shoes and a small
     in tops"). `carried` is the garment an earlier clause gave sizes for ("a 42 or 43 in
-    shoes, mostly 43"); `shoes`, that the sentence is about footwear."""
+    shoes, mostly 43"); `shoes`, that the sentence is about footwear; `womens`, that it says
+    the sizes are women's ("US 7 in heels, women's")."""
     text = clause.text
     if not (_SIZE_CUE.search(text) or listed or _RELATIVE.search(text) or BARE_SIZE.match(text)):
         return []
     cleaned = _NEGATED_SIZE.sub(_blank, text)
     measured = waist_inseam_facts(cleaned, at)
     found = [SizeCandidate(fact, 0, clause.start) for fact in measured]
-    for pattern in (_WAIST_BY_INSEAM, _WAIST, _INSEAM):
+    for pattern in (WAIST_BY_INSEAM, WAIST_SAID, INSEAM_SAID):
         cleaned = pattern.sub(_blank, cleaned) if measured else cleaned
     garments = list(GARMENT.finditer(cleaned))
     mentions = list(_SIZE_MENTION.finditer(cleaned))
@@ -137,8 +156,8 @@ def size_facts(
             slot, value = "size/waist", said  # "a 36 in jeans": the waist, in inches
         elif kind != "letter":
             # In the shop's system: EU numbers for shoes, letters for clothes.
-            womens = bool(_WOMENS.search(text))
-            value = size_in_shop_system(said, shoes=kind == "shoe", womens=womens or None)
+            women = womens or bool(WOMENS.search(text))
+            value = size_in_shop_system(said, shoes=kind == "shoe", womens=women or None)
             if value is None:
                 continue
         # The shopper's own garment word, except where the slot says it already.
@@ -197,6 +216,34 @@ def asked_size_facts(clause: Clause, at: int, *, shoes: bool) -> list[SizeCandid
     ]
 
 
+# A size corrected in the next breath: "a 32 waist, well 33 now", "an M, or rather an L".
+_CORRECTION = re.compile(
+    r"^(?:well|or\s+rather|rather|i\s+mean|actually|sorry|no|or|make\s+(?:that|it))\b[\s,]*"
+    r"(?:an?\s+|size\s+)?(?P<said>\d{1,2}(?:\.5)?|XXS|XS|S|M|L|XL|XXL|XXXL)"
+    r"(?:\s+(?:now|actually|really|these\s+days|nowadays))?[\s.!]*$",
+    re.I,
+)
+
+
+def corrected_size(text: str, at: int, previous: SizeCandidate) -> SizeCandidate | None:
+    """The size a correction gives, in the slot of the size it corrects, marked as the one
+    to keep; None when the clause corrects no size."""
+    match = _CORRECTION.match(text)
+    if not match:
+        return None
+    said, slot = match.group("said"), previous.fact.slot
+    if slot in ("size/waist", "size/inseam"):
+        value = said if said.isdigit() and 22 <= int(said) <= 50 else None
+    elif said.upper() in LETTER_SIZES:
+        value = None if slot == "size/shoes" else said.upper()
+    else:
+        value = size_in_shop_system(said, shoes=slot == "size/shoes")
+    if value is None:
+        return None
+    fact = Judged(at + match.start("said"), size_sentence(slot, value), "size", slot, value)
+    return SizeCandidate(fact, 1, previous.clause)
+
+
 def garment_named(text: str) -> str | None:
     """The last garment a clause names, for the sizes of the clauses after it."""
     named = list(GARMENT.finditer(text))
@@ -245,10 +292,20 @@ def _garment_near(
     return (before[-1].group(1).lower() if before else None), mention.end()
 
 
+# Sizes the shop has, not the shopper's: "the only sizes left are XXS", "it comes in 38".
+_STOCK_BEFORE = re.compile(
+    r"\b(?:left|in\s+stock|available|remaining|comes?\s+in|only\s+(?:have|had|has)|sold\s+out\s+in)"
+    r"(?:\s+(?:are|is|in|was|were))?\s*(?:only\s+)?(?:an?\s+|size\s+)?$",
+    re.I,
+)
+
+
 def _size_value(
     match: re.Match, text: str, *, slot: str, garment: bool, shoes: bool = False
 ) -> tuple[str, str] | None:
     """("letter" | "shoe" | "garment", value) for one size mention, or None."""
+    if _STOCK_BEFORE.search(text[: match.start()]):
+        return None
     if text[: match.start()].rstrip().lower().endswith(("the", "that", "this")):
         return None  # "returning the L": a product's size, not the shopper's
     before = text[: match.start()].rstrip().lower()
@@ -297,6 +354,8 @@ def _size_value(
     shoe = slot == "size/shoes" or (not clothes and (shoes or SHOE_CONTEXT.search(text)))
     if shoe and (system or 34 <= whole <= 49):
         return "shoe", shown
+    if half and not clothes and 34 <= whole <= 49:
+        return "shoe", shown  # clothes come in no half sizes: "make it a 38.5"
     if slot == "size/shoes" and garment and 2 <= whole <= 15:
         return "shoe", shown  # "a size 9 in shoes": a UK or US shoe size, as said
     if garment and slot != "size/shoes" and (system or 2 <= whole <= 58):
@@ -338,57 +397,6 @@ _RELATIVE_KINDS = {
     "shoe": "size/shoes", "dress": "size/dresses", "jeans": "size/bottoms",
     "trouser": "size/bottoms", "jacket": "size/outerwear", "coat": "size/outerwear",
 }  # fmt: skip
-
-
-_WAIST = re.compile(
-    r"\b(?P<a>\d{2})\s*(?:\"|''|in(?:ch(?:es)?)?\b)?\s*(?:in\s+the\s+)?waist\b"
-    r"|\bwaist(?:\s+size|\s+measurement)?(?:\s+is|\s+of|:)?\s+(?:a\s+|an\s+)?(?P<b>\d{2})\b"
-    r"|(?<![\w])w\s?(?P<c>\d{2})\b",
-    re.I,
-)
-_INSEAM = re.compile(
-    r"\b(?P<a>\d{2})\s*(?:\"|''|in(?:ch(?:es)?)?\b)?\s*(?:inseam|inside leg|leg length|leg|length)\b"
-    r"|\b(?:inseam|inside leg|leg length|leg)(?:\s+is|\s+of|:)?\s+(?:a\s+)?(?P<b>\d{2})\b"
-    r"|(?<![\w])l\s?(?P<c>\d{2})\b",
-    re.I,
-)
-MEASURE_FIRST = re.compile(
-    r"^\s*(?:w\s?\d{2}|\d{2}\s*(?:\"|''|in(?:ch(?:es)?)?)?\s*(?:waist|inseam|leg)|waist|inseam)\b",
-    re.I,
-)
-_WAIST_BY_INSEAM = re.compile(r"\b(?P<w>\d{2})\s*(?:/|x|\u00d7|by)\s*(?P<l>\d{2})\b", re.I)
-_PAIR_CUE = re.compile(r"\b(?:i'm|i am|i wear|i take|size)\s+(?:an?\s+)?$", re.I)
-_BOTTOMS = re.compile(r"\b(?:jeans|trousers|pants|chinos|waist|inseam|leg)\b", re.I)
-
-
-def waist_inseam_facts(text: str, at: int) -> list[Judged]:
-    facts = []
-    pair = _WAIST_BY_INSEAM.search(text)
-    if pair and (_BOTTOMS.search(text) or _PAIR_CUE.search(text[: pair.start()])):
-        waist, inseam = int(pair.group("w")), int(pair.group("l"))
-        if 22 <= waist <= 50 and 26 <= inseam <= 38:
-            position = at + pair.start()
-            return [
-                _measure("size/waist", str(waist), position),
-                _measure("size/inseam", str(inseam), position + 1),
-            ]
-    waist_match = _WAIST.search(text)
-    inseam_match = _INSEAM.search(text)
-    if waist_match:
-        value = next(g for g in waist_match.group("a", "b", "c") if g)
-        if re.match(r"\s*(?:cm|centimet(?:re|er)s?)\b", text[waist_match.end() :], re.I):
-            value = str(centimetres_to_inches(float(value)))  # "a waist of 86 cm": 34 inches
-        if 22 <= int(value) <= 50 and (waist_match.group("c") is None or inseam_match):
-            facts.append(_measure("size/waist", value, at + waist_match.start()))
-    if inseam_match:
-        value = next(g for g in inseam_match.group("a", "b", "c") if g)
-        if 26 <= int(value) <= 38 and (inseam_match.group("c") is None or waist_match):
-            facts.append(_measure("size/inseam", value, at + inseam_match.start()))
-    return facts
-
-
-def _measure(slot: str, value: str, position: int) -> Judged:
-    return Judged(position, size_sentence(slot, value), "size", slot, value)
 
 
 def _plural(word: str) -> str:

@@ -12,7 +12,7 @@ FIRST_PERSON = re.compile(
 # Plural garment nouns a size or a habit is given for.
 GARMENT_NOUNS = (
     r"(?:tops|t-shirts|tees|shirts|blouses|jumpers|sweaters|knitwear|knits|hoodies|shoes|sneakers|"
-    r"trainers|boots|sandals|jackets|coats|dresses|jeans|trousers|pants|chinos|skirts|shorts|"
+    r"trainers|boots|sandals|heels|loafers|jackets|coats|dresses|jeans|trousers|pants|chinos|skirts|shorts|"
     r"bottoms)"
 )
 GARMENT_WORDS = {word: slot for slot, words in GARMENT_SLOTS.items() for word in words}
