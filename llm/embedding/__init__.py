@@ -35,8 +35,15 @@ __all__ = [
     "MiniLMEncoder",
     "MiniLMRuntime",
     "NumpyMiniLM",
+    "meaning_vectors",
     "minilm_dir",
     "normalise",
     "passes_planned",
     "shared_minilm",
 ]
+
+
+def meaning_vectors(texts: list[str]):
+    """Texts as MiniLM vectors, for whoever ranks by meaning outside the memory server
+    (the catalog's search names this function in its settings)."""
+    return shared_minilm().embed(texts)
