@@ -164,10 +164,11 @@ def catalog_search(filters: CatalogFilters, *, meaning_of: str = "") -> CatalogS
 
     Structured filters are hard. A material keeps the products whose name or description
     names it (MATERIAL_WORDS). Free words are read by `shop.search`: a word naming a
-    category narrows to it; of the others, a product must match at least one, and products
-    matching more of them (then more relevantly) come first; then cheaper first. Words no
-    active product has find nothing when they are all there is. `unmatched_words` are
-    the free words no returned product has, so an answer can say what there is none of.
+    category narrows to it; of the others, the results are the products matching the most
+    of them (all, when a product has every one), the more relevant first (words and meaning
+    fused), then cheaper first. Words no active product has find nothing when they are
+    all there is. `unmatched_words` are the free words no returned product has, so an
+    answer can say what there is none of.
     `meaning_of` orders by other words than the query's (what alternatives stand in for).
     Call `in_stock_attach` on the products actually shown: ranking loads no variants.
     """
@@ -216,6 +217,12 @@ def catalog_search(filters: CatalogFilters, *, meaning_of: str = "") -> CatalogS
         rows = [row for row in rows if row[0] in words.scores]
     if fabric is not None:
         rows = [row for row in rows if fabric.search(f"{row[2]} {row[3]}")]
+    if words.filters and rows:
+        # What matches the most of what was asked: "a waxed jacket for the rain" is the
+        # waxed one, not every jacket that mentions rain; when no product has every word,
+        # those with the most of them.
+        most = max(words.scores[row[0]][0] for row in rows)
+        rows = [row for row in rows if words.scores[row[0]][0] == most]
     rows = sorted(rows, key=_ranking(words, [row[0] for row in rows], filters.category, meaning_of))
     ids = [row[0] for row in rows]
     kept = set(ids)
