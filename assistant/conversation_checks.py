@@ -146,7 +146,9 @@ def _says(sku: str, word: str) -> bool:
         return False
     haystack = f"{detail.name} {detail.description}".lower()
     word = word.lower()
-    stems = {word, re.sub(r"(ing|ed|es|s)$", "", word)}
+    stem = re.sub(r"(ing|ed|es|s)$", "", word)
+    # "running" is "run" (the search's stemmer finds "trail runs" by it).
+    stems = {word, stem, re.sub(r"([^aeiou])\1$", r"\1", stem)}
     return any(len(stem) >= 3 and stem in haystack for stem in stems)
 
 

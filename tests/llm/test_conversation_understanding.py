@@ -171,3 +171,50 @@ def test_something_the_shop_does_not_sell_is_said_so_even_with_a_remembered_disl
     )
     assert _misses(results) == []
     assert "We don't sell anything like" in results[0].answer
+
+
+def test_a_product_shown_earlier_is_named_by_a_word_of_its_own() -> None:
+    results = _replay(
+        _turn("boots", {"search": {"category": "boots"}}),
+        _turn("chelsea boots", {"search": {"category": "boots"}, "words": ["chelsea"]}),
+        _turn("hiking boots", {"search": {"category": "boots"}, "words": ["hiking"]}),
+        # The chelsea boots are two answers back, named by their own word.
+        _turn(
+            "how much is the chelsea?",
+            {"refers_to": {"name": "Fjord & Pine Chelsea Boots"}, "no_search": True},
+        ),
+        _turn(
+            "which is more formal, the chelsea or the hiking boots?",
+            {
+                "refers_to": {
+                    "name": ["Fjord & Pine Chelsea Boots", "Orchard Street Hiking Boots"]
+                },
+                "no_search": True,
+                "answer_has": ["doesn't say"],
+            },
+            act="comparison",
+        ),
+        # Without "the", a word of a shown product's name is a new search.
+        _turn("any chelsea boots under 400?", {"search": {"category": "boots", "max_price": 400}}),
+    )
+    assert _misses(results) == []
+
+
+def test_the_other_one_and_the_cheaper_of_the_two() -> None:
+    results = _replay(
+        _turn("a quilted or a harrington jacket", {"search": {"category": "jackets"}}),
+        _turn("the cheaper of the two", {"refers_to": {"name": "Harrington"}, "no_search": True}),
+        _turn(
+            "and the other one?",
+            {"refers_to": {"name": "Mistral Quilted Liner Jacket"}, "no_search": True},
+        ),
+        _turn(
+            "compare it with the harrington",
+            {
+                "refers_to": {"name": ["Mistral Quilted Liner Jacket", "Vela Harrington Jacket"]},
+                "no_search": True,
+            },
+            act="comparison",
+        ),
+    )
+    assert _misses(results) == []

@@ -12,6 +12,7 @@ from llm.offline.assistant.page import page_product, page_request
 from llm.offline.assistant.references import (
     AMONG_SHOWN,
     ORDINALS,
+    PICKED_AMONG_SHOWN,
     PLURAL_REFERENCE,
     PRONOUN,
     SHOPPING_INTENT,
@@ -146,7 +147,9 @@ def _plan(
             return Plan(kind="text", text=acknowledgement(said, asks_for_more=True))
         # "I'm a UK 8, show me boots": said back, then the request served.
         plan = _plan(text, state, vocabulary, page, statements=False)
-        plan.noted = acknowledgement(said, asks_for_more=False)
+        said = statement_read(text, vocabulary, footwear=on_feet, occasions=False)
+        if said:
+            plan.noted = acknowledgement(said, asks_for_more=False)
         return plan
     if state.offer is not None and _YES.search(lowered):
         return Plan(kind="search", request=state.offer)
@@ -176,7 +179,12 @@ def _plan(
         request = refine(context, parsed) if context and not parsed.categories else parsed
         return Plan(kind="search", request=request, sort=order)
     # "cheaper than €30" is a budget; "cheaper" alone is cheaper than what is in view.
-    if _CHEAPER.search(lowered) and not parsed.categories and parsed.max_price is None:
+    if (
+        _CHEAPER.search(lowered)
+        and not parsed.categories
+        and parsed.max_price is None
+        and not PICKED_AMONG_SHOWN.search(lowered)  # "the cheaper of the two" picks one
+    ):
         return _cheaper_plan(state, parsed, page, vocabulary)
     product, by_colour = referenced_product(lowered, parsed, state, page, vocabulary)
     if product is not None:

@@ -123,6 +123,8 @@ def _state_after(state: State, plan: Plan, shown: list[ShownProduct]) -> State:
         )
     if shown:
         state.shown = shown
+        skus = {product.sku for product in shown}
+        state.seen = [*shown, *(product for product in state.seen if product.sku not in skus)]
     return state
 
 
