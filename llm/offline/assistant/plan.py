@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from llm.offline.assistant.acts import act_of
+from llm.offline.assistant.acts import act_by_meaning, act_of
 from llm.offline.assistant.compare import Target, compared_products
 from llm.offline.assistant.page import page_product, page_request
 from llm.offline.assistant.references import (
@@ -64,6 +64,13 @@ _SELF_STATEMENT = re.compile(
 )
 _ASKING = re.compile(r"\bplease\b|\?\s*$|\b(similar|like this|like that|cheaper|more)\b")
 _STOCKED = re.compile(r"\b(do|does|d'you) (you|aisle|the shop) (sell|have|carry|stock|do)\b")
+# A follow-up on the list in view rather than a new request: a short fragment, a question,
+# or an opening that builds on what was shown.
+_FOLLOW_UP = re.compile(
+    r"^\s*(?:(?:and|or|but|ok|okay|hmm|so)[,\s]+)?(?:what about|how about|anything|something|"
+    r"any|only|just|maybe|perhaps|more)\b"
+    r"|^\W*(?:\S+\W+){0,3}\S+\W*\?\s*$|^\W*(?:\S+\W+){0,2}\S+\W*$"
+)
 _YES = re.compile(
     r"^\s*(yes|yeah|yep|sure|ok|okay|please do|go on|go ahead)\b[\s!.,]*(please)?[\s!.]*$"
 )
@@ -220,6 +227,16 @@ def _plan(
         and (parsed.has_criteria() or PLURAL_REFERENCE.search(lowered))
     ):
         return Plan(kind="search", request=refine(context, parsed))
+    if (
+        context is not None
+        and not parsed.categories
+        and parsed.words
+        and _FOLLOW_UP.search(lowered)
+        and not _passing(lowered)
+    ):
+        # "quilted?", "something wrap style", "what about a midi length": the search in
+        # force, narrowed by the catalog's own words (the search says if none has them).
+        return Plan(kind="search", request=refine(context, parsed))
     if context is None and _noted(lowered, parsed):
         return Plan(kind="text", text=_noted_text(parsed))
     if parsed.has_criteria():
@@ -251,6 +268,13 @@ def _out_of_scope(lowered: str, parsed: ShopperRequest) -> bool:
         return False
     act = act_of(lowered)
     return act is not None and act.name == "out_of_scope" and act.likeness >= OUT_OF_SCOPE_LIKENESS
+
+
+def _passing(lowered: str) -> bool:
+    """Thanks, a goodbye, a word about the assistant: no follow-up on the list ("cheers",
+    "ta", "lol ok thanks" read as words would be searched)."""
+    act = act_by_meaning(lowered)
+    return act is not None and act.name in ("smalltalk", "out_of_scope")
 
 
 def context_category(state: State, page: dict | None) -> str | None:
