@@ -218,3 +218,17 @@ def test_the_other_one_and_the_cheaper_of_the_two() -> None:
         ),
     )
     assert _misses(results) == []
+
+
+def test_words_no_product_has_are_said_plainly_and_what_there_is_named_as_instead() -> None:
+    results = _replay(
+        # Running shoes, yes; socks, no: the answer says so before what it shows.
+        _turn(
+            "do you sell running socks?",
+            {"none": True, "answer_has": ["nothing described as “socks”"]},
+            act="catalog_question",
+        ),
+        # No jeans are called comfy: said, and the jeans there are offered as other ones.
+        _turn("comfy jeans", {"none": True, "answer_has": ["Instead"]}),
+    )
+    assert _misses(results) == []
