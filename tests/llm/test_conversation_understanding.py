@@ -232,3 +232,25 @@ def test_words_no_product_has_are_said_plainly_and_what_there_is_named_as_instea
         _turn("comfy jeans", {"none": True, "answer_has": ["Instead"]}),
     )
     assert _misses(results) == []
+
+
+def test_a_question_about_what_the_shopper_said_is_answered_by_its_kind() -> None:
+    facts = ["size/tops=M", "size/shoes=43", "budget=150", "colour/yellow=dislike"]
+    results = _replay(
+        _turn("what did I say my budget was?", {"no_search": True, "answer_has": ["150"]}),
+        _turn("which colours don't I like?", {"no_search": True, "answer_has": ["yellow"]}),
+        _turn("and shoe size?", {"no_search": True, "answer_has": ["43"]}),
+        _turn("what's my tops size on file?", {"no_search": True, "answer_has": ["M"]}),
+        facts=facts,
+    )
+    assert _misses(results) == []
+    # A bare kind is a memory question only right after one: here it asks of the list.
+    asked = _replay(
+        _turn(
+            "t-shirts",
+            {"search": {"category": "t-shirts", "size": "M", "exclude_colours": ["yellow"]}},
+        ),
+        _turn("colours?", {"no_search": True, "answer_lacks": ["you dislike"]}),
+        facts=["size/tops=M", "colour/yellow=dislike"],
+    )
+    assert [r.turn["text"] for r in asked if r.misses] == []

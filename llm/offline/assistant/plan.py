@@ -127,7 +127,7 @@ def _plan(
     page_filters = page_request(page, vocabulary)
     if not lowered:
         return Plan(kind="text", text=_GREETING_TEXT)
-    topic = memory_topic(lowered)
+    topic = memory_topic(lowered, following=state.asked_about_me)
     if topic:
         return Plan(kind="memory", topic=topic)
     if _out_of_scope(lowered, parsed):
