@@ -7,7 +7,9 @@ varied names, each with its variants), then times `products_page` (what the sear
 and, less the paging, the catalog page call): words alone, words with structured filters,
 words that find nothing (the alternatives' second search included), and filters alone as
 the baseline. SQLite (the default profile) on a temporary database; p50 and p95 over
---runs searches of each kind.
+--runs searches of each kind, ranked by words alone and then by words and meaning (the
+default: MiniLM, every product's vector computed first, as `catalog_meaning` does, and
+every query encoded afresh as a new shopper's would be).
 """
 
 from __future__ import annotations
@@ -95,19 +97,32 @@ def main() -> None:
 
     shop_ready(prefix="aisle-bench-catalog-")
     catalog_ready()
+    from django.conf import settings
+    from django.core.management import call_command
+
+    from shop import meaning
     from shop.selectors import CatalogFilters, products_page
 
     started = time.perf_counter()
     total = catalog_grow(args.products)
     print(f"{total} active products (grown in {time.perf_counter() - started:.1f} s), SQLite")
-    for kind, searches in KINDS.items():
-        cycle = itertools.cycle(searches)
+    encoder = settings.CATALOG_MEANING_ENCODER
+    started = time.perf_counter()
+    call_command("catalog_meaning", verbosity=0)
+    print(f"every product's meaning computed in {time.perf_counter() - started:.1f} s")
+    for ranked_by, path in (("words", ""), ("words + meaning", encoder)):
+        settings.CATALOG_MEANING_ENCODER = path
+        meaning.meaning_reset()
+        print(f"ranked by {ranked_by}:")
+        for kind, searches in KINDS.items():
+            cycle = itertools.cycle(searches)
 
-        def one() -> None:
-            products_page(filters=CatalogFilters(**next(cycle)), limit=4)  # noqa: B023
+            def one() -> None:
+                meaning._queries.clear()  # a new shopper's words: no cached query vector
+                products_page(filters=CatalogFilters(**next(cycle)), limit=4)  # noqa: B023
 
-        timed(5, one)  # warm the caches
-        print(f"  {kind:<20} {figures(timed(args.runs, one))}")
+            timed(5, one)  # warm the caches
+            print(f"  {kind:<20} {figures(timed(args.runs, one))}")
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ embedding; the server uses 1), prints:
   length (up to past the 256-token limit) in one call, as writes do;
 - a write: CPU per turn block with its sentence vectors (`index.sentences.blocks_embedded`,
   what an add embeds), over --writes distinct turns, ONNX Runtime on one thread, with the
-  forward passes planned by length (`embedders.passes_planned`) and with the plan before
+  forward passes planned by length (`llm.embedding.passes_planned`) and with the plan before
   it (`filled_in_length_order`: one pass filled in length order up to 32 texts and 2,048
   tokens with padding), block by block in turn; thread CPU time, so other tenants of the
   machine slow it less than they would a wall-clock figure; and the largest cosine
@@ -37,8 +37,8 @@ from pathlib import Path
 import numpy as np
 
 from harness.shopper_texts import shopper_facts, shopper_queries, shopper_turns
+from llm.embedding import MiniLMEmbedder
 from memoryserver.blas import single_threaded_blas
-from memoryserver.embedders import MiniLMEmbedder
 from memoryserver.index.sentences import blocks_embedded, sentences_of
 
 

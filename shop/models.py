@@ -130,3 +130,23 @@ class PrivilegedAccount(models.Model):
 
     def __str__(self) -> str:
         return str(self.user)
+
+
+class ProductMeaning(models.Model):
+    """A product's text as a vector, so a search can rank by meaning as well as by words.
+
+    Kept beside the product, not on it: the vector is derived data (`shop.meaning` writes
+    it when a product is saved, or the first time a search meets a product without one),
+    and `text_hash` says which name and description it was computed from, so a stale vector
+    is recomputed rather than trusted.
+    """
+
+    product = models.OneToOneField(
+        Product, on_delete=models.CASCADE, primary_key=True, related_name="meaning"
+    )
+    text_hash = models.CharField(max_length=32)
+    vector = models.BinaryField()  # float32, L2-normalised
+    updated_at = models.DateTimeField(auto_now=True, db_index=True)
+
+    def __str__(self) -> str:
+        return f"meaning of product {self.product_id}"

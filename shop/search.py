@@ -13,8 +13,9 @@ reads the words.
 
 Words fall in four kinds, because a shopper's message carries more than catalog words:
 - category words ("boots", "t-shirt"): narrow the results to that category;
-- catalog words: some active product uses them; a product must match at least one to be a
-  result, and products matching more of them rank first (then by BM25 relevance);
+- catalog words: some active product uses them; the results are the products matching the
+  most of them (every one, when a product has them all), ranked by BM25 relevance fused
+  with closeness in meaning (`shop.meaning`);
 - generic words: used by over half the active catalog ("for", "size", "by"); they cannot
   tell products apart and neither filter nor rank;
 - foreign words: no active product uses them ("comfy", "swimwear"). Beside a catalog word

@@ -11,6 +11,7 @@ from django.contrib.auth.hashers import UNUSABLE_PASSWORD_PREFIX
 from django.db.models import Q, QuerySet
 from django.db.models.expressions import RawSQL
 
+from shop import meaning
 from shop.models import ALL_SIZES, Category, Colour, DemoShopper, Product, Variant
 from shop.search import WordMatches, matching_ids_sql, query_terms, words_match
 
@@ -158,15 +159,17 @@ def _filters_covered(filters: CatalogFilters) -> list[str]:
     ]
 
 
-def catalog_search(filters: CatalogFilters) -> CatalogSearch:
+def catalog_search(filters: CatalogFilters, *, meaning_of: str = "") -> CatalogSearch:
     """Active products with an in-stock variant matching every filter, best match first.
 
     Structured filters are hard. A material keeps the products whose name or description
     names it (MATERIAL_WORDS). Free words are read by `shop.search`: a word naming a
-    category narrows to it; of the others, a product must match at least one, and products
-    matching more of them (then more relevantly) come first; then cheaper first. Words no
-    active product has find nothing when they are all there is. `unmatched_words` are
-    the free words no returned product has, so an answer can say what there is none of.
+    category narrows to it; of the others, the results are the products matching the most
+    of them (all, when a product has every one), the more relevant first (words and meaning
+    fused), then cheaper first. Words no active product has find nothing when they are
+    all there is. `unmatched_words` are the free words no returned product has, so an
+    answer can say what there is none of.
+    `meaning_of` orders by other words than the query's (what alternatives stand in for).
     Call `in_stock_attach` on the products actually shown: ranking loads no variants.
     """
     colour = filters.colour.lower() if filters.colour else None
@@ -214,21 +217,46 @@ def catalog_search(filters: CatalogFilters) -> CatalogSearch:
         rows = [row for row in rows if row[0] in words.scores]
     if fabric is not None:
         rows = [row for row in rows if fabric.search(f"{row[2]} {row[3]}")]
-    no_score = (0, 0.0)
-    rows = sorted(
-        rows,
-        key=lambda row: (
-            -words.scores.get(row[0], no_score)[0],
-            -words.scores.get(row[0], no_score)[1],
-            row[1],
-            row[2],
-        ),
-    )
+    if words.filters and rows:
+        # What matches the most of what was asked: "a waxed jacket for the rain" is the
+        # waxed one, not every jacket that mentions rain; when no product has every word,
+        # those with the most of them.
+        most = max(words.scores[row[0]][0] for row in rows)
+        rows = [row for row in rows if words.scores[row[0]][0] == most]
+    rows = sorted(rows, key=_ranking(words, [row[0] for row in rows], filters.category, meaning_of))
     ids = [row[0] for row in rows]
     kept = set(ids)
     found = {word for word in words.catalog_words if not kept.isdisjoint(words.hits[word])}
     unmatched = [w for w in words.words if w not in found and w not in words.category_words]
     return CatalogSearch(ids=ids, words=words, unmatched_words=unmatched)
+
+
+# Reciprocal-rank fusion's damping: with a few dozen candidates, a small constant lets the
+# first places of either ranking count.
+_FUSION_DAMPING = 10
+
+
+def _ranking(words: WordMatches, ids: list[int], category: str | None, meaning_of: str):
+    """The sort key of a search's rows: products matching more of the catalog words first;
+    among equals, the words' relevance fused with the products' closeness in meaning to the
+    words (reciprocal ranks); then cheaper first. With no catalog word among the words
+    ("comfy jeans"), meaning alone orders the category; with no words, price does."""
+    said = meaning_of or " ".join(words.words)
+    query = f"{said} {category}" if said and category else said
+    close = meaning.similarities(query, ids)
+    no_score = (0, 0.0)
+    fused = dict.fromkeys(ids, 0.0)
+    relevance = {pid: words.scores[pid][1] for pid in ids if pid in words.scores}
+    for scores in (relevance, close):
+        # Equal scores share a place, so ties still fall to the price.
+        places = {value: place for place, value in enumerate(sorted(set(scores.values()))[::-1])}
+        for pid, value in scores.items():
+            fused[pid] += 1.0 / (_FUSION_DAMPING + places[value])
+
+    def key(row: tuple) -> tuple:
+        return (-words.scores.get(row[0], no_score)[0], -fused[row[0]], row[1], row[2])
+
+    return key
 
 
 def products_load(ids: Sequence[int]) -> list[Product]:
@@ -275,7 +303,11 @@ def products_page(*, filters: CatalogFilters, offset: int = 0, limit: int = 10) 
     ):
         # What the filters and the words' categories find without the other words.
         rest = " ".join(found.words.category_words)
-        others = products_load(catalog_search(replace(filters, query=rest)).ids[:limit])
+        # Ordered by closeness to all the words: "comfy jeans" offers the relaxed ones first.
+        nearest = catalog_search(
+            replace(filters, query=rest), meaning_of=" ".join(found.words.words)
+        )
+        others = products_load(nearest.ids[:limit])
         alternatives = _hits(others, filters)
     return ProductPage(
         hits=_hits(products, filters),

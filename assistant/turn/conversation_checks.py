@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from shop.models import Product
 from shop.selectors import CatalogFilters, product_get, products_page
 
 # The filters a search's expectation names, compared as `score_requests` compares them.
@@ -145,7 +146,9 @@ def _says(sku: str, word: str) -> bool:
         return False
     haystack = f"{detail.name} {detail.description}".lower()
     word = word.lower()
-    stems = {word, re.sub(r"(ing|ed|es|s)$", "", word)}
+    stem = re.sub(r"(ing|ed|es|s)$", "", word)
+    # "running" is "run" (the search's stemmer finds "trail runs" by it).
+    stems = {word, stem, re.sub(r"([^aeiou])\1$", r"\1", stem)}
     return any(len(stem) >= 3 and stem in haystack for stem in stems)
 
 
@@ -167,11 +170,19 @@ def _refers_check(wanted: dict[str, Any], replayed: Any, shown: Shown, misses: l
             return
         expected = {chosen[0]["sku"]}
     else:
-        name = wanted["name"].lower()
-        expected = {card["sku"] for card in listed if name in card["name"].lower()}
-        if not expected:
-            misses.append(f"no {wanted['name']!r} in the list shown: not resolvable")
-            return
+        # One name or several ("compare the X and the Y"): in the list shown, else the
+        # catalog's product of that exact name (shown earlier, or on the page).
+        names = wanted["name"] if isinstance(wanted["name"], list) else [wanted["name"]]
+        expected = set()
+        for name in names:
+            found = {card["sku"] for card in listed if name.lower() in card["name"].lower()}
+            found = found or set(
+                Product.objects.active().filter(name__iexact=name).values_list("sku", flat=True)
+            )
+            if not found:
+                misses.append(f"no {name!r} in the list shown or the catalog: not resolvable")
+                return
+            expected |= found
     about = {card["sku"] for card in replayed.cards} or set(replayed.looked_up)
     if about != expected:
         misses.append(f"about {sorted(about)}, expected {sorted(expected)}")

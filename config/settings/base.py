@@ -190,6 +190,11 @@ LOGGING = {
 }
 
 # --- Agent Memory (client side) -------------------------------------------------------
+# The catalog's search ranks its matches by meaning as well as by words (shop/meaning.py),
+# with the memory server's MiniLM; false ranks by words alone and loads no model here.
+CATALOG_SEARCH_MEANING = env_bool("CATALOG_SEARCH_MEANING", True)
+CATALOG_MEANING_ENCODER = "llm.embedding.meaning_vectors" if CATALOG_SEARCH_MEANING else ""
+
 AGENT_MEMORY_URL = env_str("AGENT_MEMORY_URL", "http://127.0.0.1:8080").rstrip("/")
 # A real server's token comes from the environment; otherwise the embedded server's, which
 # `make run` creates once in var/ and hands to both processes (config/devserver.py).

@@ -6,6 +6,8 @@ import os
 
 # The deterministic embedder keeps the suite fast; MiniLM has its own tests.
 os.environ.setdefault("AGENT_MEMORY_EMBEDDER", "hashing")
+# The catalog ranks by words alone; its meaning has tests of its own that turn it on.
+os.environ.setdefault("CATALOG_SEARCH_MEANING", "false")
 # Each pytest-xdist worker gets a folder of its own: its databases, tokens and clock files.
 os.environ.setdefault(
     "AISLE_VAR_DIR",

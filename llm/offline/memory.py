@@ -148,11 +148,53 @@ _TOPIC_WORDS = {
 }
 
 
-def memory_topic(lowered: str) -> str | None:
-    """What a question about the shopper asks for, or None when it is not one."""
+# A question after what the shopper told or what is kept of them, however it is worded:
+# "what did I say my budget was?", "which colours have I said no to?", "what's my tops size
+# on file?", "what shoe size have you got for me". The kind comes from the words it names.
+_ASKS_WHAT_WAS_SAID = re.compile(
+    r"\b(did|have|had) i (say|said|tell|told|give|gave|mention|mentioned|say no)\b"
+    r"|\bi (said|told you|gave you|mentioned)\b"
+    r"|\b(have|got|kept|stored|saved|remember|know)\b[^?]{0,20}\b(for|about|of|on) me\b"
+    r"|\bon (file|record)\b|\bremind me\b"
+    r"|\b(what'?s|what is|what are|which is|which are|whats) my\b"
+    r"|\b(which|what)\b[^?]{0,30}\b(do|don'?t|did|didn'?t) i\b[^?]{0,12}"
+    r"\b(like|love|hate|dislike|avoid|prefer|wear|take)\b"
+)
+_QUESTION = re.compile(r"\?\s*$|^\s*(what|which|how|do|did|have|can|remind)\b")
+_KINDS = (
+    ("shoe size", re.compile(r"\b(shoes?|sneakers?|trainers?|boots?|sandals?|feet|foot)\b")),
+    ("budget", re.compile(r"\b(budget|spend|price limit|how much)\b")),
+    ("colour", re.compile(r"\bcolou?rs?\b")),
+    ("brand", re.compile(r"\b(brands?|labels?)\b")),
+    ("material", re.compile(r"\b(materials?|fabrics?)\b")),
+    ("design", re.compile(r"\b(styles?|fits?|cuts?)\b")),
+    ("size", re.compile(r"\bsizes?\b")),
+)
+
+
+# "and colours?", "shoe size?": nothing but the kind, as a question.
+_BARE_KIND = re.compile(
+    r"^\s*(?:and|what about|how about)?\s*(?:my\s+)?(?:the\s+)?(shoe size|sizes?|colou?rs?|"
+    r"budget|brands?|fabrics?|materials?|styles?)\s*\?\s*$"
+)
+
+
+def memory_topic(lowered: str, *, following: bool = False) -> str | None:
+    """What a question about the shopper asks for, or None when it is not one.
+
+    `following`: the shopper's last message was such a question, so a bare "and colours?"
+    or "shoe size?" asks the same of another kind."""
     for topic, pattern in _TOPICS:
         if pattern.search(lowered):
             return topic
+    if _QUESTION.search(lowered) and _ASKS_WHAT_WAS_SAID.search(lowered):
+        for topic, kind in _KINDS:
+            # A shoe is only the kind when the question is of a size ("boots for the office
+            # I said I'd like?" is no memory question).
+            if kind.search(lowered) and (topic != "shoe size" or "size" in lowered):
+                return topic
+    if following and _BARE_KIND.search(lowered):
+        return next(topic for topic, kind in _KINDS if kind.search(lowered))
     return None
 
 

@@ -171,3 +171,86 @@ def test_something_the_shop_does_not_sell_is_said_so_even_with_a_remembered_disl
     )
     assert _misses(results) == []
     assert "We don't sell anything like" in results[0].answer
+
+
+def test_a_product_shown_earlier_is_named_by_a_word_of_its_own() -> None:
+    results = _replay(
+        _turn("boots", {"search": {"category": "boots"}}),
+        _turn("chelsea boots", {"search": {"category": "boots"}, "words": ["chelsea"]}),
+        _turn("hiking boots", {"search": {"category": "boots"}, "words": ["hiking"]}),
+        # The chelsea boots are two answers back, named by their own word.
+        _turn(
+            "how much is the chelsea?",
+            {"refers_to": {"name": "Fjord & Pine Chelsea Boots"}, "no_search": True},
+        ),
+        _turn(
+            "which is more formal, the chelsea or the hiking boots?",
+            {
+                "refers_to": {
+                    "name": ["Fjord & Pine Chelsea Boots", "Orchard Street Hiking Boots"]
+                },
+                "no_search": True,
+                "answer_has": ["doesn't say"],
+            },
+            act="comparison",
+        ),
+        # Without "the", a word of a shown product's name is a new search.
+        _turn("any chelsea boots under 400?", {"search": {"category": "boots", "max_price": 400}}),
+    )
+    assert _misses(results) == []
+
+
+def test_the_other_one_and_the_cheaper_of_the_two() -> None:
+    results = _replay(
+        _turn("a quilted or a harrington jacket", {"search": {"category": "jackets"}}),
+        _turn("the cheaper of the two", {"refers_to": {"name": "Harrington"}, "no_search": True}),
+        _turn(
+            "and the other one?",
+            {"refers_to": {"name": "Mistral Quilted Liner Jacket"}, "no_search": True},
+        ),
+        _turn(
+            "compare it with the harrington",
+            {
+                "refers_to": {"name": ["Mistral Quilted Liner Jacket", "Vela Harrington Jacket"]},
+                "no_search": True,
+            },
+            act="comparison",
+        ),
+    )
+    assert _misses(results) == []
+
+
+def test_words_no_product_has_are_said_plainly_and_what_there_is_named_as_instead() -> None:
+    results = _replay(
+        # Running shoes, yes; socks, no: the answer says so before what it shows.
+        _turn(
+            "do you sell running socks?",
+            {"none": True, "answer_has": ["nothing described as “socks”"]},
+            act="catalog_question",
+        ),
+        # No jeans are called comfy: said, and the jeans there are offered as other ones.
+        _turn("comfy jeans", {"none": True, "answer_has": ["Instead"]}),
+    )
+    assert _misses(results) == []
+
+
+def test_a_question_about_what_the_shopper_said_is_answered_by_its_kind() -> None:
+    facts = ["size/tops=M", "size/shoes=43", "budget=150", "colour/yellow=dislike"]
+    results = _replay(
+        _turn("what did I say my budget was?", {"no_search": True, "answer_has": ["150"]}),
+        _turn("which colours don't I like?", {"no_search": True, "answer_has": ["yellow"]}),
+        _turn("and shoe size?", {"no_search": True, "answer_has": ["43"]}),
+        _turn("what's my tops size on file?", {"no_search": True, "answer_has": ["M"]}),
+        facts=facts,
+    )
+    assert _misses(results) == []
+    # A bare kind is a memory question only right after one: here it asks of the list.
+    asked = _replay(
+        _turn(
+            "t-shirts",
+            {"search": {"category": "t-shirts", "size": "M", "exclude_colours": ["yellow"]}},
+        ),
+        _turn("colours?", {"no_search": True, "answer_lacks": ["you dislike"]}),
+        facts=["size/tops=M", "colour/yellow=dislike"],
+    )
+    assert [r.turn["text"] for r in asked if r.misses] == []

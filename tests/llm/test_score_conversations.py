@@ -23,6 +23,8 @@ def _score(tmp_path, tuning: list[dict], frozen: list[dict]) -> str:
         "score_conversations",
         "--tuning",
         paths["tuning"],
+        "--second",
+        tmp_path / "no-second.jsonl",
         "--frozen",
         paths["frozen"],
         stdout=out,

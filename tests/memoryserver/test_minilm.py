@@ -111,8 +111,8 @@ def test_onnx_finds_the_same_top_ten_facts_as_numpy(fast, reference):
 
 def test_numpy_is_used_when_onnxruntime_is_missing(monkeypatch, caplog):
     monkeypatch.setitem(sys.modules, "onnxruntime", None)  # `import onnxruntime` now fails
-    monkeypatch.delitem(sys.modules, "memoryserver.minilm_onnx", raising=False)
-    with caplog.at_level(logging.WARNING, logger="memoryserver.embedders"):
+    monkeypatch.delitem(sys.modules, "llm.embedding.minilm_onnx", raising=False)
+    with caplog.at_level(logging.WARNING, logger="llm.embedding.minilm"):
         embedder = build_embedder("minilm")
     assert embedder.name == "minilm" and embedder.runtime == "numpy"
     assert "MiniLM runs in numpy" in caplog.text
@@ -124,7 +124,7 @@ def test_numpy_is_used_when_onnxruntime_is_missing(monkeypatch, caplog):
 
 def test_asking_for_onnxruntime_without_it_is_a_clear_error(monkeypatch):
     monkeypatch.setitem(sys.modules, "onnxruntime", None)
-    monkeypatch.delitem(sys.modules, "memoryserver.minilm_onnx", raising=False)
+    monkeypatch.delitem(sys.modules, "llm.embedding.minilm_onnx", raising=False)
     with pytest.raises(EmbedderUnavailable, match="needs onnxruntime"):
         MiniLMEmbedder(runtime="onnxruntime")
 

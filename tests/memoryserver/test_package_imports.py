@@ -22,9 +22,6 @@ FUNCTION_LEVEL_ALLOWED = {
     # Django refuses model imports until it is set up, which build_application does.
     ("memoryserver.__main__", "memoryserver.worker"),
     ("memoryserver.loader", "memoryserver.selectors"),
-    # The ONNX Runtime encoder imports onnxruntime, an optional dependency: without it MiniLM
-    # falls back to numpy, and the hashing and openai embedders never load it.
-    ("memoryserver.embedders", "memoryserver.minilm_onnx"),
 }
 
 # Higher layers first: a module may import its own layer or lower ones, never higher.

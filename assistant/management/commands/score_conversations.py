@@ -45,6 +45,7 @@ from shop.selectors import catalog_vocabulary, product_get
 DATA = Path(settings.BASE_DIR) / "tests" / "data"
 TUNING = DATA / "conversations.jsonl"
 FROZEN = DATA / "conversations_frozen.jsonl"
+SECOND = DATA / "conversations_dev.jsonl"
 ACTS = (
     "request",
     "refinement",
@@ -220,6 +221,10 @@ def _still_sent(lifted: str, sent: dict[str, Any], wanted: dict[str, Any]) -> bo
         return bool(sent.get("brand")) and not wanted.get("brand")
     if lifted == "budget":
         return sent.get("max_price") is not None and wanted.get("max_price") is None
+    if lifted == "exclude_colours":  # every colour set aside is back
+        return bool(
+            set(sent.get("exclude_colours") or []) - set(wanted.get("exclude_colours") or [])
+        )
     if lifted.startswith("colour/"):
         colour = lifted.partition("/")[2]
         return colour in (sent.get("exclude_colours") or []) and colour not in (
@@ -233,6 +238,9 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--tuning", type=Path, default=TUNING, help="The tuning file.")
+        parser.add_argument(
+            "--second", type=Path, default=SECOND, help="The second tuning file (read)."
+        )
         parser.add_argument("--frozen", type=Path, default=FROZEN, help="The frozen file.")
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -241,6 +249,7 @@ class Command(BaseCommand):
             raise CommandError("The catalog is empty: run `manage.py seed_catalog` first.")
         for name, path, show in (
             ("tuning", options["tuning"], True),
+            ("second tuning", options["second"], True),
             ("frozen", options["frozen"], False),
         ):
             if not path.exists():

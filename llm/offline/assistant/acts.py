@@ -2,16 +2,20 @@
 
 The slot readers (`llm.offline.shopper`) take values; they cannot tell a request from a
 question to the shop, or "can you write me a poem?" from "white, please" (one letter apart).
-The act is the label of the bank's examples nearest the message, by cosine over word and
-character-trigram features: a lexical stand-in for a sentence embedder, deterministic and
-without a model, so it runs wherever the offline model does. The bank is general shopping
-language, written for it; none of it is any labelled evaluation's.
+The act is the label of the bank's examples nearest the message. Two likenesses: by
+meaning (`act_by_meaning`: MiniLM, the memory server's own sentence embedder, when its
+package is installed, as `make install` does), which knows "thx" and "ta" for thanks; and
+by cosine over word and character-trigram features (`act_of`), deterministic and without a
+model, so it runs wherever the offline model does. The bank is general shopping language,
+written for it; none of it is any labelled evaluation's.
 """
 
 from __future__ import annotations
 
+import logging
 import math
 import re
+import threading
 from collections import Counter
 from dataclasses import dataclass
 from functools import cache, lru_cache
@@ -113,6 +117,53 @@ def act_of(text: str) -> Act | None:
     nearest = [(score, act) for score, act in ranked[:NEIGHBOURS] if score >= FLOOR]
     if not nearest:
         return None
+    votes: Counter[str] = Counter()
+    for score, act in nearest:
+        votes[act] += score
+    name = votes.most_common(1)[0][0]
+    return Act(name, max(score for score, act in nearest if act == name))
+
+
+logger = logging.getLogger(__name__)
+_model_lock = threading.Lock()
+_model: list = []  # [MiniLM] once loaded, [None] when it cannot be
+
+
+def _minilm():
+    with _model_lock:
+        if not _model:
+            try:
+                from llm.embedding import EmbedderUnavailable, shared_minilm
+
+                _model.append(shared_minilm())
+            except (ImportError, EmbedderUnavailable) as exc:
+                logger.info("Acts are read by words only: MiniLM is unavailable (%s)", exc)
+                _model.append(None)
+        return _model[0]
+
+
+@cache
+def _bank_vectors():
+    model = _minilm()
+    if model is None:
+        return None
+    return model.embed([text for texts in BANK.values() for text in texts])
+
+
+@cache
+def _bank_acts() -> tuple[str, ...]:
+    return tuple(act for act, texts in BANK.items() for _ in texts)
+
+
+@lru_cache(maxsize=4096)
+def act_by_meaning(text: str) -> Act | None:
+    """The act of the bank's examples nearest the message in meaning (a vote of the closest
+    few), or the act by words when MiniLM is not installed."""
+    vectors = _bank_vectors()
+    if vectors is None:
+        return act_of(text)
+    scores = vectors @ _minilm().embed([text])[0]
+    nearest = sorted(zip(scores.tolist(), _bank_acts(), strict=True), reverse=True)[:NEIGHBOURS]
     votes: Counter[str] = Counter()
     for score, act in nearest:
         votes[act] += score

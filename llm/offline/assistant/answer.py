@@ -157,8 +157,22 @@ def search_answer(arguments: dict, result: dict, plan: Plan, *, first: dict | No
                 f"We don't sell anything like “{arguments.get('query', '')}”, sorry. The shop "
                 f"carries {and_join(plan.carried)}."
             )
+        others = [p for p in result.get("alternatives") or [] if isinstance(p, dict)]
+        if others:
+            # The category or brand asked for has no product with those words: said so,
+            # then what it has, named as something else (no card: it was not asked for).
+            lines = [f"- {p.get('name')} — €{float(p.get('price_eur') or 0):.2f}" for p in others]
+            return (
+                f"We have no {described} in stock. Instead, here is what we do have that is "
+                f"closest:\n\n" + "\n".join(lines[:SHOWN_PRODUCTS])
+            )
         return f"I couldn't find any {described} in stock right now. {_relax_suggestion(arguments)}"
     intro = _relaxed_intro(arguments, first)
+    unmatched = [w for w in result.get("unmatched_words") or [] if isinstance(w, str)]
+    if unmatched and not offset:
+        # "running socks": the shop has running shoes, but nothing called socks.
+        quoted = and_join([f"“{word}”" for word in unmatched])
+        intro.append(f"We have nothing described as {quoted}; instead, these match the rest.")
     if plan.request.absent_material:
         intro.append(
             f"We have nothing in {plan.request.absent_material}, so here are other "

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from llm.offline.assistant.naming import products_named
+from llm.offline.assistant.references import PICKED_AMONG_SHOWN
 from llm.offline.assistant.words import and_join
 from llm.offline.vocabulary import Vocabulary
 from llm.transcript import ShownProduct
@@ -24,9 +26,13 @@ _COMPARE = re.compile(
 # What a comparison can be about that the catalog records.
 _BY_PRICE = re.compile(r"\b(cheaper|cheapest|less expensive|more expensive|pricier|price|cost)\b")
 _UNKNOWABLE = re.compile(
-    r"\b(warmer|cooler|lighter|heavier|comfier|more comfortable|softer|better quality|"
-    r"last longer|more durable|nicer|prettier|better looking|waterproof|breathable)\b"
+    r"\b(warmer|cooler|lighter|heavier|softer|better quality|last longer|nicer|better looking|"
+    r"waterproof|breathable"
+    # Any quality asked "more" or "-ier" of but price: more formal, more grip, dressier.
+    r"|(?:more|less) (?!expensive\b|affordable\b|pricey\b|costly\b|money\b)[a-z-]{3,}"
+    r"|(?!pricier\b)[a-z]{3,}ier)\b"
 )
+_IT = re.compile(r"\b(it|that one|this one|that)\b")
 _BOTH = re.compile(r"\b(both|these two|those two|the two|them|(first|top) two)\b")
 # Two shown products pointed at without a word of comparing: "these two", "the second and
 # third", "the first and the last".
@@ -68,6 +74,8 @@ def compared_products(
 
     Products in view are looked up by SKU; names of products not in view are searched for.
     """
+    if PICKED_AMONG_SHOWN.search(lowered):
+        return None  # "the cheaper of the two" picks one of them: a reference
     if not _COMPARE.search(lowered):
         return (
             _in_view(lowered, state, on_page, vocabulary) if _TWO_POINTED.search(lowered) else None
@@ -95,12 +103,17 @@ def _looks_named(text: str, vocabulary: Vocabulary) -> bool:
 def _in_view(
     lowered: str, state: State, on_page: ShownProduct | None, vocabulary: Vocabulary
 ) -> list[Target] | None:
-    known = [*state.shown, *([on_page] if on_page else [])]
+    known = [*state.seen, *([on_page] if on_page else [])]
     found: list[tuple[int, ShownProduct]] = []
     for product in known:
         at = _mention(lowered, product, vocabulary)
         if at >= 0 and product.sku not in {p.sku for _, p in found}:
             found.append((at, product))
+    if len(found) < 2:
+        # "the chelsea or the walking boots": each named by a word of its own name.
+        for at, product in products_named(lowered, known, vocabulary):
+            if product.sku not in {p.sku for _, p in found}:
+                found.append((at, product))
     for pattern, position in _ORDINAL_WORDS:
         match = pattern.search(lowered)
         if match and position < len(state.shown) and state.shown:
@@ -110,6 +123,11 @@ def _in_view(
     seen = {p.sku for _, p in found}
     if on_page is not None and on_page.sku not in seen and re.search(r"\bthis\b", lowered):
         found.append((lowered.find("this"), on_page))
+    picked = next((p for p in known if p.sku == state.picked_sku), None)
+    pointed = _IT.search(lowered)
+    if len(found) == 1 and picked is not None and picked.sku not in seen and pointed:
+        # "compare it with the lambswool one": "it" is the product just asked about.
+        found.append((pointed.start(), picked))
     products = [product for _, product in sorted(found, key=lambda pair: pair[0])]
     if len(products) < 2 and _BOTH.search(lowered) and len(state.shown) >= 2:
         products = state.shown[:2]

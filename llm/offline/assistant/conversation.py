@@ -19,6 +19,10 @@ class State:
     search: ShopperRequest | None = None  # the search in force
     listed: int = 0  # how many products of that search were shown so far
     shown: list[ShownProduct] = field(default_factory=list)  # the newest answer's products
+    # The shopper's last message asked what is known of them: "and colours?" asks it again.
+    asked_about_me: bool = False
+    # Every product this visit showed, newest first: what "the mohair one" can point back to.
+    seen: list[ShownProduct] = field(default_factory=list)
     # Colour and size the shopper picked on a product ("the black one", "in M?"): what
     # "cheaper" then keeps to.
     picked: ShopperRequest = field(default_factory=ShopperRequest)

@@ -6,12 +6,13 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from llm.offline.assistant.acts import act_of
+from llm.offline.assistant.acts import act_by_meaning, act_of
 from llm.offline.assistant.compare import Target, compared_products
 from llm.offline.assistant.page import page_product, page_request
 from llm.offline.assistant.references import (
     AMONG_SHOWN,
     ORDINALS,
+    PICKED_AMONG_SHOWN,
     PLURAL_REFERENCE,
     PRONOUN,
     SHOPPING_INTENT,
@@ -63,6 +64,13 @@ _SELF_STATEMENT = re.compile(
 )
 _ASKING = re.compile(r"\bplease\b|\?\s*$|\b(similar|like this|like that|cheaper|more)\b")
 _STOCKED = re.compile(r"\b(do|does|d'you) (you|aisle|the shop) (sell|have|carry|stock|do)\b")
+# A follow-up on the list in view rather than a new request: a short fragment, a question,
+# or an opening that builds on what was shown.
+_FOLLOW_UP = re.compile(
+    r"^\s*(?:(?:and|or|but|ok|okay|hmm|so)[,\s]+)?(?:what about|how about|anything|something|"
+    r"any|only|just|maybe|perhaps|more)\b"
+    r"|^\W*(?:\S+\W+){0,3}\S+\W*\?\s*$|^\W*(?:\S+\W+){0,2}\S+\W*$"
+)
 _YES = re.compile(
     r"^\s*(yes|yeah|yep|sure|ok|okay|please do|go on|go ahead)\b[\s!.,]*(please)?[\s!.]*$"
 )
@@ -119,7 +127,7 @@ def _plan(
     page_filters = page_request(page, vocabulary)
     if not lowered:
         return Plan(kind="text", text=_GREETING_TEXT)
-    topic = memory_topic(lowered)
+    topic = memory_topic(lowered, following=state.asked_about_me)
     if topic:
         return Plan(kind="memory", topic=topic)
     if _out_of_scope(lowered, parsed):
@@ -146,7 +154,9 @@ def _plan(
             return Plan(kind="text", text=acknowledgement(said, asks_for_more=True))
         # "I'm a UK 8, show me boots": said back, then the request served.
         plan = _plan(text, state, vocabulary, page, statements=False)
-        plan.noted = acknowledgement(said, asks_for_more=False)
+        said = statement_read(text, vocabulary, footwear=on_feet, occasions=False)
+        if said:
+            plan.noted = acknowledgement(said, asks_for_more=False)
         return plan
     if state.offer is not None and _YES.search(lowered):
         return Plan(kind="search", request=state.offer)
@@ -176,7 +186,12 @@ def _plan(
         request = refine(context, parsed) if context and not parsed.categories else parsed
         return Plan(kind="search", request=request, sort=order)
     # "cheaper than €30" is a budget; "cheaper" alone is cheaper than what is in view.
-    if _CHEAPER.search(lowered) and not parsed.categories and parsed.max_price is None:
+    if (
+        _CHEAPER.search(lowered)
+        and not parsed.categories
+        and parsed.max_price is None
+        and not PICKED_AMONG_SHOWN.search(lowered)  # "the cheaper of the two" picks one
+    ):
         return _cheaper_plan(state, parsed, page, vocabulary)
     product, by_colour = referenced_product(lowered, parsed, state, page, vocabulary)
     if product is not None:
@@ -212,6 +227,16 @@ def _plan(
         and (parsed.has_criteria() or PLURAL_REFERENCE.search(lowered))
     ):
         return Plan(kind="search", request=refine(context, parsed))
+    if (
+        context is not None
+        and not parsed.categories
+        and parsed.words
+        and _FOLLOW_UP.search(lowered)
+        and not _passing(lowered)
+    ):
+        # "quilted?", "something wrap style", "what about a midi length": the search in
+        # force, narrowed by the catalog's own words (the search says if none has them).
+        return Plan(kind="search", request=refine(context, parsed))
     if context is None and _noted(lowered, parsed):
         return Plan(kind="text", text=_noted_text(parsed))
     if parsed.has_criteria():
@@ -243,6 +268,13 @@ def _out_of_scope(lowered: str, parsed: ShopperRequest) -> bool:
         return False
     act = act_of(lowered)
     return act is not None and act.name == "out_of_scope" and act.likeness >= OUT_OF_SCOPE_LIKENESS
+
+
+def _passing(lowered: str) -> bool:
+    """Thanks, a goodbye, a word about the assistant: no follow-up on the list ("cheers",
+    "ta", "lol ok thanks" read as words would be searched)."""
+    act = act_by_meaning(lowered)
+    return act is not None and act.name in ("smalltalk", "out_of_scope")
 
 
 def context_category(state: State, page: dict | None) -> str | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from llm.offline.assistant.naming import products_named
 from llm.offline.assistant.page import page_product
 from llm.offline.assistant.words import singular
 from llm.offline.shopper import ShopperRequest
@@ -64,6 +65,13 @@ AMONG_SHOWN = re.compile(
 
 
 _THEY = re.compile(r"\b(they|them|these|those)\b")
+# "the other one" of two in view, once one of them was asked about.
+_OTHER = re.compile(r"\b(the )?other (one|pair)\b|\bthe other\b")
+# "the cheaper of the two", "the pricier one of those": a comparative among what is shown.
+PICKED_AMONG_SHOWN = re.compile(
+    r"\b(?P<way>cheaper|cheapest|less expensive|pricier|dearer|more expensive)"
+    r"( one| pair)? of (the (two|three|four)|these|those|them)\b"
+)
 
 
 def superlative(lowered: str) -> str | None:
@@ -89,12 +97,26 @@ def referenced_product(
         if product.name.lower() in lowered:
             return product, False
     known = [*shown, *([on_page] if on_page else [])]
+    if _OTHER.search(lowered) and state.picked_sku is not None:
+        # "The other one": of what this visit showed, the newest but the one just discussed.
+        others = [p for p in state.seen if p.sku != state.picked_sku]
+        if others:
+            return others[0], False
+    compared = PICKED_AMONG_SHOWN.search(lowered)
+    if compared and shown:
+        priced = [p for p in shown if p.price_eur is not None]
+        pick = min if compared["way"] in ("cheaper", "cheapest", "less expensive") else max
+        return (pick(priced, key=lambda p: p.price_eur) if priced else shown[0]), False
     if parsed.categories and not any(
         singular(category) in product.name.lower()
         for product in known
         for category in parsed.categories
     ):
         return None, False  # a new category is a new search
+    earlier = [*state.seen, *(p for p in known if p.sku not in {s.sku for s in state.seen})]
+    named = products_named(lowered, earlier, vocabulary, determined=True)
+    if len(named) == 1:
+        return named[0][1], False  # "the mohair one", "how much is the chelsea?"
     order = superlative(lowered)
     if order is not None and shown and AMONG_SHOWN.search(lowered):
         # "The cheapest of these": the one in view with the lowest (or highest) price.

@@ -99,7 +99,7 @@ def _offer_read(answer: str, vocabulary: Vocabulary) -> ShopperRequest | None:
 
 
 def _state_after(state: State, plan: Plan, shown: list[ShownProduct]) -> State:
-    state = replace(state, lifted=state.lifted | plan.lifted)
+    state = replace(state, lifted=state.lifted | plan.lifted, asked_about_me=plan.kind == "memory")
     if plan.kind == "search":
         if plan.more:
             state.listed += len(shown)
@@ -123,6 +123,8 @@ def _state_after(state: State, plan: Plan, shown: list[ShownProduct]) -> State:
         )
     if shown:
         state.shown = shown
+        skus = {product.sku for product in shown}
+        state.seen = [*shown, *(product for product in state.seen if product.sku not in skus)]
     return state
 
 

@@ -40,15 +40,20 @@ _CATEGORIES_ASKED = re.compile(
 )
 
 
-def statement_read(text: str, vocabulary: Vocabulary, *, footwear: bool = False) -> list[str]:
+def statement_read(
+    text: str, vocabulary: Vocabulary, *, footwear: bool = False, occasions: bool = True
+) -> list[str]:
     """What the shopper states about themselves, each as said back; [] when nothing.
 
     `footwear`: shoes are what the conversation is about, so "I'm a UK 10" is a shoe size.
+    `occasions=False` leaves out what a request is for ("running shoes" is shopping for
+    running): the search that follows says it, and saying it back reads oddly.
     """
     said = [
         phrase
         for fact in _judged(text)
-        if (phrase := _said(fact, text, vocabulary, footwear=footwear))
+        if (occasions or not fact.slot.startswith("occasion/"))
+        and (phrase := _said(fact, text, vocabulary, footwear=footwear))
     ]
     lowered = text.lower()
     money = money_said(lowered)

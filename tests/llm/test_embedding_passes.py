@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from harness.shopper_texts import shopper_turns
-from memoryserver.embedders import MiniLMEmbedder, _pass_cost, passes_planned
+from llm.embedding.minilm import MiniLMEmbedder, _pass_cost, passes_planned
 from memoryserver.index.sentences import blocks_embedded, sentences_of
 
 needs_minilm = pytest.mark.skipif(

@@ -2,14 +2,14 @@
 
 The graph is built in memory from the shipped safetensors weights when the server starts
 (about a second), so there is no exported file to keep in step with the weights. It mirrors
-the numpy forward pass in `embedders.NumpyMiniLM` op for op, in standard ONNX operators;
+the numpy forward pass in `llm.embedding.minilm.NumpyMiniLM` op for op, in standard ONNX operators;
 ONNX Runtime's matrix kernels make a query embedding two to three times faster than numpy's
 OpenBLAS (docs/benchmarks.md, "MiniLM embedder"). The weights stay float32: int8
 quantisation was measured and moved vectors too far (cosine to the float32 vector down to
 0.98 even with per-channel scales).
 
 Importing this module fails with ImportError when onnx or onnxruntime is not installed;
-`embedders` then falls back to the numpy pass.
+`llm.embedding.minilm` then falls back to the numpy pass.
 """
 
 from __future__ import annotations
