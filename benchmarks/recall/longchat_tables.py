@@ -1,0 +1,272 @@
+"""The long-chat set's words: the threads of a person's life told over many sessions.
+
+A thread is one side of a life (pets, music, the outdoors ...) that comes up in several
+sessions, one item at a time. Its questions: a multi-hop one that lists its items ("What
+instruments does Ana play?"), an open-domain one that infers from them ("Would Ana enjoy a
+jazz club?"), and per item a single-hop one about a detail and a temporal one ("When did
+Ana start the violin?"). The category words of the multi-hop question are seldom the
+items' own words, and the detail is often in the reply to the friend's follow-up, not in
+the turn that names the item: the shape of the public sets' misses.
+
+A thread's `says` is a remark in its category's words ("Another instrument to play!") that
+comes with some of its items, so some of a multi-hop question's evidence shares its words.
+An item: (noun, what the teller says first, the friend's follow-up, the teller's reply
+with the detail, the single-hop question about it, the event a temporal question names).
+"""
+
+from __future__ import annotations
+
+# fmt: off
+THREADS: dict[str, dict] = {
+    "pets": {
+        "says": "We're a house full of pets now.",
+        "multi": "What pets does {name} have?",
+        "open": "Would {name} be a good volunteer at an animal shelter?",
+        "echo": ("How is {noun} doing?", "Still a menace, but a cute one. {noun} sends love."),
+        "items": (
+            ("Biscuit", "We adopted a beagle mix from the shelter, his name is Biscuit!",
+             "Aww, how old is he?", "About two, the vet thinks. He steals socks constantly.",
+             "What does {name}'s beagle steal?", "adopt a beagle"),
+            ("Luna", "I took in a stray cat that kept sitting on our porch. We call her Luna.",
+             "Is she friendly with people?", "Only with me, she hisses at everyone else.",
+             "Who does {name}'s cat hiss at?", "take in a stray cat"),
+            ("the guinea pigs", "My daughter talked me into two guinea pigs, Salt and Pepper.",
+             "Are they loud?", "They squeak like crazy whenever the fridge opens.",
+             "When do {name}'s guinea pigs squeak?", "get the guinea pigs"),
+            ("the goldfish", "I won a goldfish at the county fair, of all things.",
+             "Did it survive the ride home?", "It did, it now lives in a big tank on my desk.",
+             "Where does {name} keep the goldfish?", "win a goldfish"),
+        ),
+    },
+    "instruments": {
+        "says": "Another instrument to play!",
+        "multi": "What instruments does {name} play?",
+        "open": "Would {name} enjoy an evening at a jazz club?",
+        "echo": ("Still practising {noun}?", "Every evening, my neighbours must hate me."),
+        "items": (
+            ("the violin", "I finally picked up the violin again after ten years.",
+             "Is it like riding a bike?", "Not at all, my fingers were sore for a week.",
+             "How did {name}'s fingers feel after returning to the violin?", "return to the violin"),
+            ("the ukulele", "I bought a ukulele on a whim and learned four chords.",
+             "Which song first?", "Somewhere Over the Rainbow, badly, for my grandma.",
+             "Which song did {name} play for their grandma?", "buy a ukulele"),
+            ("the drums", "I signed up for drum lessons at the community centre.",
+             "Your poor ears!", "I wear earplugs, and my teacher is a retired jazz drummer.",
+             "Who teaches {name} the drums?", "start drum lessons"),
+            ("the piano", "I've been taking piano lessons on Tuesday evenings.",
+             "Classical or pop?", "Mostly Chopin, my teacher insists on it.",
+             "Which composer does {name}'s piano teacher insist on?", "start piano lessons"),
+        ),
+    },
+    "outdoors": {
+        "says": "I needed some outdoor time.",
+        "multi": "What outdoor activities has {name} done?",
+        "open": "Would {name} prefer a weekend in the mountains over a spa weekend?",
+        "echo": ("Any more {noun} plans?", "Hopefully in autumn, if the weather plays along."),
+        "items": (
+            ("camping", "We went camping by the lake with the kids, tents and all.",
+             "Did it rain?", "Only the last night, and we roasted marshmallows anyway.",
+             "What did {name}'s family roast on the last night by the lake?", "go camping"),
+            ("kayaking", "I tried kayaking on the river, I flipped over twice.",
+             "Was the water cold?", "Freezing, but the guide pulled me out laughing.",
+             "How many times did {name} flip over?", "try kayaking"),
+            ("the hike", "I hiked up Eagle Peak, eleven miles round trip.",
+             "What was the view like?", "You could see three lakes and the whole valley.",
+             "What could {name} see from the top of Eagle Peak?", "hike up Eagle Peak"),
+            ("climbing", "A friend took me rock climbing at the quarry.",
+             "Were you scared?", "Terrified at first, then I made it to the top of the wall.",
+             "Where did {name} go rock climbing?", "go rock climbing"),
+        ),
+    },
+    "art": {
+        "says": "Making art is my therapy these days.",
+        "multi": "What kinds of art has {name} made?",
+        "open": "Would {name} be interested in joining an art class?",
+        "echo": ("Made anything new since the {noun}?", "A few sketches, nothing I'd show."),
+        "items": (
+            ("the painting", "I painted a sunset over the harbour, it took me all weekend.",
+             "Where will you hang it?", "Above the fireplace, my partner insisted.",
+             "Where did {name} hang the harbour sunset?", "paint the harbour sunset"),
+            ("the pottery", "I made my first bowl at the pottery studio!",
+             "Is it wonky?", "Very, but it holds cereal, so it counts.",
+             "What does {name} use the wonky bowl for?", "make a bowl at the pottery studio"),
+            ("the scarf", "I knitted a scarf, my very first one, in bright orange.",
+             "Who is it for?", "My dad, he wears it even indoors.",
+             "Who did {name} knit the scarf for?", "knit the orange scarf"),
+            ("the photos", "Some of my photos got picked for the library exhibition.",
+             "Which ones?", "The black and white shots of the old train station.",
+             "What did {name}'s exhibited photos show?", "have photos in the exhibition"),
+        ),
+    },
+    "books": {
+        "says": "I read it in two nights.",
+        "multi": "What books has {name} read?",
+        "open": "Would {name} enjoy a book club?",
+        "echo": ("Did you finish {noun}?", "Yes, and now I miss the characters."),
+        "items": (
+            ("Becoming Nicole", "I'm reading Becoming Nicole, it's so moving.",
+             "What's it about?", "A family learning to support their transgender daughter.",
+             "What is the book {name} found moving about?", "start Becoming Nicole"),
+            ("Dune", "I finally started Dune, everyone kept telling me to.",
+             "And?", "The sandworms are amazing, the politics made my head spin.",
+             "What did {name} think of the politics in the desert novel?", "start reading Dune"),
+            ("Charlotte's Web", "I read Charlotte's Web to my son at bedtime.",
+             "Did he cry at the end?", "We both did, the spider part got us.",
+             "What part made {name} and their son cry?", "read Charlotte's Web to their son"),
+            ("the cookbook", "I got a Nigella cookbook and I'm reading it like a novel.",
+             "Cooked anything yet?", "The chocolate cake, which vanished in an hour.",
+             "What did {name} bake from the new cookbook?", "get the Nigella cookbook"),
+        ),
+    },
+    "causes": {
+        "says": "Volunteer work keeps me grounded.",
+        "multi": "What volunteer work has {name} done?",
+        "open": "Would {name} be described as community-minded?",
+        "echo": ("Going back to {noun}?", "Next month, they always need more hands."),
+        "items": (
+            ("the food bank", "I spent Saturday sorting cans at the food bank.",
+             "How many people came?", "Over two hundred families, the queue went round the block.",
+             "How many families came to the food bank {name} helped at?", "help at the food bank"),
+            ("the beach cleanup", "We did a beach cleanup with my running club.",
+             "Find anything weird?", "A whole bicycle, half buried in the sand.",
+             "What strange thing did {name} find during the cleanup?", "do the beach cleanup"),
+            ("mentoring", "I signed up to mentor teenagers at the youth centre.",
+             "What do you do with them?", "Homework help and a lot of talking about careers.",
+             "What does {name} do with the teenagers?", "start mentoring at the youth centre"),
+            ("the support group", "I went to an LGBTQ support group for the first time.",
+             "How did it feel?", "So welcoming, I cried a little on the way home.",
+             "How did {name} feel after the first support group meeting?", "go to the support group"),
+        ),
+    },
+    "family": {
+        "says": "The kids had the best day.",
+        "multi": "What has {name} done with the kids?",
+        "open": "Is {name} a family-oriented person?",
+        "echo": ("Do the kids still talk about {noun}?", "Constantly, they want to go back."),
+        "items": (
+            ("the zoo", "Took the kids to the zoo, they lost their minds over the penguins.",
+             "Which animal won?", "The otters, actually, my youngest named one Gerald.",
+             "What did {name}'s youngest name the otter?", "take the kids to the zoo"),
+            ("the museum", "We spent the day at the science museum with the little ones.",
+             "Favourite exhibit?", "The dinosaur skeletons, my son wants to be a paleontologist.",
+             "What does {name}'s son want to become?", "visit the science museum"),
+            ("the birthday", "My daughter turned seven, we threw a unicorn party in the garden.",
+             "Was it chaos?", "Twelve kids, one bouncy castle, zero survivors.",
+             "How many kids came to {name}'s unicorn party?", "throw the unicorn party"),
+            ("the pottery day", "We did a family pottery workshop, the kids made little pots.",
+             "Did they keep them?", "They're on the windowsill, full of paperclips now.",
+             "What do {name}'s kids keep in their pots?", "do the family pottery workshop"),
+        ),
+    },
+    "cooking": {
+        "says": "Nothing beats a dish I cooked myself.",
+        "multi": "What dishes has {name} cooked?",
+        "open": "Would {name} enjoy entering a cooking competition?",
+        "echo": ("Made {noun} again?", "Twice, it's becoming a weekly thing."),
+        "items": (
+            ("the lasagna", "I made lasagna from scratch, even the pasta sheets.",
+             "Worth the effort?", "Totally, though the kitchen looked like a crime scene.",
+             "What did {name}'s kitchen look like afterwards?", "make lasagna from scratch"),
+            ("the curry", "I tried my grandmother's curry recipe for the first time.",
+             "Was it as good as hers?", "Close, but I used too much chilli.",
+             "What did {name} use too much of?", "cook grandmother's curry"),
+            ("the sourdough", "My sourdough starter finally worked, first real loaf!",
+             "What's the starter called?", "Doughy Parton, obviously.",
+             "What is {name}'s starter called?", "bake the first sourdough loaf"),
+            ("the dumplings", "We had a dumpling night, folded about a hundred of them.",
+             "Who came?", "The neighbours and their twins, who ate most of them.",
+             "Who ate most of {name}'s dumplings?", "host a dumpling night"),
+        ),
+    },
+    "studies": {
+        "says": "Taking a course again feels good.",
+        "multi": "What courses has {name} taken?",
+        "open": "Would {name} likely pursue a further degree?",
+        "echo": ("How's {noun} going?", "Busy, the assignments keep piling up."),
+        "items": (
+            ("the counselling course", "I enrolled in an evening course on counselling.",
+             "Why counselling?", "I want to work with trans youth one day.",
+             "Who does {name} want to work with one day?", "enrol in the counselling course"),
+            ("the coding bootcamp", "I started a coding bootcamp, twelve weeks of Python.",
+             "Hard?", "My brain hurts, but I built a little budget app.",
+             "What did {name} build in the bootcamp?", "start the coding bootcamp"),
+            ("Spanish", "I signed up for Spanish classes before our trip.",
+             "¿Qué tal?", "Slowly, I can order coffee and ask for the bathroom.",
+             "What can {name} do in Spanish so far?", "sign up for Spanish classes"),
+            ("first aid", "I got my first-aid certificate at work.",
+             "Did you practise on a dummy?", "A very creepy one called Resusci Anne.",
+             "What was {name}'s first-aid dummy called?", "get the first-aid certificate"),
+        ),
+    },
+    "travel": {
+        "says": "I've travelled so little lately, it was overdue.",
+        "multi": "Which places has {name} travelled to?",
+        "open": "Does {name} like to travel?",
+        "echo": ("Miss {noun} yet?", "Every day, I'm already looking at flights."),
+        "items": (
+            ("Lisbon", "Just got back from Lisbon, the trams are adorable.",
+             "Best food?", "Custard tarts, I ate six in one sitting.",
+             "How many custard tarts did {name} eat in one sitting?", "go to Lisbon"),
+            ("Kyoto", "We spent a week in Kyoto, the temples were unreal.",
+             "Did you see the bamboo forest?", "At six in the morning, before the crowds.",
+             "When did {name} visit the bamboo forest?", "travel to Kyoto"),
+            ("Iceland", "I went to Iceland and saw the northern lights!",
+             "Was it cold?", "Minus twelve, but the hot springs saved me.",
+             "What saved {name} from the cold?", "see the northern lights"),
+            ("Paris", "My partner surprised me with a weekend in Paris.",
+             "Did you go up the tower?", "No, we picnicked under it instead, with croissants.",
+             "What did {name} do under the tower?", "spend a weekend in Paris"),
+        ),
+    },
+    "sports": {
+        "says": "Sports keep me sane.",
+        "multi": "What sports does {name} do?",
+        "open": "Is {name} an active person?",
+        "echo": ("Still doing {noun}?", "Three times a week, my knees complain though."),
+        "items": (
+            ("swimming", "I joined the early swimming group at the pool.",
+             "How early?", "Six am, the lifeguard knows me by name now.",
+             "What time does {name}'s swimming group meet?", "join the swimming group"),
+            ("tennis", "I played my first tennis match in the club league.",
+             "Did you win?", "Lost in three sets, but I aced the captain once.",
+             "Whom did {name} ace?", "play the first tennis match"),
+            ("yoga", "I've been doing yoga in the park on Sunday mornings.",
+             "Is it relaxing?", "Except when the ducks join in, yes.",
+             "What joins {name}'s Sunday sessions in the park?", "start yoga in the park"),
+            ("running", "I ran my first 5k, no walking at all!",
+             "Your time?", "Thirty-one minutes, my sister cried at the finish.",
+             "How long did {name}'s first 5k take?", "run the first 5k"),
+        ),
+    },
+}
+# fmt: on
+
+# When an item is told, said relative to the session's day (or not at all).
+WHEN = ("", "", "Last weekend, ", "Yesterday ", "So, on Saturday ", "A few days ago ")
+OPENERS = ("", "", "Guess what! ", "Oh, I forgot to tell you, ", "Big news: ", "So, ")
+FILLERS = ("", "", "", " It's been a crazy few weeks.", " I still can't quite believe it.",
+           " Anyway, how are you?", " Honestly, it made my whole month.")  # fmt: skip
+REACTIONS = ("That's amazing!", "Wow, good for you!", "I love that so much.",
+             "No way! Tell me everything.", "That sounds wonderful.", "Haha, classic you.",
+             "I'm so proud of you.", "That's so cool, {noun}!", "Wait, {noun}? Really?",
+             "Oh, {noun}, how lovely.")  # fmt: skip
+SMALL_TALK = (
+    ("How has your week been?", "Long. Work has been non-stop, but the weekend helped."),
+    ("Did you see the storm last night?", "The power went out for an hour, we played cards."),
+    ("I've been so tired lately.", "Same, I think it's the weather changing."),
+    ("Any plans for the weekend?", "Nothing much, maybe a long walk and a movie."),
+    ("I finally cleaned out the garage.", "Look at you, so productive!"),
+    ("Have you watched that new series everyone talks about?", "Two episodes, I'm hooked."),
+    ("My car broke down again.", "Oh no, is it the same problem as before?"),
+    ("Work was chaotic today.", "Sorry to hear that, anything I can do?"),
+    ("We should meet up for coffee soon.", "Yes please, it's been ages."),
+    ("I'm trying to eat healthier this month.", "Good luck, I lasted about three days."),
+    ("The kids have a school play next week.", "Fun! What are they performing?"),
+    ("I started journaling in the mornings.", "Does it help?"),
+    ("It's been such a busy month for everyone.", "Tell me about it, I barely sleep."),
+    ("My neighbour is renovating, the noise is unreal.", "Earplugs, my friend. Earplugs."),
+    ("I'm thinking about repainting the living room.", "Go for a bold colour!"),
+    ("Thanks for always listening to me.", "Always, that's what friends are for."),
+)  # fmt: skip
+PEOPLE = ("Caroline", "Melanie", "Jon", "Gina", "Maria", "John", "Joanna", "Nate", "Tim",
+          "Audrey", "Andrew", "James", "Deborah", "Jolene", "Evan", "Sam", "Calvin", "Dave")  # fmt: skip
