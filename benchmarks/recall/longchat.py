@@ -35,6 +35,7 @@ from benchmarks.recall.longchat_tables import (
     PEOPLE,
     REACTIONS,
     SMALL_TALK,
+    TAILS,
     THREADS,
     WHEN,
 )
@@ -49,6 +50,7 @@ class _Item:
         self.thread = thread
         self.noun, self.statement, self.follow_up, self.detail, self.question, self.event = item
         self.session = 0
+        self.echoes = 0  # later sessions that came back to it
         self.told_key = ""
         self.detail_key = ""
 
@@ -91,7 +93,8 @@ class _Builder:
             for item in items:
                 if item.session == n:
                     parts.append(self._told(speaker, friend, item))
-                elif item.session < n and rng.random() < 0.12:
+                elif item.session < n and item.echoes < 2 and rng.random() < 0.12:
+                    item.echoes += 1
                     asked, answered = THREADS[item.thread]["echo"]
                     parts.append([(friend, asked.format(noun=item.noun), None, ""),
                                   (speaker, answered.format(noun=item.noun[:1].upper()
@@ -100,7 +103,7 @@ class _Builder:
             first, second = rng.choice(SMALL_TALK)
             speaker = rng.choice(speakers)
             friend = b if speaker == a else a
-            part = [(speaker, first, None, "")]
+            part = [(speaker, first + rng.choice(TAILS), None, "")]
             if rng.random() < 0.8:
                 part.append((friend, second, None, ""))
             parts.append(part)
@@ -130,7 +133,8 @@ class _Builder:
         when = rng.choice(WHEN)
         statement = item.statement
         if when:
-            statement = when + statement[0].lower() + statement[1:]
+            keep = statement.startswith(("I ", "I'"))
+            statement = when + (statement if keep else statement[0].lower() + statement[1:])
         if rng.random() < 0.7:
             statement += " " + THREADS[item.thread]["says"]
         if rng.random() < 0.4:  # the whole story in one turn, which then answers all

@@ -82,7 +82,7 @@ THREADS: dict[str, dict] = {
         "says": "Making art is my therapy these days.",
         "multi": "What kinds of art has {name} made?",
         "open": "Would {name} be interested in joining an art class?",
-        "echo": ("Made anything new since the {noun}?", "A few sketches, nothing I'd show."),
+        "echo": ("Made anything new since {noun}?", "A few sketches, nothing I'd show."),
         "items": (
             ("the painting", "I painted a sunset over the harbour, it took me all weekend.",
              "Where will you hang it?", "Above the fireplace, my partner insisted.",
@@ -242,7 +242,7 @@ THREADS: dict[str, dict] = {
 # fmt: on
 
 # When an item is told, said relative to the session's day (or not at all).
-WHEN = ("", "", "Last weekend, ", "Yesterday ", "So, on Saturday ", "A few days ago ")
+WHEN = ("", "", "Last weekend, ", "Yesterday ", "On Saturday ", "A few days ago ")
 OPENERS = ("", "", "Guess what! ", "Oh, I forgot to tell you, ", "Big news: ", "So, ")
 FILLERS = ("", "", "", " It's been a crazy few weeks.", " I still can't quite believe it.",
            " Anyway, how are you?", " Honestly, it made my whole month.")  # fmt: skip
@@ -267,6 +267,25 @@ SMALL_TALK = (
     ("My neighbour is renovating, the noise is unreal.", "Earplugs, my friend. Earplugs."),
     ("I'm thinking about repainting the living room.", "Go for a bold colour!"),
     ("Thanks for always listening to me.", "Always, that's what friends are for."),
+    ("The traffic this morning was a nightmare.", "Did you try the ring road?"),
+    ("I burned the toast again.", "At least the smoke alarm works."),
+    ("My plants are finally growing.", "Green fingers at last!"),
+    ("We're thinking of getting a new sofa.", "Get one you can nap on."),
+    ("I have a dentist appointment tomorrow.", "Good luck, I hate those."),
+    ("The heating broke in our flat.", "Blankets and tea until it's fixed."),
+    ("I can't decide what to cook tonight.", "Pasta never fails."),
+    ("My boss finally approved my holiday.", "About time!"),
+    ("I stayed up far too late reading the news.", "Doomscrolling again?"),
+    ("It rained the whole weekend here.", "Same, we didn't leave the house."),
+    ("I'm trying to wake up earlier.", "How's that going?"),
+    ("Our internet was down all day.", "The worst, I'd go mad."),
+    ("I bumped into an old school friend at the shop.", "Small world!"),
+    ("I need a holiday so badly.", "Don't we all."),
+    ("The neighbours had a party until two.", "Did they at least invite you?"),
+    ("I finally sorted out my taxes.", "Adulting at its finest."),
 )  # fmt: skip
+# Said after a small-talk line now and then, so the same chat is seldom word for word again.
+TAILS = ("", "", "", " Ugh.", " Anyway.", " What a week.", " Classic.", " Honestly.",
+         " Life, right?", " Send help.", " But it's fine.", " Same old.")  # fmt: skip
 PEOPLE = ("Caroline", "Melanie", "Jon", "Gina", "Maria", "John", "Joanna", "Nate", "Tim",
           "Audrey", "Andrew", "James", "Deborah", "Jolene", "Evan", "Sam", "Calvin", "Dave")  # fmt: skip
