@@ -46,6 +46,9 @@ class ServerSettings(BaseSettings):
     # The share of a hit's score each of its session neighbours (the blocks just before and
     # after it in its session) gains; 0 = none.
     AGENT_MEMORY_SEARCH_NEIGHBOUR_CREDIT: float = Field(0.0, ge=0.0, le=1.0)
+    # Whether near-copies of a higher hit give way in a search's top k, so an answer told
+    # in several places has room there (`memoryserver.index.spread`).
+    AGENT_MEMORY_SEARCH_SPREAD: bool = True
     AGENT_MEMORY_SWEEP_INTERVAL_SECONDS: float = Field(30.0, ge=0.1)
     AGENT_MEMORY_QUEUE_MAX_SIZE: int = Field(10_000, ge=1)
     AGENT_MEMORY_PER_REQUEST_TOKEN_LIMIT: int = Field(4096, ge=1)

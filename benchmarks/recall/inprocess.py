@@ -42,6 +42,7 @@ def ask_in_process(
         neighbour_credit = ServerSettings.model_fields[
             "AGENT_MEMORY_SEARCH_NEIGHBOUR_CREDIT"
         ].default
+    spread = ServerSettings.model_fields["AGENT_MEMORY_SEARCH_SPREAD"].default
     embedder = build_embedder(embedder_name)
     extractor = ExtractiveExtractor()
     answered: dict[str, list[Answered]] = {mode: [] for mode in modes}
@@ -81,6 +82,7 @@ def ask_in_process(
                     asks_when=asks_when(question.text),
                     session_id=history.today_session_id,
                     neighbour_credit=neighbour_credit,
+                    spread=spread,
                     relevant_k=RELEVANT_K,
                 )
                 ranked = [hit.block_id for hit in index.search(query)]

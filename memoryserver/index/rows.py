@@ -55,6 +55,9 @@ class Query:
     times: TimeWindows | None = None
     # The share of each hit's score its session neighbours gain (0 = none).
     neighbour_credit: float = 0.0
+    # Whether near-copies of a higher hit give way in the top k (`index.spread`); None:
+    # as the server is set (AGENT_MEMORY_SEARCH_SPREAD).
+    spread: bool | None = None
     session_ids: list[str] | None = None  # None = every session of the user
     # Whether the query asks when something happened (`when.asks_when`).
     asks_when: bool = False

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from memoryserver.index import context, feedback, fusion
+from memoryserver.index import context, feedback, fusion, spread
 from memoryserver.index.lexical import LexicalIndex
 from memoryserver.index.rows import Hit, IndexRow, Query
 from memoryserver.index.sentences import SentenceVectors
@@ -503,10 +503,17 @@ class UserIndex:
             scores = context.neighbour_credited(
                 scores, previous, following, lenders, q.neighbour_credit
             )
+        # Near-copies of a higher hit give way, among the first ranking's top (spread.DEPTH).
+        spreads = cosine is not None and (
+            q.spread if q.spread is not None else spread.spread_default()
+        )
+        depth = max(k, spread.DEPTH) if spreads else k
         if q.terms is None:
-            chosen, rel = fusion.dense_rank(scores, mask, k, pks)
+            chosen, rel = fusion.dense_rank(scores, mask, depth, pks)
         else:  # blocks matching nothing (and no neighbour that does) are left out
-            chosen, rel = fusion.scored_rank(scores, cosine, mask, k, pks)
+            chosen, rel = fusion.scored_rank(scores, cosine, mask, depth, pks)
+        if spreads:
+            chosen, rel = spread.spread(chosen, rel, self.vectors, k)
         if q.annotations and q.annotation_mode == "post":
             keep = self._annotations_mask(q)[chosen]
             chosen, rel = chosen[keep], rel[keep]
