@@ -27,7 +27,7 @@ def ask_in_process(
     ranking can be tried on the whole set. Each history's blocks are embedded once and
     every mode ranks the same index.
     """
-    from memoryserver.conf import ServerSettings
+    from memoryserver.conf import ServerSettings, common_weight_for
     from memoryserver.embedders import build_embedder
     from memoryserver.extractors import ExtractiveExtractor
     from memoryserver.index.context import asks, own_terms
@@ -83,6 +83,7 @@ def ask_in_process(
                     session_id=history.today_session_id,
                     neighbour_credit=neighbour_credit,
                     spread=spread,
+                    common_weight=common_weight_for(embedder_name),
                     relevant_k=RELEVANT_K,
                 )
                 ranked = [hit.block_id for hit in index.search(query)]
