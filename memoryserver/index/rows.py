@@ -61,6 +61,9 @@ class Query:
     # How much of the user's common direction leaves the query vector in a fused search
     # (`index.common`); None: as the server is set (AGENT_MEMORY_SEARCH_COMMON_WEIGHT).
     common_weight: float | None = None
+    # Whether a second stage ranks the fused top again by its sentences (`index.rerank`);
+    # None: as the server is set (AGENT_MEMORY_SEARCH_RERANK).
+    rerank: bool | None = None
     session_ids: list[str] | None = None  # None = every session of the user
     # Whether the query asks when something happened (`when.asks_when`).
     asks_when: bool = False

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from memoryserver.index import common, context, feedback, fusion, spread
+from memoryserver.index import common, context, feedback, fusion, rerank, spread
 from memoryserver.index.common import CommonDirection
 from memoryserver.index.lexical import LexicalIndex
 from memoryserver.index.rows import Hit, IndexRow, Query
@@ -485,7 +485,7 @@ class UserIndex:
                 vector = self.common.query(q.vector, weight)
             own = self.sentences.best(self.vectors[:n] @ vector, vector)
             cosine = context.dense_with_context(own, previous, self.own_terms[:n])
-            sides["dense"] = cosine
+            sides["dense"], sides["own"] = cosine, own
         dated = self._dated(q.times, q.session_id, lenders) if q.times else None
         if q.terms is None:
             assert cosine is not None
@@ -522,11 +522,19 @@ class UserIndex:
         spreads = cosine is not None and (
             q.spread if q.spread is not None else spread.spread_default()
         )
-        depth = max(k, spread.DEPTH) if spreads else k
+        # A second stage ranks the fused top again by its sentences (`index.rerank`).
+        reranks = (
+            cosine is not None
+            and q.terms is not None
+            and (q.rerank if q.rerank is not None else rerank.rerank_default())
+        )
+        depth = max(k, spread.DEPTH if spreads else 0, rerank.DEPTH if reranks else 0)
         if q.terms is None:
             chosen, rel = fusion.dense_rank(scores, mask, depth, pks)
         else:  # blocks matching nothing (and no neighbour that does) are left out
             chosen, rel = fusion.scored_rank(scores, cosine, mask, depth, pks)
+        if reranks:
+            chosen, rel = rerank.reranked(chosen, rel, sides["own"])
         if spreads:
             chosen, rel = spread.spread(chosen, rel, self.vectors, k)
         chosen, rel = chosen[:k], rel[:k]
