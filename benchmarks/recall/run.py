@@ -1,11 +1,12 @@
 """Retrieval benchmark: does a later turn's search find the memories that answer it?
 
     .venv/bin/python -m benchmarks.memory_recall [--shoppers 40] [--conversations 10]
-        [--seed 7] [--embedders hashing,minilm] [--modes dense,lexical,hybrid] [--in-process]
-        [--quick]
+        [--longchat 10] [--longchat-half both|tuning|held-out] [--seed 7]
+        [--embedders hashing,minilm] [--modes dense,lexical,hybrid] [--in-process] [--quick]
 
-Three generated sets, one table each (the dialogues are described in
-`benchmarks/recall/dialogues.py`).
+Four generated sets, one table each, the long chats' two halves apart (the dialogues are
+described in `benchmarks/recall/dialogues.py`, the long chats in
+`benchmarks/recall/longchat.py`).
 
 Shoppers. A deterministic set of shopper histories from the shop's catalog fixture: each
 shopper visits 5-15 times and states sizes per garment type, brands, colours liked and
