@@ -16,11 +16,13 @@ mean: one subtraction per search, no second product. A block's sentences are sco
 the same vector, so a sentence is judged by what it says beyond the common direction too.
 
 With MiniLM, on the recall benchmark (near-copies giving way, `index.spread`, on in
-both), recall@1 / @5 / @10: long chats (tuning half) .460 / .720 / .790 -> .469 / .746 /
-.828, conversations .529 / .850 / .896 -> .517 / .883 / .929, dialogues .148 / .437 /
+both), recall@1 / @5 / @10: long chats (tuning half) .460 / .720 / .790 -> .467 / .737 /
+.829, conversations .529 / .850 / .896 -> .517 / .883 / .929, dialogues .148 / .437 /
 .601 -> .176 / .549 / .720, shoppers .442 / .789 / .882 -> .442 / .805 / .897. A weight
 of 0.3 to 1.0 found more at 5 and 10 everywhere; 0.5 keeps the shoppers' and the long
-chats' recall@1, 1.0 cost the shoppers 1.3 points there and 1.5 the dialogues 4 at 10.
+chats' recall@1 (the conversations lose three questions' worth there, still above the
+.512 before either rule), 1.0 cost the shoppers 1.3 points at 1 and 1.5 the dialogues 4
+at 10.
 
 The mean is a running sum of the live blocks' vectors, changed with each write, so a
 search never scans the matrix for it.
