@@ -31,17 +31,16 @@ search never scans the matrix for it.
 from __future__ import annotations
 
 import numpy as np
+from django.conf import settings
+
+from memoryserver.conf import ServerSettings, common_weight_for
 
 
 def weight_default() -> float:
     """The server's AGENT_MEMORY_SEARCH_COMMON_WEIGHT (`memoryserver.conf`, by embedder
     when unset), or the default embedder's where no server is set up."""
-    from django.conf import settings
-
     if settings.configured and hasattr(settings, "AGENT_MEMORY_SEARCH_COMMON_WEIGHT"):
         return float(settings.AGENT_MEMORY_SEARCH_COMMON_WEIGHT)
-    from memoryserver.conf import ServerSettings, common_weight_for
-
     return common_weight_for(ServerSettings.model_fields["AGENT_MEMORY_EMBEDDER"].default)
 
 

@@ -26,7 +26,9 @@ embedder (`memoryserver.conf.RERANK_BY_EMBEDDER`).
 from __future__ import annotations
 
 import numpy as np
+from django.conf import settings
 
+from memoryserver.conf import ServerSettings, rerank_for
 from memoryserver.index.fusion import RRF_K
 
 DEPTH = 50
@@ -36,12 +38,8 @@ WEIGHT = 0.25
 def rerank_default() -> bool:
     """The server's AGENT_MEMORY_SEARCH_RERANK (`memoryserver.conf`, by embedder when
     unset), or the default embedder's where no server is set up."""
-    from django.conf import settings
-
     if settings.configured and hasattr(settings, "AGENT_MEMORY_SEARCH_RERANK"):
         return bool(settings.AGENT_MEMORY_SEARCH_RERANK)
-    from memoryserver.conf import ServerSettings, rerank_for
-
     return rerank_for(ServerSettings.model_fields["AGENT_MEMORY_EMBEDDER"].default)
 
 

@@ -22,6 +22,9 @@ costs a search a fraction of a millisecond at any size of index.
 from __future__ import annotations
 
 import numpy as np
+from django.conf import settings
+
+from memoryserver.conf import ServerSettings
 
 # The candidates chosen again: the first ranking's top this many.
 DEPTH = 50
@@ -39,12 +42,8 @@ SIMILAR = 0.6
 def spread_default() -> bool:
     """The server's AGENT_MEMORY_SEARCH_SPREAD, or its default where no server is set up
     (the index used on its own, as the recall benchmark does)."""
-    from django.conf import settings
-
     if settings.configured and hasattr(settings, "AGENT_MEMORY_SEARCH_SPREAD"):
         return bool(settings.AGENT_MEMORY_SEARCH_SPREAD)
-    from memoryserver.conf import ServerSettings
-
     return bool(ServerSettings.model_fields["AGENT_MEMORY_SEARCH_SPREAD"].default)
 
 
