@@ -44,8 +44,22 @@ class ServerSettings(BaseSettings):
     # embedder (`search_mode_for`).
     AGENT_MEMORY_SEARCH_MODE: Literal["", "hybrid", "dense", "lexical"] = ""
     # The share of a hit's score each of its session neighbours (the blocks just before and
-    # after it in its session) gains; 0 = none.
+    # after it in its session) gains; 0 = none. Off: on the recall benchmark's long chats
+    # (tuning half, MiniLM, with near-copies giving way) 0.03 to 0.2 found at most a point
+    # more at 10 but less at 1 and 5 (recall@5 .720 -> .708-.718), and less on the
+    # conversations at every rank.
     AGENT_MEMORY_SEARCH_NEIGHBOUR_CREDIT: float = Field(0.0, ge=0.0, le=1.0)
+    # Whether near-copies of a higher hit give way in a search's top k, so an answer told
+    # in several places has room there (`memoryserver.index.spread`).
+    AGENT_MEMORY_SEARCH_SPREAD: bool = True
+    # How much of what all of a user's blocks share leaves the query vector before a fused
+    # search ranks (`memoryserver.index.common`); unset, it follows the embedder
+    # (`common_weight_for`).
+    AGENT_MEMORY_SEARCH_COMMON_WEIGHT: float | None = Field(None, ge=0.0, le=2.0)
+    # Whether a second stage ranks a fused search's top 50 again by each candidate's best
+    # sentence (`memoryserver.index.rerank`, where the figures are); unset, it follows the
+    # embedder (`rerank_for`).
+    AGENT_MEMORY_SEARCH_RERANK: bool | None = None
     AGENT_MEMORY_SWEEP_INTERVAL_SECONDS: float = Field(30.0, ge=0.1)
     AGENT_MEMORY_QUEUE_MAX_SIZE: int = Field(10_000, ge=1)
     AGENT_MEMORY_PER_REQUEST_TOKEN_LIMIT: int = Field(4096, ge=1)
@@ -110,6 +124,12 @@ class ServerSettings(BaseSettings):
         values["AGENT_MEMORY_SEARCH_MODE"] = self.AGENT_MEMORY_SEARCH_MODE or search_mode_for(
             self.AGENT_MEMORY_EMBEDDER
         )
+        if self.AGENT_MEMORY_SEARCH_COMMON_WEIGHT is None:
+            values["AGENT_MEMORY_SEARCH_COMMON_WEIGHT"] = common_weight_for(
+                self.AGENT_MEMORY_EMBEDDER
+            )
+        if self.AGENT_MEMORY_SEARCH_RERANK is None:
+            values["AGENT_MEMORY_SEARCH_RERANK"] = rerank_for(self.AGENT_MEMORY_EMBEDDER)
         values["AGENT_MEMORY_SERVER_TOKEN"] = self.AGENT_MEMORY_SERVER_TOKEN or None
         values["OPENAI_API_KEY"] = self.OPENAI_API_KEY or None
         values["OPENAI_BASE_URL"] = self.OPENAI_BASE_URL or None
@@ -122,6 +142,27 @@ class ServerSettings(BaseSettings):
 # lexical returns nothing that shares no word with the message, so a shopper's standing
 # facts ("wears size M") would drop out of a recall for "a dress for the wedding".
 SEARCH_MODE_BY_EMBEDDER = {"hashing": "hybrid", "minilm": "hybrid", "openai": "hybrid"}
+
+
+# How much of a user's common direction leaves a fused search's query vector, by embedder
+# (`memoryserver.index.common`, where the figures are): measured for MiniLM and hashing on
+# the recall benchmark; an embedder not listed, not measured, gets none.
+COMMON_WEIGHT_BY_EMBEDDER = {"minilm": 0.5, "hashing": 0.0}
+
+
+def common_weight_for(embedder: str) -> float:
+    return COMMON_WEIGHT_BY_EMBEDDER.get(embedder, 0.0)
+
+
+# Whether the second stage ranks a fused search's top again, by embedder
+# (`memoryserver.index.rerank`): MiniLM's sentence cosines order the candidates better than
+# the fusion alone; the hashing embedder's, which count shared hashed words, only repeat the
+# lexical side's evidence, and with them it lost 1 to 6 points at rank 1 on every set.
+RERANK_BY_EMBEDDER = {"minilm": True, "hashing": False}
+
+
+def rerank_for(embedder: str) -> bool:
+    return RERANK_BY_EMBEDDER.get(embedder, False)
 
 
 def write_threads(configured: int, cores: int | None) -> int:

@@ -13,6 +13,8 @@ from agentmemory import AgentMemoryClient
 from benchmarks.recall.bm25 import bm25_rank
 from benchmarks.recall.conversations import conversations_generate
 from benchmarks.recall.inprocess import ask_in_process
+from benchmarks.recall.longchat import KINDS as LONGCHAT_KINDS
+from benchmarks.recall.longchat import halves, longchat_generate
 from benchmarks.recall.report import figures_of
 from benchmarks.recall.shoppers import dataset_generate
 from benchmarks.recall.store import (
@@ -225,3 +227,45 @@ def test_ranking_in_process_is_the_servers_ranking(tmp_path, shoppers, conversat
     assert [a.question for a in served] == [a.question for a in in_process]
     assert [a.ranked for a in served] == [a.ranked for a in in_process]
     assert figures_of(served).recall10 > 0.3  # the rankings compared are not empty ones
+
+
+# --- the long-chat set -----------------------------------------------------------------------
+
+
+def test_long_chats_are_the_same_for_a_seed_and_their_halves_share_no_conversation():
+    first = longchat_generate(conversations=4, seed=11)
+    assert first == longchat_generate(conversations=4, seed=11)
+    assert first != longchat_generate(conversations=4, seed=12)
+    tuning, held_out = halves(first)
+    assert len(tuning) == len(held_out) == 2
+    assert not {c.user_id for c in tuning} & {c.user_id for c in held_out}
+    # A conversation does not depend on how many are generated: the halves stay put.
+    assert longchat_generate(conversations=2, seed=11) == tuning
+
+
+def test_long_chat_questions_are_of_every_kind_with_their_evidence_turns():
+    conversations = longchat_generate(conversations=2, seed=11)
+    for conversation in conversations:
+        assert 18 <= len(conversation.chats) <= 24
+        blocks = conversation.blocks()
+        session_of = {t.key: chat.session_id for chat in conversation.chats for t in chat.turns}
+        for question in conversation.questions:
+            assert all(key in blocks for key in question.answers)
+            if question.type in ("multi-hop", "open-domain"):
+                # Spread over the talk: each evidence turn in a session of its own.
+                assert len(question.answers) >= 2
+                assert len({session_of[k] for k in question.answers}) == len(question.answers)
+            else:
+                assert len(question.answers) == 1
+            speaker = blocks[question.answers[0]].split(": ", 1)[0]
+            assert speaker in question.text
+    assert {q.type for c in conversations for q in c.questions} == set(LONGCHAT_KINDS)
+
+
+def test_plain_bm25_finds_about_half_of_the_long_chats_evidence():
+    answered = [
+        Answered(q, bm25_rank(c.blocks(), q.text, k=10))
+        for c in longchat_generate(conversations=2, seed=11)
+        for q in c.questions
+    ]
+    assert 0.35 <= figures_of(answered).recall10 <= 0.6

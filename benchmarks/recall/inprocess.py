@@ -27,7 +27,7 @@ def ask_in_process(
     ranking can be tried on the whole set. Each history's blocks are embedded once and
     every mode ranks the same index.
     """
-    from memoryserver.conf import ServerSettings
+    from memoryserver.conf import ServerSettings, common_weight_for, rerank_for
     from memoryserver.embedders import build_embedder
     from memoryserver.extractors import ExtractiveExtractor
     from memoryserver.index.context import asks, own_terms
@@ -42,6 +42,7 @@ def ask_in_process(
         neighbour_credit = ServerSettings.model_fields[
             "AGENT_MEMORY_SEARCH_NEIGHBOUR_CREDIT"
         ].default
+    spread = ServerSettings.model_fields["AGENT_MEMORY_SEARCH_SPREAD"].default
     embedder = build_embedder(embedder_name)
     extractor = ExtractiveExtractor()
     answered: dict[str, list[Answered]] = {mode: [] for mode in modes}
@@ -81,6 +82,9 @@ def ask_in_process(
                     asks_when=asks_when(question.text),
                     session_id=history.today_session_id,
                     neighbour_credit=neighbour_credit,
+                    spread=spread,
+                    common_weight=common_weight_for(embedder_name),
+                    rerank=rerank_for(embedder_name),
                     relevant_k=RELEVANT_K,
                 )
                 ranked = [hit.block_id for hit in index.search(query)]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from benchmarks.recall.dialogues import TYPES
+from benchmarks.recall.longchat import KINDS as LONGCHAT_KINDS
 from benchmarks.recall.store import Answered
 from benchmarks.recall.words import KINDS
 
@@ -75,14 +76,29 @@ def table(rows: list[tuple[str, str, list[Answered]]]) -> str:
         lines.append(f"| {mode} | {embedder} | " + " | ".join(cells) + " |")
     types = sorted({a.question.type for _, _, answered in rows for a in answered} - {""})
     if types:
-        types = [t for t in TYPES if t in types]
+        types = [t for t in dict.fromkeys((*TYPES, *LONGCHAT_KINDS)) if t in types]
         lines += ["", "recall@1 / recall@5 / recall@10 by type of question:", ""]
-        lines.append("| ranking | embedder | " + " | ".join(types) + " |")
-        lines.append("|---|---|" + "---|" * len(types))
-        for mode, embedder, answered in rows:
-            cells = []
-            for kind in types:
-                f = figures_of([a for a in answered if a.question.type == kind])
-                cells.append(f"{f.recall1:.3f} / {f.recall5:.3f} / {f.recall10:.3f}")
-            lines.append(f"| {mode} | {embedder} | " + " | ".join(cells) + " |")
+        lines += _split(rows, types, lambda a: a.question.type)
+    spreads = {_evidence(a) for _, _, answered in rows for a in answered}
+    if len(spreads) > 1:
+        lines += ["", "recall@1 / recall@5 / recall@10 by number of evidence turns:", ""]
+        lines += _split(rows, [s for s in ("1", "2", "3+") if s in spreads], _evidence)
     return "\n".join(lines)
+
+
+def _evidence(answered: Answered) -> str:
+    count = len(answered.question.answers)
+    return str(count) if count < 3 else "3+"
+
+
+def _split(rows, columns: list[str], column_of) -> list[str]:
+    """A table of recall@1 / @5 / @10 with a column per value of `column_of`."""
+    lines = ["| ranking | embedder | " + " | ".join(columns) + " |"]
+    lines.append("|---|---|" + "---|" * len(columns))
+    for mode, embedder, answered in rows:
+        cells = []
+        for column in columns:
+            f = figures_of([a for a in answered if column_of(a) == column])
+            cells.append(f"{f.recall1:.3f} / {f.recall5:.3f} / {f.recall10:.3f}")
+        lines.append(f"| {mode} | {embedder} | " + " | ".join(cells) + " |")
+    return lines

@@ -1,11 +1,12 @@
 """Retrieval benchmark: does a later turn's search find the memories that answer it?
 
     .venv/bin/python -m benchmarks.memory_recall [--shoppers 40] [--conversations 10]
-        [--seed 7] [--embedders hashing,minilm] [--modes dense,lexical,hybrid] [--in-process]
-        [--quick]
+        [--longchat 10] [--longchat-half both|tuning|held-out] [--seed 7]
+        [--embedders hashing,minilm] [--modes dense,lexical,hybrid] [--in-process] [--quick]
 
-Three generated sets, one table each (the dialogues are described in
-`benchmarks/recall/dialogues.py`).
+Four generated sets, one table each, the long chats' two halves apart (the dialogues are
+described in `benchmarks/recall/dialogues.py`, the long chats in
+`benchmarks/recall/longchat.py`).
 
 Shoppers. A deterministic set of shopper histories from the shop's catalog fixture: each
 shopper visits 5-15 times and states sizes per garment type, brands, colours liked and
@@ -27,6 +28,12 @@ instrument, a book, a race and an old friend met again, some kinds twice, among 
 follow-ups, later talk naming the same pet, place or person, and small talk. Each question
 ("When did Gina go to Tbilisi?") is about one thing one speaker said and is answered by that
 one turn.
+
+Long chats (`benchmarks/recall/longchat.py`): the shape of the public long-conversation
+sets, questions of their four kinds (single-hop, multi-hop, temporal, open-domain) with
+their evidence turns, many with two or more; tables by kind and by number of evidence
+turns. Its first half of conversations is for trying rules on, the second half is
+reported apart and never tuned on.
 
 Questions come in three kinds, measured on their words rather than assumed: `exact` shares
 the rare word (brand, size, date, name, product, place) with its answer, `topic` shares only
@@ -63,6 +70,7 @@ from agentmemory import AgentMemoryClient
 from benchmarks.recall.conversations import conversations_generate, describe_conversations
 from benchmarks.recall.dialogues import describe_dialogues, dialogues_generate
 from benchmarks.recall.inprocess import ask_in_process
+from benchmarks.recall.longchat import describe_longchat, halves, longchat_generate
 from benchmarks.recall.report import figures_of, table
 from benchmarks.recall.shoppers import dataset_generate, describe
 from benchmarks.recall.store import (
@@ -148,6 +156,18 @@ def main(argv: list[str] | None = None) -> None:
         "--dialogues", type=int, default=10, help="the dialogue set; 0 leaves it out"
     )
     parser.add_argument(
+        "--longchat",
+        type=int,
+        default=10,
+        help="the long-chat set (both halves, reported apart); 0 leaves it out",
+    )
+    parser.add_argument(
+        "--longchat-half",
+        choices=("both", "tuning", "held-out"),
+        default="both",
+        help="only one half of the long-chat set: try rules on the tuning half alone",
+    )
+    parser.add_argument(
         "--dialogue-extraction",
         action="store_true",
         help="store the dialogues' turns with the server's summary and contexts extraction",
@@ -172,6 +192,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.quick:
         args.shoppers, args.conversations, args.embedders = 6, 2, "hashing"
+        args.longchat = 2
     sets: dict[str, list[History]] = {}
     if args.shoppers:
         sets["shoppers"] = dataset_generate(shoppers=args.shoppers, seed=args.seed)
@@ -184,6 +205,13 @@ def main(argv: list[str] | None = None) -> None:
         sets["conversations"] = conversations_generate(
             conversations=args.conversations, seed=args.seed
         )
+
+    if args.longchat:
+        tuning, held_out = halves(longchat_generate(conversations=args.longchat, seed=args.seed))
+        if args.longchat_half != "held-out":
+            sets["longchat (tuning half)"] = tuning  # type: ignore[assignment]
+        if args.longchat_half != "tuning":
+            sets["longchat (held-out half)"] = held_out  # type: ignore[assignment]
 
     def log(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
@@ -198,6 +226,9 @@ def main(argv: list[str] | None = None) -> None:
         print(f"Dialogues ({extraction} extraction): {describe_dialogues(sets['dialogues'])}")  # type: ignore[arg-type]
     if "conversations" in sets:
         print(f"Conversations: {describe_conversations(sets['conversations'])}")  # type: ignore[arg-type]
+    for name in sets:
+        if name.startswith("longchat"):
+            print(f"Long chats, {name.removeprefix('longchat ')}: {describe_longchat(sets[name])}")  # type: ignore[arg-type]
     print(f"Search: top {RELEVANT_K} over all of a user's sessions, {where}")
     rows = {
         name: [("bm25 (reference, in-process)", "—", shoppers_ask_bm25(chosen))]

@@ -20,7 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from memoryserver.index import context, feedback, fusion
+from memoryserver.index import common, context, feedback, fusion, rerank, spread
+from memoryserver.index.common import CommonDirection
 from memoryserver.index.lexical import LexicalIndex
 from memoryserver.index.rows import Hit, IndexRow, Query
 from memoryserver.index.sentences import SentenceVectors
@@ -74,6 +75,7 @@ class UserIndex:
         self._annotation_masks: dict[tuple[str, str], np.ndarray] = {}
         self.lexical = LexicalIndex()
         self.sentences = SentenceVectors(self.dimensions)
+        self.common = CommonDirection(self.dimensions)
         self._links: tuple[np.ndarray, np.ndarray] | None = None
 
     @classmethod
@@ -111,6 +113,7 @@ class UserIndex:
         index.positions = {block_id: pos for pos, block_id in enumerate(block_ids)}
         index.ids[:n] = block_ids
         index.alive[:n] = True
+        index.common = CommonDirection.of(vectors, index.alive[:n])
         index.pks[:n] = pks
         index.sessions[:n] = [index._code(index.session_codes, s) for s in session_ids]
         index.ingested[:n] = ingested
@@ -203,6 +206,7 @@ class UserIndex:
         index.ids.extend([None] * (index.capacity - len(index.ids)))
         index.annotations.extend([None] * (index.capacity - len(index.annotations)))
         index.payloads = [None] * index.capacity
+        index.common = CommonDirection.of(vectors, index.alive[: index.size])
         index.sentences = SentenceVectors(index.dimensions)
         if sentences is not None:
             index.sentences = SentenceVectors.from_part(index.dimensions, sentences)
@@ -261,10 +265,13 @@ class UserIndex:
             pos = self.size
             self.size += 1
             self.positions[row.block_id] = pos
+        if self.alive[pos]:  # an update: its old vector leaves the sum
+            self.common.drop(self.vectors[pos])
         self.ids[pos] = row.block_id
         self.alive[pos] = True
         self.pks[pos] = row.pk
         self.vectors[pos] = row.vector
+        self.common.add(self.vectors[pos])
         self.sessions[pos] = self._code(self.session_codes, row.session_id)
         self.ingested[pos] = epoch(row.ingested_at)
         self.created[pos] = epoch(row.created_at)
@@ -312,6 +319,7 @@ class UserIndex:
                 self._links = None
                 self.lexical.drop(pos)
                 self.sentences.drop(pos)
+                self.common.drop(self.vectors[pos])
                 self.alive[pos] = False
                 self.ids[pos] = None
                 self.annotations[pos] = None
@@ -472,9 +480,16 @@ class UserIndex:
         cosine = sides.get("dense")
         if cosine is None and q.vector is not None:
             # A block's cosine is its best sentence's, its whole-block vector one of them.
-            own = self.sentences.best(self.vectors[:n] @ q.vector, q.vector)
+            # In a fused search, what all of the user's blocks share is taken out of the
+            # query first (`index.common`).
+            vector = q.vector
+            if q.terms is not None:
+                weight = q.common_weight
+                weight = common.weight_default() if weight is None else weight
+                vector = self.common.query(q.vector, weight)
+            own = self.sentences.best(self.vectors[:n] @ vector, vector)
             cosine = context.dense_with_context(own, previous, self.own_terms[:n])
-            sides["dense"] = cosine
+            sides["dense"], sides["own"] = cosine, own
         dated = self._dated(q.times, q.session_id, lenders) if q.times else None
         if q.terms is None:
             assert cosine is not None
@@ -507,10 +522,26 @@ class UserIndex:
             scores = context.neighbour_credited(
                 scores, previous, following, lenders, q.neighbour_credit
             )
+        # Near-copies of a higher hit give way, among the first ranking's top (spread.DEPTH).
+        spreads = cosine is not None and (
+            q.spread if q.spread is not None else spread.spread_default()
+        )
+        # A second stage ranks the fused top again by its sentences (`index.rerank`).
+        reranks = (
+            cosine is not None
+            and q.terms is not None
+            and (q.rerank if q.rerank is not None else rerank.rerank_default())
+        )
+        depth = max(k, spread.DEPTH if spreads else 0, rerank.DEPTH if reranks else 0)
         if q.terms is None:
-            chosen, rel = fusion.dense_rank(scores, mask, k, pks)
+            chosen, rel = fusion.dense_rank(scores, mask, depth, pks)
         else:  # blocks matching nothing (and no neighbour that does) are left out
-            chosen, rel = fusion.scored_rank(scores, cosine, mask, k, pks)
+            chosen, rel = fusion.scored_rank(scores, cosine, mask, depth, pks)
+        if reranks:
+            chosen, rel = rerank.reranked(chosen, rel, sides["own"])
+        if spreads:
+            chosen, rel = spread.spread(chosen, rel, self.vectors, k)
+        chosen, rel = chosen[:k], rel[:k]
         if q.annotations and q.annotation_mode == "post":
             keep = self._annotations_mask(q)[chosen]
             chosen, rel = chosen[keep], rel[keep]

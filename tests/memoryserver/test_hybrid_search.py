@@ -66,10 +66,12 @@ def _index(texts: list[str], vectors: np.ndarray) -> UserIndex:
     return index
 
 
-def _top(index: UserIndex, embedder, mode: str, query: str, k: int) -> list[str]:
+def _top(
+    index: UserIndex, embedder, mode: str, query: str, k: int, spread: bool | None = None
+) -> list[str]:
     vector = embedder.embed([query])[0] if mode != "lexical" else None
     terms = query_terms(query) if mode != "dense" else None
-    hits = index.search(Query(now=0.0, vector=vector, terms=terms, relevant_k=k))
+    hits = index.search(Query(now=0.0, vector=vector, terms=terms, relevant_k=k, spread=spread))
     assert all(0.0 <= h.score <= 1.0 for h in hits), hits
     return [h.block_id for h in hits]
 
@@ -92,7 +94,8 @@ def minilm():
 def test_a_size_and_a_date_only_lexical_search_finds_and_hybrid_keeps(minilm, query, answer):
     index = _index(MEMORY, minilm.embed(MEMORY))
     wanted = f"b{MEMORY.index(answer)}"
-    assert wanted not in _top(index, minilm, "dense", query, 2)
+    # The dense ranking itself, before near-copies give way (which lifts the answer here).
+    assert wanted not in _top(index, minilm, "dense", query, 2, spread=False)
     assert _top(index, minilm, "lexical", query, 1) == [wanted]
     assert _top(index, minilm, "hybrid", query, 1) == [wanted]
 
