@@ -274,6 +274,7 @@ PLAIN_WORDS = frozenset(
     dollars dollar pounds pound quid bucks usd gbp eur cents range
     brand brands label labels make makes come comes came day days job time times
     anymore longer though either still yet today tonight already
+    everything whatever stuff everyone anyway lol haha tbh btw pls thx ugh hmm
     """.split()
 )
 # The words of letter sizes ("extra large", "medium"): the size reader's, never a search's.

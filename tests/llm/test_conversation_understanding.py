@@ -254,3 +254,17 @@ def test_a_question_about_what_the_shopper_said_is_answered_by_its_kind() -> Non
         facts=["size/tops=M", "colour/yellow=dislike"],
     )
     assert [r.turn["text"] for r in asked if r.misses] == []
+
+
+def test_what_memory_keeps_as_lifted_is_lifted_in_the_chat() -> None:
+    results = _replay(
+        _turn("boots", {"search": {"category": "boots", "exclude_colours": ["brown"]}}),
+        _turn(
+            "brown's fine again actually",
+            {"search": {"category": "boots"}, "lifts": ["colour/brown"]},
+            act="lift",
+        ),
+        _turn("sandals", {"search": {"category": "sandals"}}),
+        facts=["colour/brown=dislike"],
+    )
+    assert _misses(results) == []

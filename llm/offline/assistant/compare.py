@@ -129,8 +129,12 @@ def _in_view(
         # "compare it with the lambswool one": "it" is the product just asked about.
         found.append((pointed.start(), picked))
     products = [product for _, product in sorted(found, key=lambda pair: pair[0])]
-    if len(products) < 2 and _BOTH.search(lowered) and len(state.shown) >= 2:
-        products = state.shown[:2]
+    if len(products) < 2 and _BOTH.search(lowered):
+        # "these two": the two in view, or, after an answer about one, it and the one
+        # discussed before it.
+        pool = state.shown if len(state.shown) >= 2 else state.seen
+        if len(pool) >= 2:
+            products = pool[:2]
     return products[:2] if len(products) >= 2 else None
 
 

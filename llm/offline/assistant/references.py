@@ -65,6 +65,11 @@ AMONG_SHOWN = re.compile(
 
 
 _THEY = re.compile(r"\b(they|them|these|those)\b")
+# "a waxed jacket ...", "show me some ...": asking for a new one, not pointing at one shown.
+_NEW_ONE = re.compile(
+    r"^\s*(?:(?:i|i'd|i'm)\s+(?:want|need|like|looking for)\s+|show me\s+|looking for\s+)?"
+    r"(?:a|an|some)\b"
+)
 # "the other one" of two in view, once one of them was asked about.
 _OTHER = re.compile(r"\b(the )?other (one|pair)\b|\bthe other\b")
 # "the cheaper of the two", "the pricier one of those": a comparative among what is shown.
@@ -107,16 +112,18 @@ def referenced_product(
         priced = [p for p in shown if p.price_eur is not None]
         pick = min if compared["way"] in ("cheaper", "cheapest", "less expensive") else max
         return (pick(priced, key=lambda p: p.price_eur) if priced else shown[0]), False
+    earlier = [*state.seen, *(p for p in known if p.sku not in {s.sku for s in state.seen})]
+    named = products_named(lowered, earlier, vocabulary, determined=True)
+    if len(named) == 1 and not _NEW_ONE.search(lowered):
+        # "the mohair one", "is the roll neck in stock?" (a style word the category reader
+        # also takes), but not "a waxed jacket for the rain" after rain boots.
+        return named[0][1], False
     if parsed.categories and not any(
         singular(category) in product.name.lower()
         for product in known
         for category in parsed.categories
     ):
         return None, False  # a new category is a new search
-    earlier = [*state.seen, *(p for p in known if p.sku not in {s.sku for s in state.seen})]
-    named = products_named(lowered, earlier, vocabulary, determined=True)
-    if len(named) == 1:
-        return named[0][1], False  # "the mohair one", "how much is the chelsea?"
     order = superlative(lowered)
     if order is not None and shown and AMONG_SHOWN.search(lowered):
         # "The cheapest of these": the one in view with the lowest (or highest) price.
