@@ -36,6 +36,12 @@ logger = logging.getLogger(__name__)
 # Threads of the write requests' pool: they mostly wait here for their vectors, and as many
 # writes can be gathered into one batch as there are threads waiting.
 GATHERING_THREADS = 32
+# How much lower the embedding threads run than the requests' (Linux nice, per thread):
+# a write's embedding is the server's bulk of CPU and nobody waits on it for a first token,
+# so a search's query vector and the shop's own process get the cores first and a burst of
+# writes takes what they leave. Not so low that a busy machine starves the writes: at 5
+# the kernel gives them about a third of a core's share against a request thread's.
+EMBEDDING_NICE = 5
 # Texts in one batch at most (a turn write is its block and up to four sentences): enough
 # for full passes (32 rows of sentences, 11 of turn blocks), few enough that the first
 # write of a batch does not wait long for the last, and that a burst is still shared out
@@ -60,6 +66,8 @@ class BatchStats:
 class WriteBatcher:
     """Hand writes' texts to the embedder in batches, on `threads` threads of its own.
 
+    The threads run `nice` steps below the process (`EMBEDDING_NICE`; 0 leaves them be).
+
     `embedder_of` is asked for the embedder at every batch, so a server (or a test) that
     swaps the process's embedder is followed. If a batch fails, each of its writes is
     embedded alone, so one write's bad text fails that write only.
@@ -71,12 +79,12 @@ class WriteBatcher:
         *,
         threads: int,
         batch_texts: int = BATCH_TEXTS,
-        thread_started: Callable[[], None] | None = None,
+        nice: int = EMBEDDING_NICE,
     ) -> None:
         self.embedder_of = embedder_of
         self.threads = max(1, threads)
         self.batch_texts = max(1, batch_texts)
-        self.thread_started = thread_started
+        self.nice = nice
         self.stats = BatchStats()
         self._waiting: deque[_Waiting] = deque()
         self._cond = threading.Condition()
@@ -141,8 +149,8 @@ class WriteBatcher:
             return batch
 
     def _run(self) -> None:
-        if self.thread_started is not None:
-            self.thread_started()
+        if self.nice:
+            embedding_thread_lowered(self.nice)
         while (batch := self._take()) is not None:
             self._embed_batch(batch)
 
@@ -171,6 +179,15 @@ class WriteBatcher:
             stop = start + len(waiting.texts)
             waiting.future.set_result(vectors[start:stop])
             start = stop
+
+
+def embedding_thread_lowered(nice: int) -> None:
+    """Lower the calling thread's priority by `nice` (Linux sets it per thread)."""
+    try:
+        tid = threading.get_native_id()
+        os.setpriority(os.PRIO_PROCESS, tid, os.getpriority(os.PRIO_PROCESS, tid) + nice)
+    except (AttributeError, OSError) as exc:  # elsewhere, the writes share the cores evenly
+        logger.info("the embedding threads run at the requests' priority: %s", exc)
 
 
 _batcher: WriteBatcher | None = None

@@ -8,6 +8,7 @@ asserted from the calls the embedder saw, never from how long anything took.
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
@@ -179,3 +180,21 @@ def test_concurrent_adds_through_the_server_are_batched_and_stored_with_their_ve
         assert bytes(block.embedding) == vector.tobytes()
         assert sentences is not None
         assert bytes(block.sentence_embeddings) == sentences.astype(np.float32).tobytes()
+
+
+def test_the_embedding_threads_run_below_the_requests_priority():
+    class Priorities(HashingEmbedder):
+        seen: list[int] = []
+
+        def embed(self, texts: list[str]) -> np.ndarray:
+            self.seen.append(os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
+            return super().embed(texts)
+
+    embedder = Priorities()
+    mine = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    batcher = WriteBatcher(lambda: embedder, threads=1, nice=3)
+    try:
+        batcher.embed(["a write"])
+    finally:
+        batcher.close()
+    assert embedder.seen == [min(mine + 3, 19)]
