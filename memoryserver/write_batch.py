@@ -1,12 +1,13 @@
 """Embed the texts of concurrent writes together, in the embedder's length-grouped passes.
 
 One encoder call per write made a burst of writes (a hundred shoppers' turns at once) pay
-for a hundred small forward passes: a turn block of about 180 tokens alone in its pass, its
-three or four sentences of about 20 in another, each pass with its fixed cost and its
-matrices too small to keep a core busy. Writes that are waiting while the encoder is busy
-are handed over together instead: the embedder's planner (`embedders.passes_planned`)
-groups all their blocks and sentences by length, so the burst costs fewer, fuller passes
-and the queue drains sooner (`benchmarks/write_burst.py`).
+for a hundred pairs of small forward passes: a turn block alone in its pass, its three or
+four sentences of about 20 tokens in another, each pass with its fixed cost. Writes that
+are waiting while the encoder is busy are handed over together instead: the embedder's
+planner (`embedders.passes_planned`) groups all their blocks and sentences by length into
+fewer, fuller passes. The encoder's work per token stays what it was, so the saving is the
+passes' overhead: 8-17 % of the CPU a block in a burst of 100 turns (51-54 ms against
+45-47 ms, `benchmarks/write_burst.py`, on a loaded 2-core machine).
 
 A write never waits for company: a batch is whatever is waiting when an embedding thread
 comes free, one write alone on an idle server. The write requests' pool is larger than the
@@ -36,11 +37,12 @@ logger = logging.getLogger(__name__)
 # Threads of the write requests' pool: they mostly wait here for their vectors, and as many
 # writes can be gathered into one batch as there are threads waiting.
 GATHERING_THREADS = 32
-# How much lower the embedding threads run than the requests' (Linux nice, per thread):
-# a write's embedding is the server's bulk of CPU and nobody waits on it for a first token,
-# so a search's query vector and the shop's own process get the cores first and a burst of
-# writes takes what they leave. Not so low that a busy machine starves the writes: at 5
-# the kernel gives them about a third of a core's share against a request thread's.
+# How much lower the embedding threads after the first run than the requests' (Linux nice,
+# per thread): a write's embedding is the server's bulk of CPU and nobody waits on it for a
+# first token, so a search's query vector and the shop's own process get the cores first
+# and a burst takes what they leave. The first thread keeps the requests' priority: with
+# every thread at nice 5, a machine loaded by other work starved the writes (30 shoppers at
+# load 10-12: 47-57 of 90 writes past their 10 s bound, against 18-25 at nice 0).
 EMBEDDING_NICE = 5
 # Texts in one batch at most (a turn write is its block and up to four sentences): enough
 # for full passes (32 rows of sentences, 11 of turn blocks), few enough that the first
@@ -66,7 +68,7 @@ class BatchStats:
 class WriteBatcher:
     """Hand writes' texts to the embedder in batches, on `threads` threads of its own.
 
-    The threads run `nice` steps below the process (`EMBEDDING_NICE`; 0 leaves them be).
+    The threads after the first run `nice` steps below the process (`EMBEDDING_NICE`).
 
     `embedder_of` is asked for the embedder at every batch, so a server (or a test) that
     swaps the process's embedder is followed. If a batch fails, each of its writes is
@@ -123,8 +125,10 @@ class WriteBatcher:
 
     def _start_workers(self) -> None:
         while len(self._workers) < self.threads:
+            first = not self._workers
             worker = threading.Thread(
                 target=self._run,
+                args=(0 if first else self.nice,),
                 name=f"agentmemory-embed-{len(self._workers)}",
                 daemon=True,
             )
@@ -148,9 +152,9 @@ class WriteBatcher:
             self.stats.texts += count
             return batch
 
-    def _run(self) -> None:
-        if self.nice:
-            embedding_thread_lowered(self.nice)
+    def _run(self, nice: int) -> None:
+        if nice:
+            embedding_thread_lowered(nice)
         while (batch := self._take()) is not None:
             self._embed_batch(batch)
 
