@@ -10,8 +10,7 @@ once, as a hundred shoppers' turns arrive together, and times how it drains:
 - `per write`: the old write path, --threads threads (0 = one per core, the server's
   default) each taking the next write and embedding its block and sentences in one call;
 - `batched`: one thread per write (as the server's write pool), each through the
-  `WriteBatcher` on --threads embedding threads (at the process's priority here, unlike
-  the server's, so only the batching differs).
+  `WriteBatcher` on --threads embedding threads.
 
 Printed per round: the process's CPU per block (every thread's, from `time.process_time`),
 the drain time (burst start to the last write's vectors), a write's wait p50/p95, the
@@ -143,7 +142,7 @@ def main() -> None:
                 extra = f"{args.writes} calls"
             else:
                 batcher = WriteBatcher(
-                    lambda: embedder, threads=threads, batch_texts=args.batch_texts, nice=0
+                    lambda: embedder, threads=threads, batch_texts=args.batch_texts
                 )
                 with QueryProbe(embedder, probe_queries) as probe:
                     cpu, wall, waits, batched = burst(

@@ -37,13 +37,6 @@ logger = logging.getLogger(__name__)
 # Threads of the write requests' pool: they mostly wait here for their vectors, and as many
 # writes can be gathered into one batch as there are threads waiting.
 GATHERING_THREADS = 32
-# How much lower the embedding threads after the first run than the requests' (Linux nice,
-# per thread): a write's embedding is the server's bulk of CPU and nobody waits on it for a
-# first token, so a search's query vector and the shop's own process get the cores first
-# and a burst takes what they leave. The first thread keeps the requests' priority: with
-# every thread at nice 5, a machine loaded by other work starved the writes (30 shoppers at
-# load 10-12: 47-57 of 90 writes past their 10 s bound, against 18-25 at nice 0).
-EMBEDDING_NICE = 5
 # Texts in one batch at most (a turn write is its block and up to four sentences): enough
 # for full passes (32 rows of sentences, 11 of turn blocks), few enough that the first
 # write of a batch does not wait long for the last, and that a burst is still shared out
@@ -68,8 +61,6 @@ class BatchStats:
 class WriteBatcher:
     """Hand writes' texts to the embedder in batches, on `threads` threads of its own.
 
-    The threads after the first run `nice` steps below the process (`EMBEDDING_NICE`).
-
     `embedder_of` is asked for the embedder at every batch, so a server (or a test) that
     swaps the process's embedder is followed. If a batch fails, each of its writes is
     embedded alone, so one write's bad text fails that write only.
@@ -81,12 +72,10 @@ class WriteBatcher:
         *,
         threads: int,
         batch_texts: int = BATCH_TEXTS,
-        nice: int = EMBEDDING_NICE,
     ) -> None:
         self.embedder_of = embedder_of
         self.threads = max(1, threads)
         self.batch_texts = max(1, batch_texts)
-        self.nice = nice
         self.stats = BatchStats()
         self._waiting: deque[_Waiting] = deque()
         self._cond = threading.Condition()
@@ -125,10 +114,8 @@ class WriteBatcher:
 
     def _start_workers(self) -> None:
         while len(self._workers) < self.threads:
-            first = not self._workers
             worker = threading.Thread(
                 target=self._run,
-                args=(0 if first else self.nice,),
                 name=f"agentmemory-embed-{len(self._workers)}",
                 daemon=True,
             )
@@ -152,9 +139,7 @@ class WriteBatcher:
             self.stats.texts += count
             return batch
 
-    def _run(self, nice: int) -> None:
-        if nice:
-            embedding_thread_lowered(nice)
+    def _run(self) -> None:
         while (batch := self._take()) is not None:
             self._embed_batch(batch)
 
@@ -183,15 +168,6 @@ class WriteBatcher:
             stop = start + len(waiting.texts)
             waiting.future.set_result(vectors[start:stop])
             start = stop
-
-
-def embedding_thread_lowered(nice: int) -> None:
-    """Lower the calling thread's priority by `nice` (Linux sets it per thread)."""
-    try:
-        tid = threading.get_native_id()
-        os.setpriority(os.PRIO_PROCESS, tid, os.getpriority(os.PRIO_PROCESS, tid) + nice)
-    except (AttributeError, OSError) as exc:  # elsewhere, the writes share the cores evenly
-        logger.info("the embedding threads run at the requests' priority: %s", exc)
 
 
 _batcher: WriteBatcher | None = None

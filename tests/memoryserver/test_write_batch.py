@@ -8,7 +8,6 @@ asserted from the calls the embedder saw, never from how long anything took.
 from __future__ import annotations
 
 import asyncio
-import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
@@ -180,30 +179,3 @@ def test_concurrent_adds_through_the_server_are_batched_and_stored_with_their_ve
         assert bytes(block.embedding) == vector.tobytes()
         assert sentences is not None
         assert bytes(block.sentence_embeddings) == sentences.astype(np.float32).tobytes()
-
-
-def test_the_first_embedding_thread_keeps_the_requests_priority_and_the_others_run_lower():
-    class Priorities(HashingEmbedder):
-        def __init__(self) -> None:
-            super().__init__()
-            self.seen: list[int] = []
-            # Each thread holds its write until the other has one: two threads, two writes.
-            self.both = threading.Barrier(2, timeout=30)
-
-        def embed(self, texts: list[str]) -> np.ndarray:
-            self.seen.append(os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
-            self.both.wait()
-            return super().embed(texts)
-
-    embedder = Priorities()
-    mine = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
-    batcher = WriteBatcher(lambda: embedder, threads=2, nice=3)
-    try:
-        with ThreadPoolExecutor(2) as pool:
-            first = pool.submit(batcher.embed, ["write one"])
-            _until(lambda: len(embedder.seen) == 1, "one thread took the first write")
-            second = pool.submit(batcher.embed, ["write two"])
-            first.result(timeout=30), second.result(timeout=30)
-    finally:
-        batcher.close()
-    assert sorted(embedder.seen) == [mine, min(mine + 3, 19)]
