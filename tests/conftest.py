@@ -34,28 +34,28 @@ def django_db_setup(django_db_setup, django_db_blocker):
     yield
     with django_db_blocker.unblock():
         for alias in connections:
-            _pool_closed(connections[alias])
-
-
-def _pool_closed(connection) -> None:
-    if connection.vendor != "postgresql" or not connection.settings_dict["OPTIONS"].get("pool"):
-        return
-    connection.close()
-    connection.close_pool()
-    with connection._nodb_cursor() as cursor:
-        cursor.execute(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-            "WHERE datname = %s AND pid <> pg_backend_pid()",
-            [connection.settings_dict["NAME"]],
-        )
-        ended = len(cursor.fetchall())
-    if ended:
-        warnings.warn(
-            f"{ended} connection(s) to {connection.settings_dict['NAME']} were still open "
-            "after the pool closed (a thread kept its own); ended before the drop",
-            stacklevel=1,
-        )
-    connection.close()
+            connection = connections[alias]
+            if connection.vendor != "postgresql" or not connection.settings_dict["OPTIONS"].get(
+                "pool"
+            ):
+                continue
+            connection.close()
+            connection.close_pool()
+            name = connection.settings_dict["NAME"]
+            with connection._nodb_cursor() as cursor:
+                cursor.execute(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                    "WHERE datname = %s AND pid <> pg_backend_pid()",
+                    [name],
+                )
+                ended = len(cursor.fetchall())
+            if ended:
+                warnings.warn(
+                    f"{ended} connection(s) to {name} were still open after the pool closed "
+                    "(a thread kept its own); ended before the drop",
+                    stacklevel=1,
+                )
+            connection.close()
 
 
 @pytest.fixture(autouse=True)
