@@ -1,7 +1,7 @@
 """A burst of writes' embeddings: one encoder call per write against the write batcher.
 
     .venv/bin/python -m benchmarks.write_burst [--writes 100] [--repeats 2]
-        [--batch-texts 64] [--threads 0] [--sentences 3,9]
+        [--batch-texts 24] [--threads 0] [--sentences 3,9]
 
 In process, MiniLM on ONNX Runtime (one intra-op thread, as the server runs it). Each
 round puts --writes turn blocks (shopper turns of --sentences sentences) on the encoder at
@@ -36,7 +36,7 @@ from memoryserver.blas import single_threaded_blas
 from memoryserver.conf import write_threads
 from memoryserver.embedders import MiniLMEmbedder
 from memoryserver.index.sentences import blocks_embedded
-from memoryserver.write_batch import GATHERING_THREADS, WriteBatcher
+from memoryserver.write_batch import BATCH_TEXTS, GATHERING_THREADS, WriteBatcher
 
 QUERY_EVERY = 0.05
 
@@ -101,7 +101,7 @@ def main() -> None:
     )
     parser.add_argument("--writes", type=int, default=100)
     parser.add_argument("--repeats", type=int, default=2)
-    parser.add_argument("--batch-texts", type=int, default=64)
+    parser.add_argument("--batch-texts", type=int, default=BATCH_TEXTS)
     parser.add_argument("--threads", type=int, default=0)
     parser.add_argument("--sentences", default="3,9")
     args = parser.parse_args()

@@ -37,11 +37,13 @@ logger = logging.getLogger(__name__)
 # Threads of the write requests' pool: they mostly wait here for their vectors, and as many
 # writes can be gathered into one batch as there are threads waiting.
 GATHERING_THREADS = 32
-# Texts in one batch at most (a turn write is its block and up to four sentences): enough
-# for full passes (32 rows of sentences, 11 of turn blocks), few enough that the first
-# write of a batch does not wait long for the last, and that a burst is still shared out
-# between the embedding threads rather than taken whole by the first one free.
-BATCH_TEXTS = 64
+# Texts in one batch at most (a turn write is its block and up to four sentences): every
+# write of a batch waits for the whole batch, so on a starved machine a large one pushed
+# writes past their bound. With 64 texts (about 13 turns; 13-17 % less CPU a block than one
+# call per write) 2-25 of 90 loaded shoppers' writes missed their 10 s bound against 0-11
+# without batching; 16-32 texts still saved 8 % (`benchmarks/write_burst.py`) and a batch
+# costs only about five writes' embedding.
+BATCH_TEXTS = 24
 
 
 @dataclass

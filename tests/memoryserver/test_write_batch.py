@@ -130,7 +130,7 @@ def test_concurrent_adds_through_the_server_are_batched_and_stored_with_their_ve
     settings.AGENT_MEMORY_EXTRACT_SEMANTIC = False
     held = HeldFirst()
     monkeypatch.setattr(embedders, "_embedder", CachedEmbedder(held))
-    batcher = WriteBatcher(embedders.get_embedder, threads=1)
+    batcher = WriteBatcher(embedders.get_embedder, threads=1, batch_texts=64)
     monkeypatch.setattr(write_batch, "_batcher", batcher)
     get_registry().clear()
     user_stocked("batch-user", name="Batch")
