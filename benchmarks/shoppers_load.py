@@ -19,7 +19,8 @@ read past its bound), and which calls; turns whose writes were not acknowledged;
 session took; send -> done and send -> memory.added; acknowledged blocks missing from the
 server afterwards (every id `memory.added` reported, looked for among every user's
 blocks); an outside read's latency (`GET /users/<id>` every 100 ms) before the shoppers
-start and while they chat, and the ratio of the p95s; the memory server's CPU per turn;
+start and while they chat, and the ratio of the p95s; the memory server's and the shop's
+CPU per turn;
 on PostgreSQL, new backends per turn (`pg_stat_database`).
 """
 
@@ -268,8 +269,10 @@ def load_run(args: argparse.Namespace, *, profile: str, daphnes: int, database_u
 
         sessions_before = postgres_sessions(database_url) if profile == "postgres" else 0
         cpu_before = cpu_seconds(server_pid)
+        shop_cpu_before = sum(cpu_seconds(shop.process.pid) for shop in shops)
         wall, idle, busy = asyncio.run(everyone())
         server_cpu = cpu_seconds(server_pid) - cpu_before
+        shop_cpu = sum(cpu_seconds(shop.process.pid) for shop in shops) - shop_cpu_before
         sessions = postgres_sessions(database_url) - sessions_before - 1 if sessions_before else 0
         report(args, results, profile=profile, daphnes=daphnes, wall=wall)
         turns = args.shoppers * args.rounds
@@ -283,6 +286,7 @@ def load_run(args: argparse.Namespace, *, profile: str, daphnes: int, database_u
         print(f"  outside read GET /users/<id>, under load {fmt(busy)}  max {max(busy):.0f} ms")
         print(f"  outside read p95 under load / idle: {ratio:.2f}")
         print(f"  memory server CPU per turn: {server_cpu * 1000 / turns:.0f} ms")
+        print(f"  shop (daphne) CPU per turn: {shop_cpu * 1000 / turns:.0f} ms")
         if profile == "postgres":
             print(f"  new PostgreSQL backends per turn: {sessions / turns:.2f} ({sessions} in all)")
     finally:

@@ -7,7 +7,8 @@ hops) cost more than a whole search and serialised concurrent requests on the GI
 
 Reads and writes run on two pools: a write embeds its blocks (tens of milliseconds of CPU
 with MiniLM), so a burst of them on a shared pool held every thread while searches waited
-their turn for seconds. Writes that embed queue on their own, smaller pool instead.
+their turn for seconds. Writes that embed queue on their own pool instead, where those
+waiting together are embedded together (`write_batch`) on a bounded number of threads.
 """
 
 from __future__ import annotations
@@ -21,16 +22,15 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import django
-from django.conf import settings
 from django.core.handlers.asgi import ASGIHandler, ASGIRequest
 from django.urls import Resolver404, get_resolver
 
 from memoryserver.api.errors import api_error_response
 from memoryserver.api.middleware import auth_failure, host_refusal
 from memoryserver.blas import single_threaded_blas
-from memoryserver.conf import write_threads
 from memoryserver.errors import ApiError
 from memoryserver.limits import MAX_BODY_BYTES, body_too_large
+from memoryserver.write_batch import GATHERING_THREADS
 
 SETTINGS_MODULE = "memoryserver.settings"
 # The reads' pool (and every request that does not embed): enough threads that the recalls
@@ -63,10 +63,9 @@ class DirectDispatch:
         self.fallback = fallback
         self.resolver = get_resolver()
         self.executor = ThreadPoolExecutor(REQUEST_THREADS, thread_name_prefix="agentmemory-req")
-        self.writes = ThreadPoolExecutor(
-            write_threads(getattr(settings, "AGENT_MEMORY_WRITE_THREADS", 0), os.cpu_count()),
-            thread_name_prefix="agentmemory-write",
-        )
+        # More threads than embed at once (AGENT_MEMORY_WRITE_THREADS): the rest are writes
+        # waiting in the batcher to be embedded together with the next batch.
+        self.writes = ThreadPoolExecutor(GATHERING_THREADS, thread_name_prefix="agentmemory-write")
 
     def shutdown(self) -> None:
         self.executor.shutdown(wait=True)

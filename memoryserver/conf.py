@@ -72,9 +72,9 @@ class ServerSettings(BaseSettings):
     # so the load does not slow other shoppers' searches; 0 loads every user in process.
     AGENT_MEMORY_INDEX_LOAD_APART_BLOCKS: int = Field(20_000, ge=0)
     AGENT_MEMORY_EXTRACTION_RETRY_SECONDS: float = Field(2.0, ge=0.0)
-    # Threads that serve the requests which embed (block adds and updates), apart from the
-    # reads' pool, so a burst of writes queues behind itself and never ahead of a search;
-    # 0 = one per core (`write_threads`).
+    # Threads that embed the writes (block adds and updates), apart from the reads' pool, so
+    # a burst of writes queues behind itself and never ahead of a search; the writes waiting
+    # for them are embedded together (`write_batch`). 0 = one per core (`write_threads`).
     AGENT_MEMORY_WRITE_THREADS: int = Field(0, ge=0, le=64)
     LOG_LEVEL: str = "INFO"
 

@@ -22,6 +22,42 @@ from tests.support.databases import (
 )
 
 
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):
+    """pytest-django's test databases, with PostgreSQL's pools closed before they are dropped.
+
+    A pooled connection handed back to its pool stays open on the server, and so does one a
+    thread never handed back; DROP DATABASE then fails while any of them is open. Each pool
+    is closed first, on this thread; a backend still open after that belongs to a thread
+    that kept its connection, and is ended so the drop can go ahead (and said so).
+    """
+    yield
+    with django_db_blocker.unblock():
+        for alias in connections:
+            connection = connections[alias]
+            if connection.vendor != "postgresql" or not connection.settings_dict["OPTIONS"].get(
+                "pool"
+            ):
+                continue
+            connection.close()
+            connection.close_pool()
+            name = connection.settings_dict["NAME"]
+            with connection._nodb_cursor() as cursor:
+                cursor.execute(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                    "WHERE datname = %s AND pid <> pg_backend_pid()",
+                    [name],
+                )
+                ended = len(cursor.fetchall())
+            if ended:
+                warnings.warn(
+                    f"{ended} connection(s) to {name} were still open after the pool closed "
+                    "(a thread kept its own); ended before the drop",
+                    stacklevel=1,
+                )
+            connection.close()
+
+
 @pytest.fixture(autouse=True)
 def _catalog_loaded(request):
     """Keep the bundled catalog and demo shoppers in the test database.

@@ -14,7 +14,6 @@ from django.db import transaction
 from memoryserver import selectors
 from memoryserver.clock import clock
 from memoryserver.db import db_alias
-from memoryserver.embedders import get_embedder
 from memoryserver.errors import InvalidRequest, QueueFull
 from memoryserver.index.sentences import blocks_embedded
 from memoryserver.index.slot import UserIndex
@@ -24,6 +23,7 @@ from memoryserver.services.common import WRITE_LOCK, chunks, session_get_writabl
 from memoryserver.services.extraction import extract_now, extraction_wanted
 from memoryserver.services.prompts import prompt_resolve
 from memoryserver.services.ttl import effective_ttl, expiry
+from memoryserver.write_batch import get_write_batcher
 
 
 @dataclass(frozen=True)
@@ -105,9 +105,10 @@ def blocks_add(
             headers={"Retry-After": "1"},
         )
 
-    # Embedding happens before the write lock: it is the slow part of a write. One encoder
-    # call for the blocks and their sentences.
-    embedded = blocks_embedded(get_embedder(), [item.text for item in accepted])
+    # Embedding happens before the write lock: it is the slow part of a write. The blocks and
+    # their sentences go to the encoder together, with those of the writes waiting beside
+    # this one (write_batch).
+    embedded = blocks_embedded(get_write_batcher(), [item.text for item in accepted])
     now = clock.now()
     expires_at = expiry(now, effective_ttl(block_ttl, session))
     rows = [
@@ -177,7 +178,9 @@ def block_update(
     )
     _check_prompt_allowed(prompt_id, wanted)
     vector, sentences = (
-        blocks_embedded(get_embedder(), [content.text])[0] if content is not None else (None, None)
+        blocks_embedded(get_write_batcher(), [content.text])[0]
+        if content is not None
+        else (None, None)
     )
     now = clock.now()
     with WRITE_LOCK:
