@@ -293,3 +293,14 @@ def test_a_quality_the_catalog_does_not_record_is_said_so_of_a_list() -> None:
         ),
     )
     assert _misses(results) == []
+
+
+def test_a_statement_and_a_request_in_two_clauses_are_both_served() -> None:
+    results = _replay(
+        _turn(
+            "hi! I'm a UK 5 in shoes and I'm after sandals",
+            {"search": {"category": "sandals", "size": "38"}, "answer_has": ["UK 5"]},
+        ),
+        _turn("I'm usually an XS but sometimes S in knits", {"no_search": True}, act="statement"),
+    )
+    assert _misses(results) == []

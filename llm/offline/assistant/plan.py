@@ -162,6 +162,7 @@ def _plan(
             SHOPPING_INTENT.search(lowered)
             or _ASKING.search(lowered)
             or (parsed.categories and not _SELF_STATEMENT.search(lowered))
+            or _asks_in_a_clause(text, vocabulary, footwear=on_feet)
         )
         if not asking:
             return Plan(kind="text", text=acknowledgement(said, asks_for_more=True))
@@ -286,6 +287,28 @@ def _out_of_scope(lowered: str, parsed: ShopperRequest) -> bool:
         return False
     act = act_of(lowered)
     return act is not None and act.name == "out_of_scope" and act.likeness >= OUT_OF_SCOPE_LIKENESS
+
+
+_CLAUSES = re.compile(r"[,.;!?]+|\s+(?:and|but|so)\s+")
+
+
+def _asks_in_a_clause(text: str, vocabulary: Vocabulary, *, footwear: bool) -> bool:
+    """ "I'm a UK 5 in shoes and I'm after sandals": one clause tells, another names a
+    category and tells nothing of the shopper, so it asks for it."""
+    clauses = [c for c in _CLAUSES.split(text) if c.strip()]
+    if len(clauses) < 2:
+        return False
+    for clause in clauses:
+        read = request_parse(clause, vocabulary)
+        # "... but sometimes S in knits" still tells a size: no request.
+        if (
+            read.categories
+            and read.size is None
+            and read.max_price is None
+            and not statement_read(clause, vocabulary, footwear=footwear, occasions=False)
+        ):
+            return True
+    return False
 
 
 def _passing(lowered: str) -> bool:
