@@ -180,7 +180,12 @@ def lifts_read(lowered: str, vocabulary: Vocabulary) -> frozenset[str]:
     shop remembers as lifted is lifted in this chat too."""
     lifted = {name for name, cue in LIFTS.items() if cue.search(lowered)}
     lifted |= {f"colour:{c}" for c in colours_back(lowered, vocabulary)}
-    return frozenset(lifted | _judged_lifts(lowered, tuple(vocabulary.colour_phrases.values())))
+    return frozenset(lifted | judged_lifts(lowered, vocabulary))
+
+
+def judged_lifts(lowered: str, vocabulary: Vocabulary) -> frozenset[str]:
+    """The lifts the fact judge reads in the message: what memory will keep as lifted."""
+    return _judged_lifts(lowered, tuple(vocabulary.colour_phrases.values()))
 
 
 @lru_cache(maxsize=4096)  # a conversation's earlier messages are read again each turn

@@ -268,3 +268,39 @@ def test_what_memory_keeps_as_lifted_is_lifted_in_the_chat() -> None:
         facts=["colour/brown=dislike"],
     )
     assert _misses(results) == []
+
+
+def test_forgetting_a_budget_lifts_it_and_erases_nothing() -> None:
+    results = _replay(
+        _turn("boots", {"search": {"category": "boots", "max_price": 100}}),
+        _turn(
+            "ok forget my budget altogether, money's not an issue",
+            {"search": {"category": "boots"}, "answer_lacks": ["Delete"], "lifts": ["budget"]},
+            act="lift",
+        ),
+        facts=["budget=100"],
+    )
+    assert _misses(results) == []
+
+
+def test_a_quality_the_catalog_does_not_record_is_said_so_of_a_list() -> None:
+    results = _replay(
+        _turn("jackets", {"search": {"category": "jackets"}}),
+        _turn(
+            "which of those is warmer?",
+            {"no_search": True, "answer_has": ["doesn't record"]},
+            act="comparison",
+        ),
+    )
+    assert _misses(results) == []
+
+
+def test_a_statement_and_a_request_in_two_clauses_are_both_served() -> None:
+    results = _replay(
+        _turn(
+            "hi! I'm a UK 5 in shoes and I'm after sandals",
+            {"search": {"category": "sandals", "size": "38"}, "answer_has": ["UK 5"]},
+        ),
+        _turn("I'm usually an XS but sometimes S in knits", {"no_search": True}, act="statement"),
+    )
+    assert _misses(results) == []

@@ -148,6 +148,15 @@ def _names_another(lowered: str, state: State, vocabulary: Vocabulary) -> bool:
     return not named and any(pattern.search(lowered) for pattern in _TWO_NAMES)
 
 
+def unknowable_among_shown(lowered: str, state: State) -> str | None:
+    """ "Which of those is warmer?" of more than two in view: the quality asked, when the
+    catalog records nothing of it (price it does record: that is a sort)."""
+    if len(state.shown) <= 2 or _BY_PRICE.search(lowered) or not _COMPARE.search(lowered):
+        return None
+    asked = _UNKNOWABLE.search(lowered)
+    return asked.group(1) if asked else None
+
+
 def compared_found(result: dict, target: Target) -> dict | None:
     """The product one look-up found: get_product's result, or a name search's best match."""
     if not isinstance(result, dict) or result.get("error"):

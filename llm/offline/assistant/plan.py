@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from llm.offline.assistant.acts import act_by_meaning, act_of
-from llm.offline.assistant.compare import Target, compared_products
+from llm.offline.assistant.compare import Target, compared_products, unknowable_among_shown
 from llm.offline.assistant.page import page_product, page_request
 from llm.offline.assistant.references import (
     AMONG_SHOWN,
@@ -24,7 +24,7 @@ from llm.offline.assistant.references import (
 from llm.offline.assistant.statements import acknowledgement, catalog_answer, statement_read
 from llm.offline.assistant.words import and_join, free_words, union
 from llm.offline.memory import memory_topic
-from llm.offline.shopper import ShopperRequest, lifts_read, request_parse
+from llm.offline.shopper import ShopperRequest, judged_lifts, lifts_read, request_parse
 from llm.offline.vocabulary import Vocabulary
 from llm.transcript import ShownProduct
 
@@ -128,6 +128,8 @@ def _plan(
     if not lowered:
         return Plan(kind="text", text=_GREETING_TEXT)
     topic = memory_topic(lowered, following=state.asked_about_me)
+    if topic == "forget" and parsed.lifted:
+        topic = None  # "forget my budget" lifts the budget; it erases nothing
     if topic:
         return Plan(kind="memory", topic=topic)
     if _out_of_scope(lowered, parsed):
@@ -138,6 +140,17 @@ def _plan(
     compared = compared_products(lowered, state, page_product(page), vocabulary)
     if compared is not None:
         return Plan(kind="compare", compared=compared, said=lowered)
+    quality = unknowable_among_shown(lowered, state)
+    if quality is not None:
+        # No search could answer it: said plainly, with what can be asked instead.
+        return Plan(
+            kind="text",
+            text=(
+                f"I can't tell which of these is {quality}: the catalog doesn't record that. "
+                "Ask me about one of them, or to compare two, and I'll show you what the "
+                "catalog says of each."
+            ),
+        )
     on_feet = bool(context_category(state, page)) and vocabulary.is_footwear(
         context_category(state, page)
     )
@@ -149,6 +162,7 @@ def _plan(
             SHOPPING_INTENT.search(lowered)
             or _ASKING.search(lowered)
             or (parsed.categories and not _SELF_STATEMENT.search(lowered))
+            or _asks_in_a_clause(text, vocabulary, footwear=on_feet)
         )
         if not asking:
             return Plan(kind="text", text=acknowledgement(said, asks_for_more=True))
@@ -175,10 +189,15 @@ def _plan(
             return Plan(kind="text", text=_MORE_OF_WHAT_TEXT)
         offset = state.listed if state.search is not None else 0
         return Plan(kind="search", request=context, offset=offset, more=offset > 0)
-    if parsed.lifted and not parsed.has_criteria() and not parsed.words:
-        # "The budget doesn't matter now": the search in force again, without it.
+    if (
+        parsed.lifted
+        and not parsed.has_criteria()
+        and (not parsed.words or judged_lifts(lowered, vocabulary))
+    ):
+        # "The budget doesn't matter now", "forget my budget altogether, money's not an
+        # issue": the search in force again, without it (the lift's own words are no search).
         if context is not None:
-            return Plan(kind="search", request=refine(context, parsed))
+            return Plan(kind="search", request=refine(context, replace(parsed, words=[])))
         return Plan(kind="text", text=_LIFTED_TEXT)
     order = superlative(lowered)
     if order and not (state.shown and not parsed.categories and AMONG_SHOWN.search(lowered)):
@@ -268,6 +287,28 @@ def _out_of_scope(lowered: str, parsed: ShopperRequest) -> bool:
         return False
     act = act_of(lowered)
     return act is not None and act.name == "out_of_scope" and act.likeness >= OUT_OF_SCOPE_LIKENESS
+
+
+_CLAUSES = re.compile(r"[,.;!?]+|\s+(?:and|but|so)\s+")
+
+
+def _asks_in_a_clause(text: str, vocabulary: Vocabulary, *, footwear: bool) -> bool:
+    """ "I'm a UK 5 in shoes and I'm after sandals": one clause tells, another names a
+    category and tells nothing of the shopper, so it asks for it."""
+    clauses = [c for c in _CLAUSES.split(text) if c.strip()]
+    if len(clauses) < 2:
+        return False
+    for clause in clauses:
+        read = request_parse(clause, vocabulary)
+        # "... but sometimes S in knits" still tells a size: no request.
+        if (
+            read.categories
+            and read.size is None
+            and read.max_price is None
+            and not statement_read(clause, vocabulary, footwear=footwear, occasions=False)
+        ):
+            return True
+    return False
 
 
 def _passing(lowered: str) -> bool:
