@@ -15,8 +15,13 @@ class EmbedderUnavailable(RuntimeError):
 
 
 class Embedder(Protocol):
-    name: str
-    dimensions: int
+    # Read-only: an embedder may know its width only after its first call (the hosted one),
+    # and a wrapper (the query cache) passes its inner embedder's through.
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def dimensions(self) -> int: ...
 
     def embed(self, texts: list[str]) -> np.ndarray: ...
 
