@@ -121,7 +121,8 @@ def turn_check(
         _sort_check(expect["sort"], first, cards, misses)
     if expect.get("new_results"):
         again = [card["name"] for card in cards if card["sku"] in shown.skus]
-        if not cards:
+        if not cards and not (_NO_MORE.search(text) and _nothing_left(first, shown)):
+            # Nothing shown is right only when the catalog has nothing more, said so.
             misses.append("shows nothing new")
         elif again:
             misses.append(f"shows again {again}")
@@ -186,6 +187,21 @@ def _refers_check(wanted: dict[str, Any], replayed: Any, shown: Shown, misses: l
     about = {card["sku"] for card in replayed.cards} or set(replayed.looked_up)
     if about != expected:
         misses.append(f"about {sorted(about)}, expected {sorted(expected)}")
+
+
+_NO_MORE = re.compile(r"\b(no more|that's all|that is all|nothing more|the last)\b", re.I)
+
+
+def _nothing_left(first: dict | None, shown: Shown) -> bool:
+    """Whether every product the turn's search matches was shown earlier this visit."""
+    if first is None:
+        return False
+    filters = {k: v for k, v in first.items() if k not in ("offset", "limit")}
+    try:
+        every = products_page(filters=CatalogFilters(**filters), limit=50).hits
+    except TypeError:
+        return False
+    return all(hit.sku in shown.skus for hit in every)
 
 
 def _sort_check(order: str, first: dict | None, cards: list, misses: list) -> None:

@@ -304,3 +304,12 @@ def test_a_statement_and_a_request_in_two_clauses_are_both_served() -> None:
         _turn("I'm usually an XS but sometimes S in knits", {"no_search": True}, act="statement"),
     )
     assert _misses(results) == []
+
+
+def test_show_more_of_a_list_already_complete_says_so_and_counts_as_understood() -> None:
+    results = _replay(
+        _turn("a quilted jacket", {"search": {"category": "jackets"}, "words": ["quilted"]}),
+        _turn("show more", {"new_results": True}, act="more"),
+    )
+    assert _misses(results) == []
+    assert "no more" in results[1].answer.lower() or "that's all" in results[1].answer.lower()
