@@ -43,6 +43,8 @@ def answer_after_tools(
         and len(turn.rounds) == 1
         and not last.result.get("products")
         and tools_allowed
+        # A later page that is empty means all of them were shown, not that none match.
+        and not (last.arguments.get("offset") and last.result.get("total"))
     ):
         relaxed = relaxed_arguments(last.arguments, plan)
         if relaxed is not None:
