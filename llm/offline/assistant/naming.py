@@ -3,8 +3,8 @@
 A shopper points at a product shown earlier in the visit by what sets it apart in its name:
 a fabric, a style, a brand ("the Mistral pair"). Which words do that is read from the
 products themselves, not from a list: a word of a shown product's name that no more than
-two of the shown products share, and that is not a category's name ("boots"), a colour or a
-word of no content ("the", "one", "pair").
+two of the shown products share, and that is not a colour or a word of no content ("the",
+"one", "pair").
 """
 
 from __future__ import annotations
@@ -35,10 +35,10 @@ def _words(text: str) -> list[str]:
 
 
 def _plain(vocabulary: Vocabulary) -> set[str]:
-    # The categories' own names and the colours; a style the shop files under a category
-    # ("roll-neck", "chelsea") still names the product that has it, and a garment word
-    # many products share ("jacket" in a list of jackets) names none by the sharing rule.
-    phrases = [*vocabulary.categories, *vocabulary.colour_phrases]
+    # The colours only (a colour picks by the product's colours, elsewhere). A garment word
+    # names a product when few shown share it ("the shirt or the tee" after a shirt and a
+    # tee), and none when many do ("jacket" in a list of jackets), by the sharing rule.
+    phrases = [*vocabulary.colour_phrases]
     plain = {singular(word) for phrase in phrases for word in _words(phrase)}
     return plain | _EMPTY
 
