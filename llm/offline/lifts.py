@@ -6,7 +6,10 @@ matter now", "red is fine again". Each lifts a default by name (`brand`, `colour
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
+from llm.fact_schema import ANY_KEY, NEUTRAL, NO_BUDGET
+from llm.offline.judge import facts_judge
 from llm.offline.vocabulary import Vocabulary
 
 # Ways of saying a remembered preference does not hold this turn, by the default it lifts.
@@ -56,3 +59,37 @@ def colours_back(lowered: str, vocabulary: Vocabulary) -> list[str]:
                 found.append(colour)
                 break
     return found
+
+
+def lifts_read(lowered: str, vocabulary: Vocabulary) -> frozenset[str]:
+    """The defaults a message lifts: "brand", "budget", ..., or one colour ("colour:red").
+
+    Read twice, by the ways of saying it the search knows and by the fact judge (the lift
+    memory will keep: "brown's fine again", "budget's not a thing anymore"), so what the
+    shop remembers as lifted is lifted in this chat too."""
+    lifted = {name for name, cue in LIFTS.items() if cue.search(lowered)}
+    lifted |= {f"colour:{c}" for c in colours_back(lowered, vocabulary)}
+    return frozenset(lifted | judged_lifts(lowered, vocabulary))
+
+
+def judged_lifts(lowered: str, vocabulary: Vocabulary) -> frozenset[str]:
+    """The lifts the fact judge reads in the message: what memory will keep as lifted."""
+    return _judged_lifts(lowered, tuple(vocabulary.colour_phrases.values()))
+
+
+@lru_cache(maxsize=4096)  # a conversation's earlier messages are read again each turn
+def _judged_lifts(lowered: str, colours: tuple[str, ...]) -> frozenset[str]:
+    lifted: set[str] = set()
+    for fact in facts_judge(lowered):
+        category, _, key = fact.slot.partition("/")
+        if fact.slot == "budget" and fact.value == NO_BUDGET:
+            lifted.add("budget")
+        elif fact.value != NEUTRAL:
+            continue
+        elif category in ("brand", "size"):
+            lifted.add(category)
+        elif category == "colour" and key == ANY_KEY:
+            lifted.add("colour")
+        elif category == "colour" and key in colours:
+            lifted.add(f"colour:{key}")
+    return frozenset(lifted)

@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
 
-from llm.fact_schema import ANY_KEY, NEUTRAL, NO_BUDGET
-from llm.offline.judge import facts_judge
-from llm.offline.lifts import LIFTS, colours_back
+from llm.offline.lifts import lifts_read
 from llm.offline.vocabulary import STYLE_WORDS, Vocabulary, is_content_word
 from llm.shopper_words import (
     CURRENCY_WORDS,
@@ -155,7 +152,9 @@ def request_parse(text: str, vocabulary: Vocabulary) -> ShopperRequest:
             request.size, request.size_said = said.shop, said
     money = money_said(lowered)
     if money is not None and money.currency != SHOP_CURRENCY and request.max_price is not None:
-        request.currency = money.currency
+        # "Nothing over 60 quid": the shop prices in euros and holds no exchange rate, so
+        # the figure filters nothing; the answer says why and asks for it in euros.
+        request.currency, request.max_price = money.currency, None
     request.limit = _limit_read(lowered)
     request.lifted = lifts_read(lowered, vocabulary)
     for lifted in request.lifted:
@@ -170,40 +169,6 @@ def request_parse(text: str, vocabulary: Vocabulary) -> ShopperRequest:
     ):
         request.material = None  # "denim jeans" are jeans
     return request
-
-
-def lifts_read(lowered: str, vocabulary: Vocabulary) -> frozenset[str]:
-    """The defaults a message lifts: "brand", "budget", ..., or one colour ("colour:red").
-
-    Read twice, by the ways of saying it the search knows and by the fact judge (the lift
-    memory will keep: "brown's fine again", "budget's not a thing anymore"), so what the
-    shop remembers as lifted is lifted in this chat too."""
-    lifted = {name for name, cue in LIFTS.items() if cue.search(lowered)}
-    lifted |= {f"colour:{c}" for c in colours_back(lowered, vocabulary)}
-    return frozenset(lifted | judged_lifts(lowered, vocabulary))
-
-
-def judged_lifts(lowered: str, vocabulary: Vocabulary) -> frozenset[str]:
-    """The lifts the fact judge reads in the message: what memory will keep as lifted."""
-    return _judged_lifts(lowered, tuple(vocabulary.colour_phrases.values()))
-
-
-@lru_cache(maxsize=4096)  # a conversation's earlier messages are read again each turn
-def _judged_lifts(lowered: str, colours: tuple[str, ...]) -> frozenset[str]:
-    lifted: set[str] = set()
-    for fact in facts_judge(lowered):
-        category, _, key = fact.slot.partition("/")
-        if fact.slot == "budget" and fact.value == NO_BUDGET:
-            lifted.add("budget")
-        elif fact.value != NEUTRAL:
-            continue
-        elif category in ("brand", "size"):
-            lifted.add(category)
-        elif category == "colour" and key == ANY_KEY:
-            lifted.add("colour")
-        elif category == "colour" and key in colours:
-            lifted.add(f"colour:{key}")
-    return frozenset(lifted)
 
 
 def _on_feet(lowered: str, request: ShopperRequest, vocabulary: Vocabulary) -> bool | None:

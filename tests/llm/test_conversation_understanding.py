@@ -313,3 +313,15 @@ def test_show_more_of_a_list_already_complete_says_so_and_counts_as_understood()
     )
     assert _misses(results) == []
     assert "no more" in results[1].answer.lower() or "that's all" in results[1].answer.lower()
+
+
+def test_a_budget_in_pounds_is_said_back_and_never_read_as_euros() -> None:
+    results = _replay(
+        _turn("sandals", {"search": {"category": "sandals"}}),
+        _turn(
+            "nothing over 60 quid please",
+            {"search": {"category": "sandals"}, "answer_has": ["60 GBP", "exchange rate"]},
+            act="refinement",
+        ),
+    )
+    assert _misses(results) == []

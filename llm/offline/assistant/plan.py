@@ -6,9 +6,9 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from llm.offline.assistant.acts import act_by_meaning, act_of
 from llm.offline.assistant.compare import Target, compared_products, unknowable_among_shown
 from llm.offline.assistant.page import page_product, page_request
+from llm.offline.assistant.reading import FOLLOW_UP, asks_in_a_clause, out_of_scope, passing
 from llm.offline.assistant.references import (
     AMONG_SHOWN,
     ORDINALS,
@@ -23,8 +23,9 @@ from llm.offline.assistant.references import (
 )
 from llm.offline.assistant.statements import acknowledgement, catalog_answer, statement_read
 from llm.offline.assistant.words import and_join, free_words, union
+from llm.offline.lifts import judged_lifts, lifts_read
 from llm.offline.memory import memory_topic
-from llm.offline.shopper import ShopperRequest, judged_lifts, lifts_read, request_parse
+from llm.offline.shopper import ShopperRequest, request_parse
 from llm.offline.vocabulary import Vocabulary
 from llm.transcript import ShownProduct
 
@@ -64,13 +65,6 @@ _SELF_STATEMENT = re.compile(
 )
 _ASKING = re.compile(r"\bplease\b|\?\s*$|\b(similar|like this|like that|cheaper|more)\b")
 _STOCKED = re.compile(r"\b(do|does|d'you) (you|aisle|the shop) (sell|have|carry|stock|do)\b")
-# A follow-up on the list in view rather than a new request: a short fragment, a question,
-# or an opening that builds on what was shown.
-_FOLLOW_UP = re.compile(
-    r"^\s*(?:(?:and|or|but|ok|okay|hmm|so)[,\s]+)?(?:what about|how about|anything|something|"
-    r"any|only|just|maybe|perhaps|more)\b"
-    r"|^\W*(?:\S+\W+){0,3}\S+\W*\?\s*$|^\W*(?:\S+\W+){0,2}\S+\W*$"
-)
 _YES = re.compile(
     r"^\s*(yes|yeah|yep|sure|ok|okay|please do|go on|go ahead)\b[\s!.,]*(please)?[\s!.]*$"
 )
@@ -132,7 +126,7 @@ def _plan(
         topic = None  # "forget my budget" lifts the budget; it erases nothing
     if topic:
         return Plan(kind="memory", topic=topic)
-    if _out_of_scope(lowered, parsed):
+    if out_of_scope(lowered, parsed):
         return Plan(kind="text", text=_off_topic_text(vocabulary))
     about_the_shop = catalog_answer(lowered, vocabulary)
     if about_the_shop:
@@ -162,7 +156,7 @@ def _plan(
             SHOPPING_INTENT.search(lowered)
             or _ASKING.search(lowered)
             or (parsed.categories and not _SELF_STATEMENT.search(lowered))
-            or _asks_in_a_clause(text, vocabulary, footwear=on_feet)
+            or asks_in_a_clause(text, vocabulary, footwear=on_feet)
         )
         if not asking:
             return Plan(kind="text", text=acknowledgement(said, asks_for_more=True))
@@ -243,15 +237,15 @@ def _plan(
     if (
         context is not None
         and not parsed.categories
-        and (parsed.has_criteria() or PLURAL_REFERENCE.search(lowered))
+        and (parsed.has_criteria() or parsed.currency or PLURAL_REFERENCE.search(lowered))
     ):
         return Plan(kind="search", request=refine(context, parsed))
     if (
         context is not None
         and not parsed.categories
         and parsed.words
-        and _FOLLOW_UP.search(lowered)
-        and not _passing(lowered)
+        and FOLLOW_UP.search(lowered)
+        and not passing(lowered)
     ):
         # "quilted?", "something wrap style", "what about a midi length": the search in
         # force, narrowed by the catalog's own words (the search says if none has them).
@@ -272,50 +266,6 @@ def _plan(
     if _GREETING.search(lowered) or SHOPPING_INTENT.search(lowered):
         return Plan(kind="text", text=_GREETING_TEXT)
     return Plan(kind="text", text=_off_topic_text(vocabulary))
-
-
-# How like the bank's out-of-scope examples a message must be to be answered as one when
-# the slot readers found nothing but a colour or loose words in it ("write" reads "white").
-OUT_OF_SCOPE_LIKENESS = 0.5
-
-
-def _out_of_scope(lowered: str, parsed: ShopperRequest) -> bool:
-    """Whether the message asks for something that is no shopping at all."""
-    if parsed.categories or parsed.brand or parsed.size or parsed.max_price is not None:
-        return False
-    if parsed.material or parsed.excluded_colours or parsed.lifted:
-        return False
-    act = act_of(lowered)
-    return act is not None and act.name == "out_of_scope" and act.likeness >= OUT_OF_SCOPE_LIKENESS
-
-
-_CLAUSES = re.compile(r"[,.;!?]+|\s+(?:and|but|so)\s+")
-
-
-def _asks_in_a_clause(text: str, vocabulary: Vocabulary, *, footwear: bool) -> bool:
-    """ "I'm a UK 5 in shoes and I'm after sandals": one clause tells, another names a
-    category and tells nothing of the shopper, so it asks for it."""
-    clauses = [c for c in _CLAUSES.split(text) if c.strip()]
-    if len(clauses) < 2:
-        return False
-    for clause in clauses:
-        read = request_parse(clause, vocabulary)
-        # "... but sometimes S in knits" still tells a size: no request.
-        if (
-            read.categories
-            and read.size is None
-            and read.max_price is None
-            and not statement_read(clause, vocabulary, footwear=footwear, occasions=False)
-        ):
-            return True
-    return False
-
-
-def _passing(lowered: str) -> bool:
-    """Thanks, a goodbye, a word about the assistant: no follow-up on the list ("cheers",
-    "ta", "lol ok thanks" read as words would be searched)."""
-    act = act_by_meaning(lowered)
-    return act is not None and act.name in ("smalltalk", "out_of_scope")
 
 
 def context_category(state: State, page: dict | None) -> str | None:

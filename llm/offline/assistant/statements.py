@@ -29,7 +29,10 @@ from llm.shopper_words import (
 # "UK 10", "US 9.5": a size with the system it was given in.
 SYSTEM_NUMBER = re.compile(r"\b(UK|US|EU)\s?(\d{1,2}(?:\.5)?)\b", re.I)
 
-_BUDGET_CUE = re.compile(r"\b(budget|spend|spending|afford|up to|at most|max(imum)?)\b")
+_BUDGET_CUE = re.compile(
+    r"\b(budget|spend|spending|afford|up to|at most|max(imum)?|under|below|over|less than|"
+    r"no more than|cheaper than)\b"
+)
 _BRANDS_ASKED = re.compile(
     r"\b(which|what) (brands?|labels?|makes?)\b|\bbrands? (do|d'you|you) (carry|sell|have|stock)"
     r"|\b(list|name) (your|the|all) brands\b"
@@ -112,7 +115,8 @@ def _said(fact: Judged, text: str, vocabulary: Vocabulary, *, footwear: bool) ->
         if value == "tight":
             return "a tight budget"
         amount, _, currency = value.partition(" ")
-        return f"a budget of up to {'€' + amount if currency == SHOP_CURRENCY else value}"
+        # Another currency is said back once, with why it filters nothing (statement_read).
+        return f"a budget of up to €{amount}" if currency in ("", SHOP_CURRENCY) else None
     if category == "brand":
         name = next((b for b in vocabulary.brands if slot_key(b) == key), None)
         if name is None:
