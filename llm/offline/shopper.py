@@ -67,6 +67,12 @@ _CURRENCY = r"(?:€|\$|£|(?:" + "|".join(_CURRENCY_NAMES) + r")\b)"
 _MONEY = r"(?:€|eur\b|euros?\b|\$|£)?\s*(\d{1,5}(?:[.,]\d{1,2})?)\s*" + _CURRENCY + "?"
 _PRICE_PATTERNS = (
     re.compile(_PRICE_CUE + r"\s*" + _MONEY),
+    # A budget moved: "raise it to 150", "stretch to 320", "bump the budget to 200".
+    re.compile(
+        r"\b(?:raise|stretch|increase|bump|push|extend|lower|drop|reduce|cut)\w*"
+        r"(?:\s+(?:it|that|the budget|my budget|the limit|the price))?\s+(?:up\s+|down\s+)?to\s+"
+        + _MONEY
+    ),
     re.compile(r"between\s+" + _MONEY + r"\s+and\s+" + _MONEY),
     # A range with its currency: "50 to 80 euros", "€40-€70".
     re.compile(

@@ -325,3 +325,12 @@ def test_a_budget_in_pounds_is_said_back_and_never_read_as_euros() -> None:
         ),
     )
     assert _misses(results) == []
+
+
+def test_a_budget_moved_narrows_the_search_in_force() -> None:
+    results = _replay(
+        _turn("knitwear under 90", {"search": {"category": "knitwear", "max_price": 90}}),
+        _turn("raise it to 150", {"search": {"category": "knitwear", "max_price": 150}}),
+        _turn("stretch to 200 then", {"search": {"category": "knitwear", "max_price": 200}}),
+    )
+    assert _misses(results) == []

@@ -118,6 +118,8 @@ def referenced_product(
         # "the mohair one", "is the roll neck in stock?" (a style word the category reader
         # also takes), but not "a waxed jacket for the rain" after rain boots.
         return named[0][1], False
+    if parsed.max_price is not None and not (parsed.size or parsed.colours) and not named:
+        return None, False  # "raise it to 150": "it" is the budget, a search's filter
     if parsed.categories and not any(
         singular(category) in product.name.lower()
         for product in known
