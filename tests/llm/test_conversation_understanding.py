@@ -334,3 +334,19 @@ def test_a_budget_moved_narrows_the_search_in_force() -> None:
         _turn("stretch to 200 then", {"search": {"category": "knitwear", "max_price": 200}}),
     )
     assert _misses(results) == []
+
+
+def test_asking_a_products_other_colours_lifts_no_remembered_dislike() -> None:
+    results = _replay(
+        _turn(
+            "sandals for a garden party?",
+            {"search": {"category": "sandals", "exclude_colours": ["black"]}},
+        ),
+        _turn("the strappy ones - other colours?", {"no_search": True}, act="availability"),
+        _turn(
+            "and a dress to go with",
+            {"search": {"category": "dresses", "exclude_colours": ["black"]}},
+        ),
+        facts=["colour/black=dislike"],
+    )
+    assert _misses(results) == []

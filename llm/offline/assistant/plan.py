@@ -105,7 +105,14 @@ def message_plan(text: str, state: State, vocabulary: Vocabulary, page: dict | N
     """Decide what one shopper message needs; a default lifted earlier in the visit stays
     lifted ("any brand is fine" holds for every search after it)."""
     plan = _plan(text, state, vocabulary, page)
-    plan.lifted = lifts_read(text.lower().replace("\u2019", "'"), vocabulary)
+    lowered = text.lower().replace("\u2019", "'")
+    # "The strappy ones - other colours?" asks about one product's colours; only a lift the
+    # judge reads as the shopper's ("black is fine again") holds for the visit then.
+    plan.lifted = (
+        judged_lifts(lowered, vocabulary)
+        if plan.kind == "product"
+        else lifts_read(lowered, vocabulary)
+    )
     if plan.kind == "search":
         plan.request = replace(plan.request, lifted=plan.request.lifted | state.lifted)
     plan.carried = list(vocabulary.categories)
