@@ -125,9 +125,19 @@ def _dropped(parsed: ShopperRequest, profile: Profile, vocabulary: Vocabulary) -
 
 
 def relaxed_arguments(arguments: dict, plan: Plan) -> dict | None:
-    """The search again, once, when it found nothing: without the material (the answer says
-    none is made of it), without a recalled brand, or without free words no description
-    uses within a category or brand ("a navy shirt for the office")."""
+    """The search again, once, when it found nothing: without the occasion it is for, without
+    the material (the answer says none is made of it), without a recalled brand, or without
+    free words no description uses within a category or brand ("a navy shirt for the
+    office")."""
+    words = str(arguments.get("query") or "").split()
+    said_for = " ".join(plan.request.occasions)
+    if (
+        words
+        and all(word in said_for for word in words)
+        and arguments.keys() & {"category", "brand"}
+    ):
+        # "a linen shirt for a summer wedding": what it is for gives way before what it is.
+        return {key: value for key, value in arguments.items() if key != "query"}
     if "material" in arguments and set(arguments) - {"material", "query", "offset", "limit"}:
         return {key: value for key, value in arguments.items() if key != "material"}
     if "brand" in arguments and not plan.request.brand:
