@@ -350,3 +350,22 @@ def test_asking_a_products_other_colours_lifts_no_remembered_dislike() -> None:
         facts=["colour/black=dislike"],
     )
     assert _misses(results) == []
+
+
+def test_a_service_the_chat_cannot_do_is_said_so_and_nothing_searched() -> None:
+    results = _replay(
+        _turn("boots", {"search": {"category": "boots"}}),
+        *(
+            _turn(
+                text,
+                {"no_search": True, "answer_has": ["not something I can do"]},
+                act="out_of_scope",
+            )
+            for text in (
+                "can you reserve a pair in store for me",
+                "do you do gift wrapping",
+                "can you write me a poem about t-shirts",
+            )
+        ),
+    )
+    assert _misses(results) == []

@@ -8,7 +8,13 @@ from typing import TYPE_CHECKING
 
 from llm.offline.assistant.compare import Target, compared_products, unknowable_among_shown
 from llm.offline.assistant.page import page_product, page_request
-from llm.offline.assistant.reading import FOLLOW_UP, asks_in_a_clause, out_of_scope, passing
+from llm.offline.assistant.reading import (
+    FOLLOW_UP,
+    asks_in_a_clause,
+    out_of_scope,
+    passing,
+    service_asked,
+)
 from llm.offline.assistant.references import (
     AMONG_SHOWN,
     ORDINALS,
@@ -135,6 +141,8 @@ def _plan(
         return Plan(kind="memory", topic=topic)
     if out_of_scope(lowered, parsed):
         return Plan(kind="text", text=_off_topic_text(vocabulary))
+    if service_asked(lowered):
+        return Plan(kind="text", text=_SERVICE_TEXT)
     about_the_shop = catalog_answer(lowered, vocabulary)
     if about_the_shop:
         return Plan(kind="text", text=about_the_shop)
@@ -420,6 +428,10 @@ _CLARIFY_TEXT = (
 )
 _LIFTED_TEXT = "Noted: I'll leave that out of your searches from now on. What are you looking for?"
 _MORE_OF_WHAT_TEXT = "More of what? Tell me what you're looking for and I'll find options."
+_SERVICE_TEXT = (
+    "That's not something I can do from this chat: I can find products, check sizes, colours "
+    "and stock, and compare them for you. What are you looking for?"
+)
 _DISCOUNT_TEXT = (
     "I can't change prices or give discounts; prices are as shown in the shop. I can help "
     "you find something within your budget, though. What are you looking for?"

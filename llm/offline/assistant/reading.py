@@ -62,3 +62,21 @@ def passing(lowered: str) -> bool:
     "ta", "lol ok thanks" read as words would be searched)."""
     act = act_by_meaning(lowered)
     return act is not None and act.name in ("smalltalk", "out_of_scope")
+
+
+# Asking the assistant to act outside the catalog: hold, wrap, deliver, track, write. It can
+# find products, check sizes and stock and compare them; it says so rather than searching.
+_CAN_YOU = re.compile(r"\b(can|could|would|will|do|does) (you|u|aisle|the shop)\b|\bplease\b")
+_SERVICE = re.compile(
+    r"\b(reserve|hold (one|it|a pair|them)|put (one|it) aside|gift[- ]?wrap\w*|wrap (it|them)|"
+    r"deliver\w*|ship\w*|track\w*|my order|an order|return (it|them)|refund|exchange it|"
+    r"click and collect|in store|in-store|book (me|a)|write (me )?(a |an )?(poem|song|story|"
+    r"essay|text|letter|email)|recommend (a|an|some) (good )?(restaurant|bar|film|movie|book|"
+    r"hotel))\b"
+)
+
+
+def service_asked(lowered: str) -> bool:
+    """ "Can you reserve a pair in store?", "do you do gift wrapping?": a service, not a
+    product; "write me a poem about t-shirts" names a category and is still no search."""
+    return bool(_CAN_YOU.search(lowered) and _SERVICE.search(lowered))
