@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 from django.conf import settings
+from django.db import DatabaseError
 from django.db.models import Count, Max
 from django.utils.module_loading import import_string
 
@@ -179,6 +180,16 @@ def similarities(query: str, ids: Sequence[int]) -> dict[int, float]:
     is off, the query is empty, or nothing could be encoded."""
     if not query.strip() or not ids or encoder() is None:
         return {}
+    try:
+        return _similarities(query, ids)
+    except DatabaseError as exc:
+        # A database without the vectors' table (a migration not yet applied) ranks by
+        # words, as with meaning off; the search itself still answers.
+        _off(str(_encoder_path), exc)
+        return {}
+
+
+def _similarities(query: str, ids: Sequence[int]) -> dict[int, float]:
     stored, matrix = _loaded()
     known, rows = _rows_of(stored, ids)
     if len(known) < len(ids):

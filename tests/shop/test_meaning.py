@@ -133,3 +133,17 @@ def test_with_minilm_words_no_product_has_offer_the_closest_in_meaning_first(enc
     assert "Relaxed" in found.alternatives[0].name
     encoder("")
     assert "Relaxed" not in page(query="comfy", category="jeans").alternatives[0].name
+
+
+def test_a_database_without_the_vectors_table_ranks_by_words(encoder, monkeypatch):
+    from django.db import DatabaseError
+
+    encoder("")
+    by_words = [h.sku for h in page(query="rain", category="jackets").hits]
+    encoder(HASHING)
+
+    def missing(*args, **kwargs):
+        raise DatabaseError("no such table: shop_productmeaning")
+
+    monkeypatch.setattr(meaning, "_loaded", missing)
+    assert [h.sku for h in page(query="rain", category="jackets").hits] == by_words

@@ -15,13 +15,16 @@ class Command(BaseCommand):
     )
 
     def handle(self, *args, **options) -> None:
+        quiet = options.get("verbosity", 1) == 0
         if encoder() is None:
-            self.stdout.write(
-                "Catalog meaning is off (CATALOG_SEARCH_MEANING=false): nothing to do."
-            )
+            if not quiet:
+                self.stdout.write(
+                    "Catalog meaning is off (CATALOG_SEARCH_MEANING=false): nothing to do."
+                )
             return
         written = 0
         ids = list(Product.objects.order_by("id").values_list("id", flat=True))
         for start in range(0, len(ids), BATCH):
             written += vectors_store(Product.objects.filter(id__in=ids[start : start + BATCH]))
-        self.stdout.write(f"Catalog meaning: {written} of {len(ids)} products encoded.")
+        if not quiet:
+            self.stdout.write(f"Catalog meaning: {written} of {len(ids)} products encoded.")
