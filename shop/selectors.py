@@ -223,7 +223,7 @@ def catalog_search(filters: CatalogFilters, *, meaning_of: str = "") -> CatalogS
         # those with the most of them.
         most = max(words.scores[row[0]][0] for row in rows)
         rows = [row for row in rows if words.scores[row[0]][0] == most]
-    rows = sorted(rows, key=_ranking(words, [row[0] for row in rows], filters.category, meaning_of))
+    rows = _ranked(rows, words, filters.category, meaning_of)
     ids = [row[0] for row in rows]
     kept = set(ids)
     found = {word for word in words.catalog_words if not kept.isdisjoint(words.hits[word])}
@@ -236,27 +236,42 @@ def catalog_search(filters: CatalogFilters, *, meaning_of: str = "") -> CatalogS
 _FUSION_DAMPING = 10
 
 
-def _ranking(words: WordMatches, ids: list[int], category: str | None, meaning_of: str):
-    """The sort key of a search's rows: products matching more of the catalog words first;
-    among equals, the words' relevance fused with the products' closeness in meaning to the
-    words (reciprocal ranks); then cheaper first. With no catalog word among the words
-    ("comfy jeans"), meaning alone orders the category; with no words, price does."""
-    said = meaning_of or " ".join(words.words)
-    query = f"{said} {category}" if said and category else said
-    close = meaning.similarities(query, ids)
+# Meaning re-ranks the best of the words' order only: a page shows a few products, and
+# fusing every match of a broad word at 10k products cost more than the search.
+_FUSED_AT_MOST = 200
+
+
+def _ranked(rows: list[tuple], words: WordMatches, category: str | None, meaning_of: str):
+    """A search's rows in order: products matching more of the catalog words first; among
+    equals, the more relevant, then cheaper. The first rows are then ranked again by the
+    words' relevance fused with the products' closeness in meaning to the words (reciprocal
+    ranks); with no catalog word among the words ("comfy jeans"), meaning alone orders
+    them; with no words, price does."""
     no_score = (0, 0.0)
-    fused = dict.fromkeys(ids, 0.0)
-    relevance = {pid: words.scores[pid][1] for pid in ids if pid in words.scores}
+
+    def by_words(row: tuple) -> tuple:
+        count, relevance = words.scores.get(row[0], no_score)
+        return (-count, -relevance, row[1], row[2])
+
+    rows = sorted(rows, key=by_words)
+    said = meaning_of or " ".join(words.words)
+    head = rows[:_FUSED_AT_MOST]
+    close = meaning.similarities(
+        f"{said} {category}" if said and category else said, [r[0] for r in head]
+    )
+    if not close:
+        return rows
+    fused = dict.fromkeys((row[0] for row in head), 0.0)
+    relevance = {row[0]: words.scores[row[0]][1] for row in head if row[0] in words.scores}
     for scores in (relevance, close):
         # Equal scores share a place, so ties still fall to the price.
         places = {value: place for place, value in enumerate(sorted(set(scores.values()))[::-1])}
         for pid, value in scores.items():
             fused[pid] += 1.0 / (_FUSION_DAMPING + places[value])
-
-    def key(row: tuple) -> tuple:
-        return (-words.scores.get(row[0], no_score)[0], -fused[row[0]], row[1], row[2])
-
-    return key
+    head.sort(
+        key=lambda row: (-words.scores.get(row[0], no_score)[0], -fused[row[0]], row[1], row[2])
+    )
+    return head + rows[_FUSED_AT_MOST:]
 
 
 def products_load(ids: Sequence[int]) -> list[Product]:
