@@ -369,3 +369,12 @@ def test_a_service_the_chat_cannot_do_is_said_so_and_nothing_searched() -> None:
         ),
     )
     assert _misses(results) == []
+
+
+def test_asking_whether_the_shop_sells_a_kind_asks_the_whole_shop() -> None:
+    results = _replay(
+        _turn("hiking boots", {"search": {"category": "boots"}, "words": ["hiking"]}),
+        _turn("do you sell running socks?", {"none": True}, act="catalog_question"),
+    )
+    assert _misses(results) == []
+    assert results[1].first_search.get("category") is None

@@ -246,8 +246,13 @@ def _plan(
         and not PLURAL_REFERENCE.search(lowered)
     ):
         return Plan(kind="text", text=_CLARIFY_TEXT)  # "this" with nothing it could be
-    if _STOCKED.search(lowered) and parsed.words and not parsed.has_criteria():
-        # "Do you sell ties?": a new question of the whole shop, never of the list in view.
+    if (
+        _STOCKED.search(lowered)
+        and parsed.words
+        and not replace(parsed, occasions=[]).has_criteria()
+    ):
+        # "Do you sell ties?", "running socks?": a new question of the whole shop, never of
+        # the list in view (what the thing is for does not make it a refinement).
         return Plan(kind="search", request=parsed)
     if (
         context is not None
