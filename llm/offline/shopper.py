@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, field
 
 from llm.offline.lifts import lifts_read
-from llm.offline.vocabulary import STYLE_WORDS, Vocabulary, is_content_word
+from llm.offline.vocabulary import GREETING_LEAD, STYLE_WORDS, Vocabulary, is_content_word
 from llm.shopper_words import (
     CURRENCY_WORDS,
     FOOTWEAR_CUE,
@@ -439,14 +439,6 @@ def _inside(span: tuple[int, int], spans: list[tuple[int, int]]) -> bool:
     return any(start <= span[0] < end for start, end in spans if start >= 0)
 
 
-# "Morning! need a linen shirt", "evening all, ...": a greeting before the message says
-# nothing of what is wanted ("an evening dress" keeps its word: no mark follows it).
-_GREETING_LEAD = re.compile(
-    r"^\s*(?:good\s+)?(?:morning|afternoon|evening|hi|hello|hey|hiya)(?:\s+(?:all|there))?"
-    r"\s*[!,.]+\s*"
-)
-
-
 def _normalise(text: str) -> str:
     lowered = text.lower().replace("\u2019", "'").replace("\u2018", "'")
-    return _GREETING_LEAD.sub("", lowered)
+    return GREETING_LEAD.sub("", lowered)

@@ -283,6 +283,14 @@ _SIZE_TOKENS = frozenset(
 )
 
 
+# "Morning! need a linen shirt", "evening all, ...": a greeting before the message says
+# nothing of what is wanted ("an evening dress" keeps its word: no mark follows it).
+GREETING_LEAD = re.compile(
+    r"^\s*(?:good\s+)?(?:morning|afternoon|evening|hi|hello|hey|hiya)(?:\s+(?:all|there))?"
+    r"\s*[!,.]+\s*"
+)
+
+
 def is_content_word(token: str) -> bool:
     return (
         len(token) > 2
