@@ -92,7 +92,7 @@ def _encode(texts: list[str]) -> np.ndarray | None:
         return None
     try:
         return np.asarray(encode(texts), dtype=np.float32)
-    except Exception as exc:
+    except Exception as exc:  # any failure of the model (memory, a broken package): words
         return _off(str(_encoder_path), exc)
 
 
