@@ -332,9 +332,8 @@ SIZE_WITH_SYSTEM = re.compile(
     re.I,
 )
 # Words that put a size on the feet.
-FOOTWEAR_CUE = re.compile(
-    r"\b(shoes?|feet|foot|trainers?|sneakers?|boots?|sandals?|heels|loafers|footwear)\b", re.I
-)
+FOOTWEAR_WORDS = r"shoes?|feet|foot|trainers?|sneakers?|boots?|sandals?|heels|loafers|footwear"
+FOOTWEAR_CUE = re.compile(rf"\b({FOOTWEAR_WORDS})\b", re.I)
 # A waist measurement: "34 waist", "a waist of 34", "W34", "32 inch waist", "34x32" (waist by
 # leg length), "34/32".
 WAIST = re.compile(

@@ -16,6 +16,7 @@ from llm.offline.judge.measures import (
 )
 from llm.offline.judge.words import GARMENT, GARMENT_NOUNS, GARMENT_WORDS
 from llm.shopper_words import (
+    FOOTWEAR_WORDS,
     LETTER_SIZE_WORDS,
     LETTER_SIZES,
     size_in_shop_system,
@@ -63,9 +64,8 @@ _PRICE_BEFORE = re.compile(
 )
 _NUMBER_VALUE = re.compile(r"^(?:(eu|uk|us)\s*)?(\d{1,2})(?:[.,](5))?(?:\s*(eu|uk|us))?$", re.I)
 _SIZE_SYSTEM = re.compile(r"(?i:\b(uk|us|eu)\s+siz(?:es|ing)\b)|\b(UK|US|EU)\b")
-SHOE_CONTEXT = re.compile(
-    r"\b(?:shoes?|sneakers?|trainers?|boots?|sandals?|heels|loafers|feet|foot|footwear|eu)\b", re.I
-)
+# The shopper vocabulary's footwear words, and "EU", the system the shop sizes shoes in.
+SHOE_CONTEXT = re.compile(rf"\b(?:{FOOTWEAR_WORDS}|eu)\b", re.I)
 _ARTICLE_NUMBER = re.compile(
     r"\b(?:i'm|im|i am|i take|i wear|i usually take|i usually wear)\s+"
     r"(?:(?:really|actually|usually|normally|definitely|generally|always|now)\s+)?"
