@@ -225,7 +225,11 @@ def test_words_no_product_has_are_said_plainly_and_what_there_is_named_as_instea
         # Running shoes, yes; socks, no: the answer says so before what it shows.
         _turn(
             "do you sell running socks?",
-            {"none": True, "answer_has": ["nothing described as “socks”"]},
+            {
+                "none": True,
+                "answer_has": ["nothing described as “socks”"],
+                "answer_lacks": ["matching “running socks”"],
+            },
             act="catalog_question",
         ),
         # No jeans are called comfy: said, and the jeans there are offered as other ones.

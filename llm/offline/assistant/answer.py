@@ -172,9 +172,14 @@ def search_answer(arguments: dict, result: dict, plan: Plan, *, first: dict | No
     intro = _relaxed_intro(arguments, first)
     unmatched = [w for w in result.get("unmatched_words") or [] if isinstance(w, str)]
     if unmatched and not offset:
-        # "running socks": the shop has running shoes, but nothing called socks.
+        # "running socks": the shop has running shoes, but nothing called socks; the list
+        # is then described by the words its products do have.
         quoted = and_join([f"“{word}”" for word in unmatched])
         intro.append(f"We have nothing described as {quoted}; instead, these match the rest.")
+        kept = [w for w in str(arguments.get("query", "")).split() if w not in unmatched]
+        described = describe(
+            {**arguments, "query": " ".join(kept)} if kept else _unqueried(arguments)
+        )
     if plan.request.absent_material:
         intro.append(
             f"We have nothing in {plan.request.absent_material}, so here are other "
@@ -393,6 +398,10 @@ def _one_of(product: ShownProduct, arguments: dict) -> bool:
     if colour and product.colours and colour not in product.colours:
         return False
     return not (size and product.sizes and size not in product.sizes)
+
+
+def _unqueried(arguments: dict) -> dict:
+    return {key: value for key, value in arguments.items() if key != "query"}
 
 
 def _unpriced(arguments: dict) -> dict:
