@@ -58,10 +58,14 @@ from llm.fact_terms import (
     COLOUR_TERMS,
     DESIGN_TERMS,
     MATERIAL_TERMS,
-    OCCASION_PHRASES,
     VALUE_TERMS,
 )
-from llm.shopper_words import CURRENCY_WORDS, size_in_shop_system
+from llm.shopper_words import (
+    CURRENCY_WORDS,
+    LETTER_SIZES,
+    OCCASION_PHRASES,
+    size_in_shop_system,
+)
 
 CATEGORIES = ("size", "budget", "colour", "brand", "design", "material", "values", "occasion")
 PREFERENCE_CATEGORIES = ("colour", "brand", "design", "material", "values")
@@ -81,7 +85,6 @@ SIZE_SLOTS = (
 BUDGET_SLOT = "budget"
 TIGHT_BUDGET = "tight"
 NO_BUDGET = "none"
-LETTER_SIZES = ("XXS", "XS", "S", "M", "L", "XL", "XXL", "XXXL")
 
 # Garment words a size can be given for, by slot; "I'm an M" alone counts as tops.
 GARMENT_SLOTS: dict[str, tuple[str, ...]] = {

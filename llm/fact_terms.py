@@ -176,13 +176,3 @@ VALUE_TERMS: dict[str, tuple[str, str]] = {
     "independent labels": ("independent", "independent brands"),
     "fast fashion": ("fast-fashion", "fast fashion"), "fast-fashion": ("fast-fashion", "fast fashion"),
 }  # fmt: skip
-OCCASION_PHRASES: dict[str, str] = {
-    "wedding": "a wedding", "interview": "a job interview", "hiking": "hiking",
-    "running": "running", "beach": "the beach", "party": "a party", "travel": "travel",
-    "holiday": "a holiday", "festival": "a festival", "funeral": "a funeral",
-    "office": "the office", "work": "work", "ski": "a ski trip", "camping": "camping",
-    "date": "a date", "gym": "the gym", "formal": "a formal event", "business": "business",
-    "cycling": "cycling", "yoga": "yoga", "winter": "winter", "summer": "summer",
-    "christmas": "Christmas", "graduation": "a graduation", "christening": "a christening",
-    "prom": "a prom", "dinner": "a dinner", "marathon": "a marathon", "gala": "a gala",
-}  # fmt: skip

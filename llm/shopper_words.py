@@ -88,7 +88,8 @@ CURRENCY_WORDS: dict[str, tuple[str, ...]] = {
 }
 _CURRENCY_BY_WORD = {word: code for code, words in CURRENCY_WORDS.items() for word in words}
 _SIGNS = "€£$"
-_WORD_ALTERNATIVES = "|".join(
+# Every currency word as one alternation, longest first, for other patterns to embed.
+CURRENCY_WORD_ALTERNATIVES = "|".join(
     sorted(
         (re.escape(w) for w in _CURRENCY_BY_WORD if w not in _SIGNS),
         key=len,
@@ -97,11 +98,11 @@ _WORD_ALTERNATIVES = "|".join(
 )
 # A currency next to a figure, either side: "€40", "40 €", "£35", "40 quid", "USD 40".
 CURRENCY_SIGN = re.compile(r"[€£$]|\bus\$")
-CURRENCY_WORD = re.compile(rf"\b(?:{_WORD_ALTERNATIVES})\b", re.I)
+CURRENCY_WORD = re.compile(rf"\b(?:{CURRENCY_WORD_ALTERNATIVES})\b", re.I)
 _FIGURE = r"\d{1,7}(?:[.,]\d{1,2})?"
 MONEY = re.compile(
-    rf"(?P<before>[€£$]|\b(?:{_WORD_ALTERNATIVES})\b)\s?(?P<amount_a>{_FIGURE})"
-    rf"|(?P<amount_b>{_FIGURE})\s?(?P<after>[€£$]|\b(?:{_WORD_ALTERNATIVES})\b)",
+    rf"(?P<before>[€£$]|\b(?:{CURRENCY_WORD_ALTERNATIVES})\b)\s?(?P<amount_a>{_FIGURE})"
+    rf"|(?P<amount_b>{_FIGURE})\s?(?P<after>[€£$]|\b(?:{CURRENCY_WORD_ALTERNATIVES})\b)",
     re.I,
 )
 
@@ -142,6 +143,10 @@ def amounts_of_money(text: str) -> list[Money]:
 # --- Sizes ------------------------------------------------------------------------------
 
 LETTER_SIZES = ("XXS", "XS", "S", "M", "L", "XL", "XXL", "XXXL")
+# The letters as one alternation, longest first, for patterns that read a size in a message.
+LETTER_SIZE_ALTERNATIVES = "|".join(sorted(LETTER_SIZES, key=len, reverse=True))
+# The letters no English word shares ("M", "S" and "L" are words in lower case).
+UNMISTAKABLE_LETTER_SIZES = "|".join(s for s in LETTER_SIZE_ALTERNATIVES.split("|") if len(s) > 1)
 # Words for letter sizes, longest first when matched.
 LETTER_SIZE_WORDS: dict[str, str] = {
     "double extra small": "XXS", "extra extra small": "XXS", "2xs": "XXS", "xxs": "XXS",
@@ -393,3 +398,80 @@ def money_said(text: str) -> Money | None:
     """The first figure with a currency in text, number words read as digits."""
     found = amounts_of_money(text)
     return found[0] if found else None
+
+
+# --- Occasions ----------------------------------------------------------------------------
+
+# Each occasion's phrase in a fact sentence ("Shops for a wedding."), by its key: the keys are
+# the closed list's slots (`occasion/<key>`).
+OCCASION_PHRASES: dict[str, str] = {
+    "wedding": "a wedding", "interview": "a job interview", "hiking": "hiking",
+    "running": "running", "beach": "the beach", "party": "a party", "travel": "travel",
+    "holiday": "a holiday", "festival": "a festival", "funeral": "a funeral",
+    "office": "the office", "work": "work", "ski": "a ski trip", "camping": "camping",
+    "date": "a date", "gym": "the gym", "formal": "a formal event", "business": "business",
+    "cycling": "cycling", "yoga": "yoga", "winter": "winter", "summer": "summer",
+    "christmas": "Christmas", "graduation": "a graduation", "christening": "a christening",
+    "prom": "a prom", "dinner": "a dinner", "marathon": "a marathon", "gala": "a gala",
+}  # fmt: skip
+# What shoppers call an occasion, each with its key.
+OCCASIONS: dict[str, str] = {
+    "wedding": "wedding", "weddings": "wedding", "getting married": "wedding",
+    "get married": "wedding", "job interview": "interview", "interview": "interview",
+    "interviews": "interview", "hiking": "hiking", "hike": "hiking", "hikes": "hiking",
+    "trekking": "hiking", "hiking trip": "hiking", "running": "running", "jogging": "running",
+    "half marathon": "marathon", "marathon": "marathon", "beach": "beach",
+    "beach trip": "beach", "party": "party", "parties": "party", "birthday party": "party",
+    "travel": "travel", "travelling": "travel", "traveling": "travel", "trip": "travel",
+    "road trip": "travel", "holiday": "holiday", "holidays": "holiday", "vacation": "holiday",
+    "festival": "festival", "festivals": "festival", "funeral": "funeral", "office": "office",
+    "for work": "work", "at work": "work", "to work": "work", "work clothes": "work",
+    "workwear": "work", "work wear": "work", "work outfits": "work", "new job": "work",
+    "ski trip": "ski", "skiing trip": "ski", "skiing": "ski", "ski": "ski",
+    "camping": "camping", "camping trip": "camping", "date night": "date", "a date": "date",
+    "first date": "date", "gym": "gym", "formal event": "formal", "formal occasion": "formal",
+    "black tie": "formal", "black-tie": "formal", "business trip": "business",
+    "business meeting": "business", "cycling": "cycling", "bike rides": "cycling",
+    "yoga": "yoga", "for winter": "winter", "this winter": "winter", "the winter": "winter",
+    "for summer": "summer", "this summer": "summer", "the summer": "summer",
+    "christmas": "christmas", "graduation": "graduation", "christening": "christening",
+    "baptism": "christening", "prom": "prom", "dinner": "dinner", "gala": "gala",
+}  # fmt: skip
+# Alone, these name a season, a weather or a manner as often as an occasion ("formal
+# shirts", "a summer dress"): a request reads them as what it is for, while a statement
+# about the shopper needs the longer phrase above ("for winter") to be a standing fact.
+OCCASIONS_IN_REQUESTS: dict[str, str] = {
+    "winter": "winter", "summer": "summer", "spring": "spring", "autumn": "autumn",
+    "rain": "rain", "rainy": "rain", "formal": "formal", "casual": "casual",
+    "business": "business",
+}  # fmt: skip
+# Words that show a message is about an occasion without naming it ("the bride's side" is a
+# wedding): evidence that a fact about it was said, never read as the occasion itself.
+_OCCASION_HINTS: dict[str, tuple[str, ...]] = {
+    "wedding": ("married", "bride", "groom"),
+    "hiking": ("trek", "walking"),
+    "running": ("run", "jog", "marathon"),
+    "travel": ("journey",),
+    "holiday": ("getaway",),
+    "work": ("job", "office"),
+    "office": ("work",),
+    "ski": ("slopes",),
+    "date": ("dating",),
+    "formal": ("gala",),
+    "business": ("meeting", "conference"),
+    "cycling": ("bike", "biking", "cycle"),
+}
+
+
+def occasion_evidence(key: str) -> tuple[str, ...]:
+    """Every word a message may use for the occasion `key`: its names, its phrase, its hints."""
+    names = [word for word, named in (OCCASIONS | OCCASIONS_IN_REQUESTS).items() if named == key]
+    phrase = OCCASION_PHRASES.get(key)
+    return (*names, *([phrase] if phrase else []), *_OCCASION_HINTS.get(key, ()))
+
+
+def occasion_evidence_words() -> set[str]:
+    """Every word that may show a message is about some occasion."""
+    return {word for key in OCCASION_PHRASES for word in occasion_evidence(key)} | set(
+        OCCASION_PHRASES
+    )

@@ -17,8 +17,8 @@ from llm.fact_schema import (
     OCCASION_PHRASES,
     VALUE_TERMS,
 )
-from llm.shopper_words import LETTER_SIZE_WORDS
-from memoryapp.screening import OCCASION_WORDS, PEOPLE, summary_screen, text_fold
+from llm.shopper_words import LETTER_SIZE_WORDS, occasion_evidence_words
+from memoryapp.screening import PEOPLE, summary_screen, text_fold
 
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|im|i've|i'd|i'll|me|my|mine|myself)\b", re.I)
 _CUE = re.compile(
@@ -90,8 +90,7 @@ _OCCASION = re.compile(
     r"\b(?:"
     + "|".join(
         sorted(
-            {re.escape(k) for k in OCCASION_PHRASES}
-            | {re.escape(w) for words in OCCASION_WORDS.values() for w in words},
+            {re.escape(w) for w in occasion_evidence_words()},
             key=len,
             reverse=True,
         )

@@ -34,10 +34,12 @@ from llm.fact_schema import (
 )
 from llm.shopper_words import (
     CURRENCY_WORD,
+    CURRENCY_WORD_ALTERNATIVES,
     SHOP_CURRENCY,
     amounts_of_money,
     currency_of,
     numbers_in_digits,
+    occasion_evidence,
     size_wording,
     sizes_said,
 )
@@ -90,7 +92,7 @@ _SEPARATORS = re.compile(
 # promise, another person. The summary says what was looked for and shown; prices and
 # orders are the shop's to say from its own data, and a person named is someone else's data.
 _VISIT_REFUSED = re.compile(
-    r"[€£$]|\d\s*(?:eur|euros?|gbp|usd|pounds?|quid|dollars?|bucks|cents?|%)\b"
+    rf"[€£$]|\d\s*(?:{CURRENCY_WORD_ALTERNATIVES}|cents?|%)\b"
     r"|\b(?:eur|gbp|usd)\s*\d|\b(?:price[ds]?|pricing|costs?|costing|cheap(?:er|est)?|"
     r"discount\w*|voucher\w*|coupons?|codes?|refund\w*|returns?\s+(?:window|period|label)|"
     r"free\s+(?:shipping|delivery|returns?)|orders?|ordered|purchased|paid|payment|invoice|"
@@ -222,24 +224,6 @@ _TERM_TABLES = {
     "material": MATERIAL_TERMS,
     "values": VALUE_TERMS,
 }
-# Other words shoppers use for an occasion of the closed list's phrases.
-OCCASION_WORDS = {
-    "wedding": ("married", "bride", "groom"),
-    "interview": ("interview",),
-    "hiking": ("hike", "trek", "trekking", "walking"),
-    "running": ("run", "jog", "jogging", "marathon"),
-    "travel": ("trip", "travelling", "traveling", "journey"),
-    "holiday": ("vacation", "holidays", "getaway"),
-    "work": ("job", "workwear", "office"),
-    "office": ("work",),
-    "ski": ("skiing", "slopes"),
-    "date": ("dating",),
-    "formal": ("black tie", "black-tie", "gala"),
-    "business": ("meeting", "conference"),
-    "cycling": ("bike", "biking", "cycle"),
-    "christening": ("baptism",),
-    "dinner": ("dinner",),
-}
 
 
 def _key_said(category: str, key: str, message: str, words: list[str]) -> bool:
@@ -247,7 +231,7 @@ def _key_said(category: str, key: str, message: str, words: list[str]) -> bool:
     terms = _TERM_TABLES.get(category, {})
     synonyms = [term for term, (term_key, _) in terms.items() if term_key == key]
     if category == "occasion":
-        synonyms += [*OCCASION_WORDS.get(key, ()), OCCASION_PHRASES.get(key, "")]
+        synonyms += occasion_evidence(key)
     for term in filter(None, synonyms):
         if re.search(rf"(?<!\w){re.escape(term.lower())}(?!\w)", lowered):
             return True

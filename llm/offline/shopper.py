@@ -10,26 +10,20 @@ from llm.offline.vocabulary import GREETING_LEAD, STYLE_WORDS, Vocabulary, is_co
 from llm.shopper_words import (
     CURRENCY_WORDS,
     FOOTWEAR_CUE,
+    LETTER_SIZE_ALTERNATIVES,
     LETTER_SIZE_WORDS,
+    OCCASIONS,
+    OCCASIONS_IN_REQUESTS,
     SHOP_CURRENCY,
+    UNMISTAKABLE_LETTER_SIZES,
     SizeSaid,
     money_said,
     numbers_in_digits,
     size_said,
 )
 
-OCCASION_WORDS: dict[str, str] = {
-    "wedding": "wedding", "weddings": "wedding", "office": "office", "for work": "work",
-    "hiking": "hiking", "hike": "hiking", "hikes": "hiking", "trekking": "hiking",
-    "running": "running", "jogging": "running", "beach": "beach", "party": "party",
-    "parties": "party", "travel": "travel", "travelling": "travel", "traveling": "travel",
-    "trip": "travel", "winter": "winter", "summer": "summer", "spring": "spring",
-    "autumn": "autumn", "holiday": "holiday", "holidays": "holiday", "vacation": "holiday",
-    "interview": "interview", "date night": "date", "gym": "gym", "festival": "festival",
-    "funeral": "funeral", "formal": "formal", "casual": "casual", "business": "business",
-    "rain": "rain", "rainy": "rain", "camping": "camping", "christmas": "christmas",
-    "dinner": "dinner", "ski": "ski", "skiing": "ski", "cycling": "cycling", "yoga": "yoga",
-}  # fmt: skip
+# A request reads what it is for in every name of an occasion, the loose ones included.
+OCCASION_WORDS: dict[str, str] = OCCASIONS | OCCASIONS_IN_REQUESTS
 # Phrases after which the colours and categories that follow are ruled out.
 NEGATION_CUES = (
     "not", "no", "hate", "hates", "dislike", "dislikes", "avoid", "without", "except",
@@ -64,7 +58,7 @@ _CURRENCY_NAMES = sorted(
     reverse=True,
 )
 _CURRENCY = r"(?:€|\$|£|(?:" + "|".join(_CURRENCY_NAMES) + r")\b)"
-_MONEY = r"(?:€|eur\b|euros?\b|\$|£)?\s*(\d{1,5}(?:[.,]\d{1,2})?)\s*" + _CURRENCY + "?"
+_MONEY = _CURRENCY + r"?\s*(\d{1,5}(?:[.,]\d{1,2})?)\s*" + _CURRENCY + "?"
 _PRICE_PATTERNS = (
     re.compile(_PRICE_CUE + r"\s*" + _MONEY),
     # A budget moved: "raise it to 150", "stretch to 320", "bump the budget to 200".
@@ -198,15 +192,21 @@ def size_read(
     patterns = (
         # Uppercase single letters anywhere: "M black tees", "jeans L"; "I'm" is no size.
         # Lower case only after a size cue: "size m", "in l", "sz s".
-        (re.compile(r"\b(?:size|sz)\b\.?\s*:?\s*(xxxl|xxs|xxl|xs|xl|s|m|l|\d{2})\b", re.I), text),
-        (re.compile(r"\b(?:in|an?|eu|uk)\s+(XXXL|XXL|XL|XS|S|M|L)\b"), text),
-        (re.compile(r"\b(XXXL|XXS|XXL|XL|XS)\b", re.I), text),
-        (re.compile(r"(?<![\w'\u2019&.-])(M|L|S)(?![\w'\u2019&-])"), text),
         (
-            re.compile(r"\bin\s+(xxl|xl|xs|s|m|l)(?:\s*[?!.,]|\s*$|\s+(?:please|too|size))", re.I),
+            re.compile(rf"\b(?:size|sz)\b\.?\s*:?\s*({LETTER_SIZE_ALTERNATIVES}|\d{{2}})\b", re.I),
             text,
         ),
-        (re.compile(r"[,;]\s*(xxl|xl|xs|s|m|l)\s*[?!.]*\s*$", re.I), text),
+        (re.compile(rf"\b(?:in|an?|eu|uk)\s+({LETTER_SIZE_ALTERNATIVES})\b"), text),
+        (re.compile(rf"\b({UNMISTAKABLE_LETTER_SIZES})\b", re.I), text),
+        (re.compile(r"(?<![\w'\u2019&.-])(M|L|S)(?![\w'\u2019&-])"), text),
+        (
+            re.compile(
+                rf"\bin\s+({LETTER_SIZE_ALTERNATIVES})(?:\s*[?!.,]|\s*$|\s+(?:please|too|size))",
+                re.I,
+            ),
+            text,
+        ),
+        (re.compile(rf"[,;]\s*({LETTER_SIZE_ALTERNATIVES})\s*[?!.]*\s*$", re.I), text),
         (re.compile(r"\b(?:eu|in)\s+(\d{2})\b"), lowered),
         (re.compile(r"\b(\d{2})s?\s+(?:shoes?|eu|feet)\b"), lowered),
         (re.compile(r"\bi (?:wear|take|am|'m) (?:an? )?(\d{2})\b"), lowered),

@@ -4,33 +4,15 @@ from __future__ import annotations
 
 import re
 
-from llm.fact_schema import OCCASION_PHRASES, occasion_sentence
+from llm.fact_schema import occasion_sentence
 from llm.offline.judge.clauses import Clause
 from llm.offline.judge.judged import Judged
 from llm.offline.judge.words import FIRST_PERSON, GARMENT
+from llm.shopper_words import OCCASION_PHRASES, OCCASIONS
 
-_OCCASION_WORDS: dict[str, str] = {
-    "wedding": "wedding", "weddings": "wedding", "getting married": "wedding",
-    "get married": "wedding", "job interview": "interview", "interview": "interview",
-    "interviews": "interview", "hiking": "hiking", "hike": "hiking", "hikes": "hiking",
-    "trekking": "hiking", "running": "running", "jogging": "running", "run": "running",
-    "half marathon": "marathon", "marathon": "marathon", "beach": "beach", "party": "party",
-    "parties": "party", "birthday party": "party", "travel": "travel", "travelling": "travel",
-    "traveling": "travel", "trip": "travel", "holiday": "holiday", "holidays": "holiday",
-    "vacation": "holiday", "festival": "festival", "festivals": "festival", "funeral": "funeral",
-    "office": "office", "for work": "work", "at work": "work", "to work": "work",
-    "camping trip": "camping", "hiking trip": "hiking", "beach trip": "beach",
-    "skiing trip": "ski", "road trip": "travel", "work clothes": "work", "workwear": "work", "work wear": "work", "work outfits": "work",
-    "new job": "work", "ski trip": "ski", "skiing": "ski", "ski": "ski",
-    "camping": "camping", "date night": "date", "a date": "date", "first date": "date",
-    "gym": "gym", "formal event": "formal", "formal occasion": "formal", "black tie": "formal",
-    "black-tie": "formal", "business trip": "business", "business meeting": "business",
-    "cycling": "cycling", "bike rides": "cycling", "yoga": "yoga", "for winter": "winter",
-    "this winter": "winter", "the winter": "winter", "for summer": "summer",
-    "this summer": "summer", "the summer": "summer", "christmas": "christmas",
-    "graduation": "graduation", "christening": "christening", "baptism": "christening",
-    "prom": "prom", "dinner": "dinner", "gala": "gala",
-}  # fmt: skip
+# "Run" is running only as a noun ("for a run", "go to a run"): "I run three times a week" is
+# a habit, and "they run small" is a size.
+_OCCASION_WORDS = OCCASIONS | {"run": "running"}
 _OCCASION = re.compile(
     r"\b(" + "|".join(sorted(map(re.escape, _OCCASION_WORDS), key=len, reverse=True)) + r")\b", re.I
 )
@@ -64,7 +46,7 @@ def occasion_facts(clause: Clause, at: int) -> list[Judged]:
             and match.group(1).lower() == "run"
             and not re.search(r"\b(?:a|for|go|to)\s+(?:\w+\s+)?run\b", text, re.I)
         ):
-            continue  # "I run three times a week" is a habit, not an occasion
+            continue
         facts.append(
             Judged(
                 position=at + match.start(),
