@@ -14,6 +14,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from llm.shopper_words import LETTER_SIZES
+
 PRODUCTS_SHOWN = "Products shown:"
 PAGE_OPEN = "<page-context>"
 PAGE_CLOSE = "</page-context>"
@@ -32,22 +34,21 @@ _PRODUCT = re.compile(
 _SEPARATOR = " | "
 # A product's name in an answer's own text, in bold as the assistant writes it.
 BOLD_NAME = re.compile(r"\*\*([^*]{2,120})\*\*")
-_LETTER_SIZES = ("XXS", "XS", "S", "M", "L", "XL", "XXL", "XXXL")
 _RUN_MIN = 3
 _RANGE = re.compile(r"^(?P<low>[^-]+)-(?P<high>[^-]+)$")
 
 
 def _size_rank(size: str) -> tuple[str, int] | None:
     """Where a size stands in its series (letters, or whole numbers), or None."""
-    if size in _LETTER_SIZES:
-        return ("letter", _LETTER_SIZES.index(size))
+    if size in LETTER_SIZES:
+        return ("letter", LETTER_SIZES.index(size))
     if size.isdigit() and not (len(size) > 1 and size.startswith("0")):
         return ("number", int(size))
     return None
 
 
 def _size_of(series: str, rank: int) -> str:
-    return _LETTER_SIZES[rank] if series == "letter" else str(rank)
+    return LETTER_SIZES[rank] if series == "letter" else str(rank)
 
 
 def sizes_text(sizes: list[str]) -> str:

@@ -11,10 +11,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from llm.shopper_words import LETTER_SIZE_WORDS
+from llm.shopper_words import CURRENCY_WORDS, LETTER_SIZE_WORDS
+from llm.shopper_words import LETTER_SIZES as ALL_LETTER_SIZES
 
-# Used only when a request offers no `search_products` enums (e.g. the judge's request).
-LETTER_SIZES = ("XS", "S", "M", "L", "XL", "XXL")
+# Used only when a request offers no `search_products` enums (e.g. the judge's request):
+# the letters the shop sells, XS to XXL.
+LETTER_SIZES = tuple(size for size in ALL_LETTER_SIZES if size not in ("XXS", "XXXL"))
 SHOE_SIZES = tuple(str(n) for n in range(35, 49))
 COMMON_COLOURS = (
     "black", "white", "grey", "navy", "blue", "red", "green", "olive", "yellow", "pink",
@@ -271,12 +273,12 @@ PLAIN_WORDS = frozenset(
     similar alike same style styles type types vibe look looks alternative alternatives
     option options item items idea ideas pick picks result results suggestion suggestions
     below beneath less lower within max maximum minimum budget spend spending between
-    dollars dollar pounds pound quid bucks usd gbp eur cents range
+    cents range
     brand brands label labels make makes come comes came day days job time times
     anymore longer though either still yet today tonight already
     everything whatever stuff everyone anyway lol haha tbh btw pls thx ugh hmm
     """.split()
-)
+) | {word for words in CURRENCY_WORDS.values() for word in words if word.isalpha()}
 # The words of letter sizes ("extra large", "medium"): the size reader's, never a search's.
 _SIZE_TOKENS = frozenset(
     token for phrase in LETTER_SIZE_WORDS for token in re.findall(r"[a-z0-9]+", phrase)

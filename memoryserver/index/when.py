@@ -29,6 +29,7 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from itertools import pairwise
 
+from llm.shopper_words import NUMBER_WORDS
 from memoryserver.index.windows import (
     SEASONS,
     Point,
@@ -51,9 +52,7 @@ _MONTH_OF = {name: n for n, name in enumerate(MONTHS, start=1)}
 _MONTH_OF.update({name[:3]: n for name, n in list(_MONTH_OF.items())})
 _MONTH_OF["sept"] = 9
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
-            "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
-            "couple": 2, "few": 3, "several": 3}  # fmt: skip
+_NUMBERS = {**NUMBER_WORDS, "a": 1, "an": 1, "couple": 2, "few": 3, "several": 3}
 _UNIT_DAYS = {"day": 1, "week": 7, "fortnight": 14, "month": 30.44, "year": 365.25}
 _DAY = 86400.0
 _AMOUNT_DIGITS = 4  # "9999 days ago" at most

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from assistant.turn.grounding.evidence import Evidence, Product
 from assistant.turn.grounding.reading import AVAILABLE, POLICY
 from assistant.turn.grounding.sentence import KINDS, Checked, Claim, Kind, Verdict, sentence_check
-from llm.shopper_words import CURRENCY_WORD, NUMBER_PHRASE
+from llm.shopper_words import CURRENCY_WORD, LETTER_SIZE_ALTERNATIVES, NUMBER_PHRASE
 
 __all__ = ["KINDS", "Checked", "Claim", "Kind", "Verdict", "sentence_check"]
 
@@ -61,7 +61,7 @@ MAX_HELD_CHARS = 160
 # Past this, a sentence that never ends is checked and released as far as its last clause.
 MAX_HOLD_CHARS = 1200
 _SIGNAL = re.compile(
-    r"\d|[€£$*\[]|\b(?:XXS|XS|S|M|L|XL|XXL|XXXL)\b|"
+    rf"\d|[€£$*\[]|\b(?:{LETTER_SIZE_ALTERNATIVES})\b|"
     + NUMBER_PHRASE.pattern
     + "|"
     + CURRENCY_WORD.pattern,

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from llm.offline.assistant.naming import products_named
 from llm.offline.assistant.references import PICKED_AMONG_SHOWN
-from llm.offline.assistant.words import and_join
+from llm.offline.assistant.words import ORDINAL_ALTERNATIVES, ORDINAL_WORDS, and_join
 from llm.offline.vocabulary import Vocabulary
 from llm.transcript import ShownProduct
 
@@ -38,14 +38,13 @@ _BOTH = re.compile(r"\b(both|these two|those two|the two|them|(first|top) two)\b
 # third", "the first and the last".
 _TWO_POINTED = re.compile(
     r"\b(these|those|the|first|top) two\b|\bboth\b"
-    r"|\b(first|second|third|fourth|last|1st|2nd|3rd|4th)\b.*\b(and|or|vs|with)\b.*"
-    r"\b(first|second|third|fourth|last|1st|2nd|3rd|4th)\b"
+    rf"|\b({ORDINAL_ALTERNATIVES})\b.*\b(and|or|vs|with)\b.*\b({ORDINAL_ALTERNATIVES})\b"
 )
 _ORDINAL_WORDS = (
-    (re.compile(r"\b(first|1st)\b"), 0),
-    (re.compile(r"\b(second|2nd)\b"), 1),
-    (re.compile(r"\b(third|3rd)\b"), 2),
-    (re.compile(r"\b(fourth|4th)\b"), 3),
+    *(
+        (re.compile(rf"\b({word}|{short})\b"), at)
+        for at, (word, short, _, _) in enumerate(ORDINAL_WORDS)
+    ),
     (re.compile(r"\b(last)\b"), -1),
 )
 

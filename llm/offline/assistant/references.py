@@ -11,9 +11,10 @@ from typing import TYPE_CHECKING
 
 from llm.offline.assistant.naming import products_named
 from llm.offline.assistant.page import page_product
-from llm.offline.assistant.words import singular
+from llm.offline.assistant.words import ORDINAL_WORDS, singular
 from llm.offline.shopper import ShopperRequest
 from llm.offline.vocabulary import Vocabulary
+from llm.shopper_words import NUMBER_WORDS
 from llm.transcript import ShownProduct
 
 if TYPE_CHECKING:
@@ -30,10 +31,10 @@ THIS = re.compile(
 )
 PLURAL_REFERENCE = re.compile(r"\b(these|those|them|any of them|the ones|ones|others|any)\b")
 ORDINALS = (
-    (re.compile(r"\b(the )?(first|1st)\b|\bnumber (one|1)\b|#1\b"), 0),
-    (re.compile(r"\b(the )?(second|2nd)\b|\bnumber (two|2)\b|#2\b"), 1),
-    (re.compile(r"\b(the )?(third|3rd)\b|\bnumber (three|3)\b|#3\b"), 2),
-    (re.compile(r"\b(the )?(fourth|4th)\b|\bnumber (four|4)\b|#4\b"), 3),
+    *(
+        (re.compile(rf"\b(the )?({word}|{short})\b|\bnumber ({spelt}|{digit})\b|#{digit}\b"), at)
+        for at, (word, short, spelt, digit) in enumerate(ORDINAL_WORDS)
+    ),
     (re.compile(r"\bthe last( one)?\b"), -1),
 )
 SHOPPING_INTENT = re.compile(
@@ -60,7 +61,7 @@ _COMPARED = re.compile(
 _DEAREST = re.compile(r"\b(most expensive|priciest|dearest|highest[- ]priced|highest price)\b")
 # "the cheapest one", "which of these is dearest": among the products in view.
 AMONG_SHOWN = re.compile(
-    r"\b(one|ones|of (these|those|them|the (two|three|four))|here|shown|which)\b"
+    rf"\b(one|ones|of (these|those|them|the ({'|'.join(NUMBER_WORDS)}))|here|shown|which)\b"
 )
 
 

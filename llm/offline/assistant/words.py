@@ -12,6 +12,19 @@ _STOP_WORDS = frozenset(
 )
 
 
+# The words for a place in the list shown, by position: "the second", "2nd", "number two".
+ORDINAL_WORDS = (
+    ("first", "1st", "one", "1"),
+    ("second", "2nd", "two", "2"),
+    ("third", "3rd", "three", "3"),
+    ("fourth", "4th", "four", "4"),
+)
+# Either way of writing a place alone, the last included: "first|1st|...|last".
+ORDINAL_ALTERNATIVES = "|".join(
+    [*(f"{word}|{short}" for word, short, _, _ in ORDINAL_WORDS), "last"]
+)
+
+
 def singular(word: str) -> str:
     word = word.lower()
     return word[:-1] if word.endswith("s") and not word.endswith("ss") else word

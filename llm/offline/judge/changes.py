@@ -18,6 +18,8 @@ import re
 
 from llm.offline.judge.predicates import NOT_BRANDS, PHRASES, TOKEN
 from llm.offline.judge.words import FIRST_PERSON
+from llm.shopper_words import CURRENCY_WORD_ALTERNATIVES
+from llm.shopper_words import LETTER_SIZE_ALTERNATIVES as _LETTER
 
 # --- Plain readings --------------------------------------------------------------------
 
@@ -157,26 +159,26 @@ _MAKE_THAT = re.compile(
 # "Everything M except coats, which are L": the exception gets its own size, the rest theirs.
 _ALL_BUT = re.compile(
     r"^(?P<lead>\W*)(?i:i'm\s+|i\s+am\s+|i\s+wear\s+|i\s+take\s+)?(?i:an?\s+)?(?:(?i:everything|all)\s+"
-    r"(?i:in\s+)?(?i:an?\s+)?(?P<rest>XXS|XS|S|M|L|XL|XXL|XXXL)|(?P<rest2>XXS|XS|S|M|L|XL|XXL|XXXL)\s+"
+    rf"(?i:in\s+)?(?i:an?\s+)?(?P<rest>{_LETTER})|(?P<rest2>{_LETTER})\s+"
     r"(?i:for|in)\s+(?i:everything|all))\s*,?\s+(?i:except|apart\s+from|but|other\s+than)\s+(?i:for\s+|in\s+)?"
     r"(?P<garment>[a-z-]+)\s*,?\s*(?i:which\s+are|where\s+i'm|i'm|are|in|at|:)?\s*(?i:an?\s+)?"
-    r"(?P<size>XXS|XS|S|M|L|XL|XXL|XXXL)\b"
+    rf"(?P<size>{_LETTER})\b"
 )
 # "Not a small anymore - medium": the old size denied, then the new one.
 _NOT_ANY_MORE = re.compile(
     r"^(?P<lead>\W*)(?i:i'm\s+|i\s+am\s+)?(?i:not|no\s+longer)\s+(?i:an?\s+|size\s+)?"
-    r"(?:\d{1,2}(?:\.5)?|XXS|XS|S|M|L|XL|XXL|XXXL|(?i:small|medium|large))(?:\s+(?i:any\s?more))?"
+    rf"(?:\d{{1,2}}(?:\.5)?|{_LETTER}|(?i:small|medium|large))(?:\s+(?i:any\s?more))?"
     r"\s*(?:[-\u2013\u2014,:;]\s*|\s+)(?i:i'm\s+|now\s+|it's\s+|it\s+is\s+)?(?i:an?\s+|size\s+)?"
-    r"(?P<new>\d{1,2}(?:\.5)?|XXS|XS|S|M|L|XL|XXL|XXXL|(?i:small|medium|large))\b"
+    rf"(?P<new>\d{{1,2}}(?:\.5)?|{_LETTER}|(?i:small|medium|large))\b"
 )
 # "Actually L, not M", "sorry, 42 not 41": a bare size corrected against the old one.
 _SIZE_NOT_THAT = re.compile(
     r"^(?P<lead>\W*(?i:actually|sorry|oops|no|nope|wait|correction|update)\b[\s,:!.-]*)"
-    r"(?=(?i:an?\s+|size\s+)?(?:\d{1,2}(?:\.5)?|XXS|XS|S|M|L|XL|XXL|XXXL)\b[^,;]*?[,;]?\s*(?i:not)\b)",
+    rf"(?=(?i:an?\s+|size\s+)?(?:\d{{1,2}}(?:\.5)?|{_LETTER})\b[^,;]*?[,;]?\s*(?i:not)\b)",
 )
 _SIZE_LIKE = re.compile(
     r"^(?:an?\s+|size\s+|(?:uk|us|eu)\s+)?(?:\d{1,3}(?:[.,]\d{1,2})?|x{0,3}[sl]|xs|m|small|medium|"
-    r"large)(?:\s*(?:uk|us|eu|waist|in\s+\w+|€|eur|euros?|pounds|quid|dollars))?$",
+    rf"large)(?:\s*(?:uk|us|eu|waist|in\s+\w+|[€£$]|{CURRENCY_WORD_ALTERNATIVES}))?$",
     re.I,
 )
 _PRODUCT = re.compile(r"^(?:the|that|this|those|these|it|them|one)\b", re.I)
@@ -193,7 +195,7 @@ def plain_readings(text: str) -> str:
 # "Used to be a 38 in shoes. These days a 39.": the new size goes with the old one's words.
 _NOW_AFTER_STOP = re.compile(
     r"[.;]\s+(?P<when>(?i:now|these\s+days|nowadays|today))[,]?\s+(?:(?i:i'm|im|i\s+am)\s+)?"
-    r"(?:(?i:an?)\s+)?(?P<size>\d{1,2}(?:\.5)?|XXS|XS|S|M|L|XL|XXL|XXXL)(?=\s*[.!]?\s*$|\s*[.!]\s)"
+    rf"(?:(?i:an?)\s+)?(?P<size>\d{{1,2}}(?:\.5)?|{_LETTER})(?=\s*[.!]?\s*$|\s*[.!]\s)"
 )
 
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from llm.fact_schema import COLOUR_TERMS, MATERIAL_TERMS
 from llm.offline.judge.predicates import BRAND_SUBJECT, VERDICT
 from llm.offline.judge.words import FIRST_PERSON, GARMENT_NOUNS
-from llm.shopper_words import numbers_in_digits
+from llm.shopper_words import LETTER_SIZE_ALTERNATIVES, numbers_in_digits
 
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+|\s+[\u2014\u2013]\s+|\s+-\s+")
 _CLAUSE_SEP = re.compile(
@@ -173,28 +173,28 @@ _ELIDED_I = re.compile(
 # In a sentence that asks for nothing, these name the shopper's own measures without an "I":
 # "shoe size 43", "38 in shoes, M in tops", "Budget: 150".
 _FACT_NOUN = re.compile(
-    r"\b(?:shoe size|size\s+(?:\d{1,2}|xxs|xs|s|m|l|xl|xxl)|budget|waist|inseam|w\d{2}|"
+    rf"\b(?:shoe size|size\s+(?:\d{{1,2}}|{LETTER_SIZE_ALTERNATIVES})|budget|waist|inseam|w\d{{2}}|"
     r"\d{2}\s*(?:leg|length))\b|"
     r"^" + GARMENT_NOUNS + r"\s*(?::|in)?\s*(?:always\s+|usually\s+|normally\s+)?"
-    r"(?:an?\s+|size\s+)?(?:\d{1,2}|xxs|xs|s|m|l|xl|xxl)\b|"
+    rf"(?:an?\s+|size\s+)?(?:\d{{1,2}}|{LETTER_SIZE_ALTERNATIVES})\b|"
     # "Medium tops, 42 shoes": a size before the garment, the whole clause.
-    r"^(?:(?:and|also|plus)\s+)?(?:an?\s+)?(?:(?:uk|us|eu)\s*)?(?:\d{1,2}(?:\.5)?|xxs|xs|s|m|l|xl|"
-    r"xxl|small|medium|large)\s+" + GARMENT_NOUNS + r"$|"
+    r"^(?:(?:and|also|plus)\s+)?(?:an?\s+)?(?:(?:uk|us|eu)\s*)?(?:\d{1,2}(?:\.5)?|"
+    rf"{LETTER_SIZE_ALTERNATIVES}|small|medium|large)\s+" + GARMENT_NOUNS + r"$|"
     # "XL for coats, everything else M": the rest of the wardrobe.
     r"^(?:(?:and|but)\s+)?(?:for\s+|in\s+)?(?:everything|anything)\s+else\s*:?\s*"
-    r"(?:an?\s+|size\s+)?(?:\d{1,2}|xxs|xs|s|m|l|xl|xxl)$|"
+    rf"(?:an?\s+|size\s+)?(?:\d{{1,2}}|{LETTER_SIZE_ALTERNATIVES})$|"
     r"^(?:(?:and|also|plus|generally|usually|normally|mostly|always)\s+)?(?:an?\s+)?"
-    r"(?:(?:uk|us|eu)\s*)?(?:\d{1,2}(?:\.5)?|xxs|xs|s|m|l|xl|xxl|small|medium|large)\s+(?:in|for)\s+"
+    rf"(?:(?:uk|us|eu)\s*)?(?:\d{{1,2}}(?:\.5)?|{LETTER_SIZE_ALTERNATIVES}|small|medium|large)\s+(?:in|for)\s+"
     r"(?:my\s+|most\s+)?" + GARMENT_NOUNS + r"\b",
     re.I,
 )
 
 
 _PRODUCT_SUBJECT = re.compile(r"^(?:this|that|these|those|the|it|it's|its)\b", re.I)
-BARE_SIZE = re.compile(r"^(?:size\s+)?(?:XXS|XS|S|M|L|XL|XXL|XXXL)$")
+BARE_SIZE = re.compile(rf"^(?:size\s+)?(?:{LETTER_SIZE_ALTERNATIVES})$")
 # A size given for something, with no subject: "XL for jackets, L for everything else".
 _SIZE_FOR = re.compile(
-    r"^(?:and\s+)?(?:size\s+)?(?:XXS|XS|S|M|L|XL|XXL|XXXL)\s+(?:for|in)\s+(?:\w+\s+)?\w+$"
+    rf"^(?:and\s+)?(?:size\s+)?(?:{LETTER_SIZE_ALTERNATIVES})\s+(?:for|in)\s+(?:\w+\s+)?\w+$"
 )
 _PLEASE = re.compile(r"\bplease\b", re.I)
 # "XL in coats please remember": a note to keep, not a request.

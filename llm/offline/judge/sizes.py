@@ -16,7 +16,9 @@ from llm.offline.judge.measures import (
 )
 from llm.offline.judge.words import GARMENT, GARMENT_NOUNS, GARMENT_WORDS
 from llm.shopper_words import (
+    CURRENCY_WORD_ALTERNATIVES,
     FOOTWEAR_WORDS,
+    LETTER_SIZE_ALTERNATIVES,
     LETTER_SIZE_WORDS,
     LETTER_SIZES,
     size_in_shop_system,
@@ -24,15 +26,15 @@ from llm.shopper_words import (
 
 WOMENS = re.compile(r"\b(?:wom[ae]n'?s|womens|ladies'?)\b", re.I)
 
-_LETTER = r"(?:XXXL|XXL|XL|XXS|XS|3XL|2XL|S|M|L)"
+_LETTER = rf"(?:3XL|2XL|{LETTER_SIZE_ALTERNATIVES})"
 _SIZE_MENTION = re.compile(
-    rf"(?<![\w'&])(?P<letter>{_LETTER}|xxxl|xxl|xl|xxs|xs|s|m|l)(?![\w'&])"
+    rf"(?<![\w'&])(?P<letter>{_LETTER}|{LETTER_SIZE_ALTERNATIVES.lower()})(?![\w'&])"
     r"|\b(?P<word>(?i:extra small|x-small|extra large|x-large|xx-large|small|medium|large))\b"
     r"|(?P<number>\b(?i:(?:eu|uk|us)\s*)?\d{1,2}(?:[.,]5)?(?![\d%])(?i:\s*(?:eu|uk|us)\b)?)",
 )
 # What makes a size the shopper's own, said before it.
 _SIZE_CUE = re.compile(
-    r"^(?:an?\s+)?(?:XXS|XS|S|M|L|XL|XXL|\d{2})\s+or\s+(?:an?\s+)?(?:XXS|XS|S|M|L|XL|XXL|\d{2})$|"
+    rf"^(?:an?\s+)?(?:{LETTER_SIZE_ALTERNATIVES}|\d{{2}})\s+or\s+(?:an?\s+)?(?:{LETTER_SIZE_ALTERNATIVES}|\d{{2}})$|"
     r"\b(?:i'm|im|i am|i\s+(?:usually\s+|normally\s+|always\s+|generally\s+|typically\s+|"
     r"mostly\s+|often\s+|tend to\s+)?(?:wear|take|get|buy|order|go for|fit)|i'm usually|i'm normally|i'm generally|i'm typically|i'm always|"
     r"i'm now|i'm more of|now|size|sizes|wear|take|fits me|fit me|gone up to|went up to|"
@@ -42,7 +44,7 @@ _SIZE_CUE = re.compile(
     r"dropped to|dropped down to|down to|switched to|moved to|shrunk to)\b|"
     r"\b(?:is|are)\s+(?:always\s+|usually\s+|normally\s+)?(?:an?|size)\s+(?=\w)|"
     r"\b(?:(?:for|in)\s+)?(?:everything|anything|all)\s+(?:else|other\s+\w+)\b|"
-    r"^(?:(?:and|also|plus)\s+)?(?:an?\s+)?(?:(?:uk|us|eu)\s*)?(?:\d{1,2}(?:\.5)?|XXS|XS|S|M|L|XL|XXL|"
+    rf"^(?:(?:and|also|plus)\s+)?(?:an?\s+)?(?:(?:uk|us|eu)\s*)?(?:\d{{1,2}}(?:\.5)?|{LETTER_SIZE_ALTERNATIVES}|"
     r"small|medium|large)\s+" + GARMENT_NOUNS + r"$|"
     r"\b" + GARMENT_NOUNS + r"\s+(?:are|is)\s+(?:always\s+|usually\s+|normally\s+)?"
     r"(?:an?\s+|size\s+)?(?=\d|[SMLX]|(?:uk|us|eu)\s*\d)|"
@@ -73,7 +75,8 @@ _ARTICLE_NUMBER = re.compile(
     re.I,
 )
 _NOT_A_SIZE = re.compile(
-    r"^\s*(?:years?|yo|y/o|kg|kilos?|cm|lbs?|pounds|euros?|eur|€|%|minutes|km|times)\b", re.I
+    rf"^\s*(?:[€£$]|(?:years?|yo|y/o|kg|kilos?|cm|lbs?|{CURRENCY_WORD_ALTERNATIVES}|%|minutes|km|times)\b)",
+    re.I,
 )
 _RELATIVE = re.compile(
     r"\b(?:went|gone|going|go|moved|move|have gone|'ve gone)\s+(?P<way>up|down)\s+"
@@ -219,7 +222,7 @@ def asked_size_facts(clause: Clause, at: int, *, shoes: bool) -> list[SizeCandid
 # A size corrected in the next breath: "a 32 waist, well 33 now", "an M, or rather an L".
 _CORRECTION = re.compile(
     r"^(?:well|or\s+rather|rather|i\s+mean|actually|sorry|no|or|make\s+(?:that|it))\b[\s,]*"
-    r"(?:an?\s+|size\s+)?(?P<said>\d{1,2}(?:\.5)?|XXS|XS|S|M|L|XL|XXL|XXXL)"
+    rf"(?:an?\s+|size\s+)?(?P<said>\d{{1,2}}(?:\.5)?|{LETTER_SIZE_ALTERNATIVES})"
     r"(?:\s+(?:now|actually|really|these\s+days|nowadays))?[\s.!]*$",
     re.I,
 )
@@ -318,7 +321,7 @@ def _size_value(
             return None
         return "letter", letter.upper().replace("2XL", "XXL").replace("3XL", "XXXL")
     if re.match(
-        r"\s*[-/]\s*(?:xxs|xs|s|m|l|xl|xxl|small|medium|large)\b", text[match.end() :], re.I
+        rf"\s*[-/]\s*(?:{LETTER_SIZE_ALTERNATIVES}|small|medium|large)\b", text[match.end() :], re.I
     ):
         return None  # "medium-large", "M/L": between sizes
     if match.group("word"):
