@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from llm.offline.english import is_english
 from llm.offline.lifts import lifts_read
 from llm.offline.vocabulary import GREETING_LEAD, STYLE_WORDS, Vocabulary, is_content_word
 from llm.shopper_words import (
@@ -139,17 +140,20 @@ def request_parse(text: str, vocabulary: Vocabulary) -> ShopperRequest:
     """Parse one shopper message against the catalog vocabulary."""
     lowered = _normalise(text)
     request = ShopperRequest()
-    price_spans = _price_read(lowered, request)
-    _terms_read(lowered, vocabulary, request)
+    price_spans, price_phrases = _price_read(lowered, request)
+    # A price's own words are no search words: "stretch to 320" moves the budget, and
+    # "stretch" is then no fabric asked for.
+    _terms_read(_blanked(lowered, price_phrases), vocabulary, request)
     request.size = size_read(text, vocabulary, category=request.category, skip=price_spans)
     said = size_said(lowered, footwear=_on_feet(lowered, request, vocabulary))
-    if said is not None and said.shop in vocabulary.sizes:
-        if said.kind == "waist":
-            # A waist is a measurement, the shop's letters only roughly one: it is said back
-            # with its letter and wins over a remembered size, but filters nothing.
-            request.size_said = said
-        elif request.size is None or said.kind != "clothing":
-            request.size, request.size_said = said.shop, said
+    # A waist is a measurement the shop's letters only roughly match: its letter filters this
+    # search, said back beside the shopper's own figure ("a 32 waist, that is about M").
+    if (
+        said is not None
+        and said.shop in vocabulary.sizes
+        and (request.size is None or said.kind != "clothing")
+    ):
+        request.size, request.size_said = said.shop, said
     money = money_said(lowered)
     if money is not None and money.currency != SHOP_CURRENCY and request.max_price is not None:
         # "Nothing over 60 quid": the shop prices in euros and holds no exchange rate, so
@@ -365,7 +369,8 @@ def _phrase_at(
 
 
 # Only garment and colour words are read through a typo ("jeens", "trowsers"); a word
-# must be long enough and keep its first and last letters, so "coast" never reads as "coats".
+# must be long enough, keep its first and last letters and be no English word itself, so
+# "coast" never reads as "coats", nor "block heels" as black ones.
 _TYPO_KINDS = ("category", "colour")
 _TYPO_MIN_LENGTH = 5
 
@@ -373,7 +378,7 @@ _TYPO_MIN_LENGTH = 5
 def _misspelling_of(
     token: str, table: dict[tuple[str, ...], tuple[str, str]]
 ) -> tuple[str, str] | None:
-    if len(token) < _TYPO_MIN_LENGTH or not token.isalpha():
+    if len(token) < _TYPO_MIN_LENGTH or not token.isalpha() or is_english(token):
         return None
     found = {
         hit
@@ -406,9 +411,12 @@ def _one_edit_apart(word: str, other: str) -> bool:
     return any(long_[:i] + long_[i + 1 :] == short for i in range(len(long_)))
 
 
-def _price_read(lowered: str, request: ShopperRequest) -> list[tuple[int, int]]:
+def _price_read(
+    lowered: str, request: ShopperRequest
+) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """The budget a message sets; the spans of its figures and of its whole phrases."""
     lowered = numbers_in_digits(lowered, keep_length=True)
-    spans = []
+    spans, phrases = [], []
     for pattern in _PRICE_PATTERNS:
         for match in pattern.finditer(lowered):
             numbers = [group for group in match.groups() if group]
@@ -416,9 +424,16 @@ def _price_read(lowered: str, request: ShopperRequest) -> list[tuple[int, int]]:
                 continue
             value = float(numbers[-1].replace(",", "."))
             spans.extend(match.span(i) for i in range(1, len(match.groups()) + 1))
+            phrases.append(match.span(0))
             if request.max_price is None and value > 0:
                 request.max_price = value
-    return spans
+    return spans, phrases
+
+
+def _blanked(text: str, spans: list[tuple[int, int]]) -> str:
+    for start, end in spans:
+        text = text[:start] + " " * (end - start) + text[end:]
+    return text
 
 
 def _limit_read(lowered: str) -> int | None:
