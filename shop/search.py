@@ -97,6 +97,22 @@ def _singular(word: str) -> str:
     return word
 
 
+def _degree_bases(word: str) -> list[str]:
+    """What a superlative or an -ier comparative may be the degree of: "warmest" -> "warm",
+    "largest" -> "large", "biggest" -> "big", "dressier" -> "dressy". Plain "-er" is left
+    alone: too many nouns end in it ("sweater" is no degree of "sweat")."""
+    for suffix, replacement in (("iest", "y"), ("ier", "y"), ("est", "")):
+        stem = word[: -len(suffix)]
+        if word.endswith(suffix) and len(stem) >= 3:
+            bases = [stem + replacement]
+            if not replacement:
+                bases.append(stem + "e")
+                if len(stem) >= 4 and stem[-1] == stem[-2]:
+                    bases.append(stem[:-1])
+            return bases
+    return []
+
+
 def category_named(word: str, categories: Iterable[str]) -> str | None:
     """The category a word names, plural or singular ("jacket" -> "jackets"), or None."""
     for category in categories:
@@ -116,6 +132,13 @@ def words_match(words: list[str], *, categories: Iterable[str] = ()) -> WordMatc
     searched = [word for word in words if word not in named]
     active = Product.objects.active().count() if searched else 0
     hits_by_word = {word: _word_hits(word) for word in searched}
+    for at, word in enumerate(searched):
+        if not hits_by_word[word]:
+            # "the warmest", "something dressier": no product says it, some say "warm".
+            base = next((b for b in _degree_bases(word) if _word_hits(b)), None)
+            if base is not None and base not in hits_by_word:
+                searched[at] = base
+                hits_by_word[base] = _word_hits(base)
     catalog, foreign = [], []
     for word in searched:
         if not hits_by_word[word]:

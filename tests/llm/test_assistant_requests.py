@@ -86,7 +86,7 @@ UTTERANCES: list[tuple[str, dict]] = [
     # A shoe size in another system is the shop's EU size; a waist filters no letter size.
     ("boots in a UK 8", {"category": "boots", "size": "42"}),
     ("sneakers, US 9", {"category": "sneakers", "size": "42"}),
-    ("jeans in a 34 waist", {"category": "jeans"}),
+    ("jeans in a 34 waist", {"category": "jeans", "size": "L"}),
 ]
 
 

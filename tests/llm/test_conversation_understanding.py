@@ -382,3 +382,39 @@ def test_asking_whether_the_shop_sells_a_kind_asks_the_whole_shop() -> None:
     )
     assert _misses(results) == []
     assert results[1].first_search.get("category") is None
+
+
+def test_any_in_a_colour_after_a_list_of_one_searches_again_with_its_words() -> None:
+    results = _replay(
+        _turn("chelsea boots", {"search": {"category": "boots"}, "words": ["chelsea"]}),
+        _turn("any in brown?", {"search": {"category": "boots", "colour": "brown"}}),
+    )
+    assert _misses(results) == []
+    assert results[1].first_search.get("query") == "chelsea"
+
+
+def test_a_budget_moved_by_a_verb_leaves_the_verb_out_of_the_search() -> None:
+    results = _replay(
+        _turn("jackets under 200", {"search": {"category": "jackets", "max_price": 200}}),
+        _turn("stretch to 320 then", {"search": {"category": "jackets", "max_price": 320}}),
+    )
+    assert _misses(results) == []
+    assert "query" not in results[1].first_search
+
+
+def test_an_english_word_is_never_read_as_the_colour_it_is_a_letter_from() -> None:
+    results = _replay(
+        _turn("block heel sandals", {"search": {"category": "sandals"}, "words": ["block heel"]})
+    )
+    assert _misses(results) == []
+
+
+def test_a_waist_said_now_filters_by_the_shops_letter_and_says_so() -> None:
+    results = _replay(
+        _turn(
+            "straight leg jeans, 32 waist",
+            {"search": {"category": "jeans", "size": "M"}, "answer_has": ["32 waist", "about M"]},
+        ),
+        facts=["size/bottoms=L"],
+    )
+    assert _misses(results) == []

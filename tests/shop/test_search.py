@@ -32,6 +32,16 @@ def test_the_products_matching_the_most_of_the_words_are_the_results():
     assert set(skus(query="quilted harrington jacket")) == {"JK-0085", "JK-0092"}
 
 
+def test_a_superlative_no_product_says_finds_the_products_that_say_its_base():
+    warm = skus(query="warm", category="jackets")
+    assert warm and skus(query="warmest", category="jackets") == warm
+    dressy = skus(query="dressy", category="sandals")
+    assert dressy and skus(query="dressier", category="sandals") == dressy
+    # A noun ending in "-er" is no degree of anything: no product says it, none is found.
+    page = products_page(filters=CatalogFilters(query="boxer"), limit=50)
+    assert page.hits == [] and page.unmatched_words == ["boxer"]
+
+
 def test_words_a_filter_already_says_are_not_searched_again():
     # "navy" and "boots" are the colour and category filters: every navy boot is a result.
     assert skus(query="navy boots", category="boots", colour="navy") == skus(

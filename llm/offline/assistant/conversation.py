@@ -33,3 +33,7 @@ class State:
     # Remembered defaults the shopper lifted this visit ("any brand is fine", "red is fine
     # again"): no search of the visit applies them again.
     lifted: frozenset[str] = frozenset()
+    # The newest answer was about one product the shopper pointed at ("the black one", "is
+    # it in stock?"), not a search's list, however short: "in blue?" asks about that product
+    # then, and refines the search after a list, even a list of one.
+    about_one: bool = False

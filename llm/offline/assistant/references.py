@@ -135,8 +135,9 @@ def referenced_product(
         return (pick(priced, key=lambda p: p.price_eur) if priced else shown[0]), False
     if len(shown) == 1 and not parsed.categories and _THEY.search(lowered):
         return shown[0], False  # "how much are they?" of the one pair of boots in view
-    # "Any in blue?" after a list refines its search; after one product, asks about it.
-    one_in_view = len(shown) == 1 or (not shown and state.search is None and on_page)
+    # "Any in blue?" after a list refines its search, even a list of one; after the one
+    # product the shopper pointed at, asks about it. ("In blue?" alone asks about the one.)
+    one_in_view = _one_in_view(state, on_page)
     if (
         PLURAL_REFERENCE.search(lowered)
         and not PRONOUN.search(lowered)
@@ -169,6 +170,14 @@ def referenced_product(
         if not shown and state.search is None and on_page is not None:
             return on_page, False
     return None, False
+
+
+def _one_in_view(state: State, on_page: ShownProduct | None) -> bool:
+    """One product is what the conversation is about: the one the shopper last pointed at,
+    or the page's when no search has run. A search that found one is still a search."""
+    if len(state.shown) == 1:
+        return state.about_one or state.search is None
+    return not state.shown and state.search is None and on_page is not None
 
 
 def _colour_named_as_one(lowered: str, colour: str, vocabulary: Vocabulary) -> bool:

@@ -99,7 +99,12 @@ def _offer_read(answer: str, vocabulary: Vocabulary) -> ShopperRequest | None:
 
 
 def _state_after(state: State, plan: Plan, shown: list[ShownProduct]) -> State:
-    state = replace(state, lifted=state.lifted | plan.lifted, asked_about_me=plan.kind == "memory")
+    state = replace(
+        state,
+        lifted=state.lifted | plan.lifted,
+        asked_about_me=plan.kind == "memory",
+        about_one=plan.kind == "product" or (plan.kind != "search" and state.about_one),
+    )
     if plan.kind == "search":
         if plan.more:
             state.listed += len(shown)

@@ -101,10 +101,7 @@ def _said(fact: Judged, text: str, vocabulary: Vocabulary, *, footwear: bool) ->
         letter = waist_size_letter(float(value)) if value.isdigit() else None
         if letter is None:
             return f"a {value} waist"
-        return (
-            f"a {value} waist, that is about {letter} in our sizes (say “in {letter}” to see "
-            "only those)"
-        )
+        return f"a {value} waist, that is about {letter} in our sizes"
     if category == "size":
         garment = {"tops": "", "bottoms": " for trousers and jeans"}.get(key, f" for {key}")
         wording = size_wording(value, text, shoes=False)
