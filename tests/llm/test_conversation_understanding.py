@@ -418,3 +418,24 @@ def test_a_waist_said_now_filters_by_the_shops_letter_and_says_so() -> None:
         facts=["size/bottoms=L"],
     )
     assert _misses(results) == []
+
+
+def test_a_question_of_the_one_in_focus_is_about_it_and_of_many_asks_which() -> None:
+    results = _replay(
+        _turn("jeans", {"search": {"category": "jeans"}}),
+        _turn("how much?", {"no_search": True, "answer_has": ["which one"]}),
+        # One pair of the list is white: "the white ones" is that pair.
+        _turn("the white ones?", {"refers_to": {"name": "Vela Relaxed Tapered"}}, act="reference"),
+        _turn(
+            "and how much?",
+            {"refers_to": {"name": "Vela Relaxed Tapered"}, "answer_has": ["78"]},
+            act="reference",
+        ),
+        # A place in the list counts in the list, though one pair was shown alone since.
+        _turn(
+            "is the first one any good for the office",
+            {"refers_to": {"name": "Fjord & Pine High-Rise Wide Jeans"}, "no_search": True},
+            act="reference",
+        ),
+    )
+    assert _misses(results) == []

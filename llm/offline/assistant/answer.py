@@ -325,6 +325,13 @@ def product_answer(result: dict, plan: Plan) -> str:
         offer = f" Shall I look for other {category} in {colour}?" if category else ""
         return f"The {name} isn't in stock in {colour} right now; it comes in {available}.{offer}"
     in_colour = f" in {colour}" if colour else ""
+    price = result.get("price_eur")
+    # Asked in a colour or size still in force ("and how much?"): the price with the rest.
+    cost = (
+        f" It costs €{float(price):.2f}."
+        if "price" in plan.asks and isinstance(price, int | float)
+        else ""
+    )
     if size and not colour:
         return _size_by_colour(result, name, size, avoid=plan.avoid)
     if size:
@@ -335,7 +342,7 @@ def product_answer(result: dict, plan: Plan) -> str:
         ]
         if variants:
             left = sum(int(v.get("stock") or 0) for v in variants)
-            return f"Yes, the {name} is in stock in size {size}{in_colour} ({left} left)."
+            return f"Yes, the {name} is in stock in size {size}{in_colour} ({left} left).{cost}"
         other = f"sizes {and_join(sizes)}" if sizes else "no size at the moment"
         return (
             f"Sorry, the {name} isn't in stock in size {size}{in_colour}. "
@@ -346,8 +353,8 @@ def product_answer(result: dict, plan: Plan) -> str:
         sized = f"in sizes {and_join(sizes)}" if sizes else "but no size is in stock right now"
         if plan.by_colour:
             lead = f"The {name} is the {colour} one" + (f": {lower_first(blurb)}" if blurb else ".")
-            return f"{lead} In {colour} it's in stock {sized}."
-        return f"Yes, the {name} comes in {colour}, {sized}."
+            return f"{lead} In {colour} it's in stock {sized}.{cost}"
+        return f"Yes, the {name} comes in {colour}, {sized}.{cost}"
     parts = [f"Here's the {name}" + (f": {lower_first(blurb)}" if blurb else ".")]
     if "sizes" in plan.asks:
         parts.append(
@@ -355,9 +362,7 @@ def product_answer(result: dict, plan: Plan) -> str:
         )
     if "colours" in plan.asks:
         parts.append(f"It comes in {and_join(colours)}." if colours else "")
-    price = result.get("price_eur")
-    if "price" in plan.asks and isinstance(price, int | float):
-        parts.append(f"It costs €{float(price):.2f}.")
+    parts.append(cost.strip())
     if not plan.asks:
         parts.append("Want me to check a size or colour?")
     return " ".join(part for part in parts if part)

@@ -115,8 +115,9 @@ def _in_view(
                 found.append((at, product))
     for pattern, position in _ORDINAL_WORDS:
         match = pattern.search(lowered)
-        if match and position < len(state.shown) and state.shown:
-            product = state.shown[position]
+        listing = state.listing or state.shown
+        if match and position < len(listing) and listing:
+            product = listing[position]
             if product.sku not in {p.sku for _, p in found}:
                 found.append((match.start(), product))
     seen = {p.sku for _, p in found}

@@ -19,6 +19,9 @@ class State:
     search: ShopperRequest | None = None  # the search in force
     listed: int = 0  # how many products of that search were shown so far
     shown: list[ShownProduct] = field(default_factory=list)  # the newest answer's products
+    # The newest search's list: what "the first", "the second" count in, though an answer
+    # about one of them has shown that one alone since.
+    listing: list[ShownProduct] = field(default_factory=list)
     # The shopper's last message asked what is known of them: "and colours?" asks it again.
     asked_about_me: bool = False
     # Every product this visit showed, newest first: what "the mohair one" can point back to.

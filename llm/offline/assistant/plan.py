@@ -17,6 +17,7 @@ from llm.offline.assistant.reading import (
 )
 from llm.offline.assistant.references import (
     AMONG_SHOWN,
+    OF_THE_ONE,
     ORDINALS,
     PICKED_AMONG_SHOWN,
     PLURAL_REFERENCE,
@@ -278,6 +279,9 @@ def _plan(
         return Plan(kind="text", text=_DISCOUNT_TEXT)
     if SINGULAR_REFERENCE.search(lowered) and SHOPPING_INTENT.search(lowered):
         return Plan(kind="text", text=_CLARIFY_TEXT)
+    if state.shown and OF_THE_ONE.search(lowered):
+        # "How much?" with several in view and none picked: which one, not a brush-off.
+        return Plan(kind="text", text=_WHICH_OF_THESE_TEXT)
     words = free_words(lowered)
     if SHOPPING_INTENT.search(lowered) and words:
         return Plan(kind="search", request=parsed, query=" ".join(words))
@@ -431,6 +435,7 @@ _GREETING_TEXT = (
 _CLARIFY_TEXT = (
     "Which product do you mean? Tell me its name, or what you're looking for, and I'll check."
 )
+_WHICH_OF_THESE_TEXT = "Which one do you mean? Say “the first”, “the second”… or its name."
 _LIFTED_TEXT = "Noted: I'll leave that out of your searches from now on. What are you looking for?"
 _MORE_OF_WHAT_TEXT = "More of what? Tell me what you're looking for and I'll find options."
 _SERVICE_TEXT = (

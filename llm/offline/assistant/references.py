@@ -73,6 +73,13 @@ _NEW_ONE = re.compile(
 )
 # "the other one" of two in view, once one of them was asked about.
 _OTHER = re.compile(r"\b(the )?other (one|pair)\b|\bthe other\b")
+# A question of the product in focus, with nothing else named: "how much?", "is that
+# leather?", "does it run small?", "are they comfy?".
+OF_THE_ONE = re.compile(
+    r"^\W*(?:and\s+|so\s+|ok\s+)?(?:how much|price|cost|what(?:'s| is| does) (?:the price|it cost))"
+    r"(?:\s+(?:is|are|does)\s+(?:it|that|this|they)(?:\s+cost)?)?\W*$"
+    r"|^\W*(?:and\s+|so\s+)?(?:is|does|has|was|are|do)\s+(?:that|it|this|they)\b"
+)
 # "the cheaper of the two", "the pricier one of those": a comparative among what is shown.
 PICKED_AMONG_SHOWN = re.compile(
     r"\b(?P<way>cheaper|cheapest|less expensive|pricier|dearer|more expensive)"
@@ -135,6 +142,17 @@ def referenced_product(
         return (pick(priced, key=lambda p: p.price_eur) if priced else shown[0]), False
     if len(shown) == 1 and not parsed.categories and _THEY.search(lowered):
         return shown[0], False  # "how much are they?" of the one pair of boots in view
+    # "Is the first one any good for the gym?": a place in the list names one, whatever
+    # else the message says ("any" here is no plural).
+    listing = state.listing or shown
+    for pattern, position in ORDINALS if listing else ():
+        if pattern.search(lowered) and SINGULAR_REFERENCE.search(lowered):
+            return (listing[position] if position < len(listing) else listing[-1]), False
+    if shown and parsed.colours and _colour_named_as_one(lowered, parsed.colours[0], vocabulary):
+        # "The green ones?" of a list with one green pair: that pair, plural as pairs are.
+        in_colour = [p for p in shown if parsed.colours[0] in p.colours]
+        if len(in_colour) == 1:
+            return in_colour[0], True
     # "Any in blue?" after a list refines its search, even a list of one; after the one
     # product the shopper pointed at, asks about it. ("In blue?" alone asks about the one.)
     one_in_view = _one_in_view(state, on_page)
@@ -145,9 +163,6 @@ def referenced_product(
     ):
         return None, False
     if shown:
-        for pattern, position in ORDINALS:
-            if pattern.search(lowered) and SINGULAR_REFERENCE.search(lowered):
-                return (shown[position] if position < len(shown) else shown[-1]), False
         if parsed.colours and _colour_named_as_one(lowered, parsed.colours[0], vocabulary):
             return _by_colour(shown, parsed.colours[0]), True
         if parsed.brand:
@@ -156,6 +171,9 @@ def referenced_product(
                 return by_brand[0], False
     if on_page is not None and THIS.search(lowered):
         return on_page, False
+    focus = _in_focus(state, on_page)
+    if focus is not None and not parsed.categories and OF_THE_ONE.search(lowered):
+        return focus, False
     if PRONOUN.search(lowered):
         if len(shown) == 1:
             return shown[0], False
@@ -170,6 +188,17 @@ def referenced_product(
         if not shown and state.search is None and on_page is not None:
             return on_page, False
     return None, False
+
+
+def _in_focus(state: State, on_page: ShownProduct | None) -> ShownProduct | None:
+    """The product the conversation is on: the one the shopper last pointed at, the one in
+    view, or the page's."""
+    picked = next((p for p in state.seen if p.sku == state.picked_sku), None)
+    if state.about_one and picked is not None:
+        return picked
+    if len(state.shown) == 1:
+        return state.shown[0]
+    return on_page if not state.shown else None
 
 
 def _one_in_view(state: State, on_page: ShownProduct | None) -> bool:

@@ -103,7 +103,9 @@ def _state_after(state: State, plan: Plan, shown: list[ShownProduct]) -> State:
         state,
         lifted=state.lifted | plan.lifted,
         asked_about_me=plan.kind == "memory",
-        about_one=plan.kind == "product" or (plan.kind != "search" and state.about_one),
+        # A comparison is about two: neither is the one in focus after it.
+        about_one=plan.kind == "product"
+        or (plan.kind not in ("search", "compare") and state.about_one),
     )
     if plan.kind == "search":
         if plan.more:
@@ -128,6 +130,8 @@ def _state_after(state: State, plan: Plan, shown: list[ShownProduct]) -> State:
         )
     if shown:
         state.shown = shown
+        if plan.kind == "search":
+            state.listing = shown
         skus = {product.sku for product in shown}
         state.seen = [*shown, *(product for product in state.seen if product.sku not in skus)]
     return state
