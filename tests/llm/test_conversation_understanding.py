@@ -439,3 +439,38 @@ def test_a_question_of_the_one_in_focus_is_about_it_and_of_many_asks_which() -> 
         ),
     )
     assert _misses(results) == []
+
+
+def test_a_comparison_by_any_quality_finds_both_sides_in_view_in_focus_or_by_name() -> None:
+    both = ["Harbor Supply Trench Coat", "Northwind Fleece Jacket"]
+    results = _replay(
+        _turn("jackets", {"search": {"category": "jackets"}}),
+        _turn("the trench", {"refers_to": {"name": both[0]}}, act="reference"),
+        # "This one" is the trench in focus; the fleece was in the list.
+        _turn(
+            "is this one warmer than the fleece?",
+            {"refers_to": {"name": both}, "no_search": True},
+            act="comparison",
+        ),
+        # Not shown this visit: looked up by its name.
+        _turn(
+            "which is lighter, the trench or the rain shell",
+            {"refers_to": {"name": [both[0], "Kestrel Rain Shell"]}, "answer_has": ["doesn't"]},
+            act="comparison",
+        ),
+    )
+    assert _misses(results) == []
+
+
+def test_an_earlier_question_asked_on_a_page_keeps_to_that_product_in_the_replay() -> None:
+    jackets = {"search": {"category": "jackets"}}
+    results = _replay(
+        _turn("jackets", jackets),
+        {
+            **_turn("does this come in red", {"no_search": True}, act="availability"),
+            "page": "JK-0093",
+        },
+        # The search in force is still every jacket: red was asked of the page's product.
+        _turn("show me more", {"search": {"category": "jackets"}}, act="more"),
+    )
+    assert _misses(results) == []

@@ -22,6 +22,8 @@ if TYPE_CHECKING:
 _COMPARE = re.compile(
     r"\b(compare|comparison|versus|vs\.?|difference|differences|differ|which (one )?(is|of)\b|"
     r"better|or the)\b"
+    # Any quality said of one against the other: "is it warmer than the tee?".
+    r"|\b([a-z]{3,}er|more [a-z]{3,}|less [a-z]{3,}) than\b"
 )
 # What a comparison can be about that the catalog records.
 _BY_PRICE = re.compile(r"\b(cheaper|cheapest|less expensive|more expensive|pricier|price|cost)\b")
@@ -56,8 +58,8 @@ _TWO_NAMES = (
         r"(?:or|and|vs\.?|versus|with|to)\s+(?:the\s+)?(?P<b>[^,?]+?)\s*[?.!]*$"
     ),
     re.compile(
-        r"\bthe\s+(?P<a>[^,?]+?)\s+(?:cheaper|pricier|more expensive|better|worse)\s+than\s+"
-        r"(?:the\s+)?(?P<b>[^,?]+?)\s*[?.!]*$"
+        r"^(?:(?:is|are|was|would)\s+)?(?:the\s+)?(?P<a>[^,?]+?)\s+(?:[a-z]{3,}er|more\s+[a-z]{3,}|"
+        r"less\s+[a-z]{3,})\s+than\s+(?:the\s+)?(?P<b>[^,?]+?)\s*[?.!]*$"
     ),
     re.compile(
         r"^(?:the\s+)?(?P<a>[^,?]+?)\s+(?:vs\.?|versus)\s+(?:the\s+)?(?P<b>[^,?]+?)\s*[?.!]*$"
@@ -87,15 +89,47 @@ def compared_products(
         return in_view
     for pattern in _TWO_NAMES:
         match = pattern.search(lowered)
-        if match and all(_looks_named(match[key], vocabulary) for key in ("a", "b")):
-            return [match["a"].strip(), match["b"].strip()]
+        if match:
+            sides = [_side(match[key], state, on_page, vocabulary) for key in ("a", "b")]
+            if all(sides) and _distinct(sides):
+                return [side for side in sides if side]
     return None
 
 
+_POINTED = re.compile(r"^(?:it|this|that|this one|that one|these|those)$")
+
+
+def _side(
+    text: str, state: State, on_page: ShownProduct | None, vocabulary: Vocabulary
+) -> Target | None:
+    """One side of "the X or the Y", "is it warmer than the Y": "it" is the product in
+    focus, a word of a product seen this visit is that product, else a name to look up."""
+    text = text.strip()
+    known = [*state.seen, *([on_page] if on_page else [])]
+    if _POINTED.match(text):
+        return next((p for p in known if p.sku == state.picked_sku), None) or on_page
+    named = products_named(text, known, vocabulary)
+    if len(named) == 1:
+        return named[0][1]
+    return text if _looks_named(text, vocabulary) else None
+
+
+def _distinct(sides: list[Target | None]) -> bool:
+    keys = [side.sku if isinstance(side, ShownProduct) else side for side in sides]
+    return len(set(keys)) == len(keys)
+
+
 def _looks_named(text: str, vocabulary: Vocabulary) -> bool:
-    """A product's name, not a bare category or colour: "the crew tee", not "t-shirts"."""
+    """A product's name, not a bare category or colour: "the crew tee" or "the bomber" (a
+    kind within a category), not "t-shirts" or "jackets"."""
     words = re.findall(r"[a-z0-9&'-]+", text)
-    plain = set(vocabulary.category_phrases) | set(vocabulary.colour_phrases) | {"one", "ones"}
+    categories = {c.lower() for c in vocabulary.categories}
+    plain = {
+        p
+        for p, c in vocabulary.category_phrases.items()
+        if p in categories or p + "s" in categories
+    }
+    plain |= categories | set(vocabulary.colour_phrases) | {"one", "ones"}
     return 1 <= len(words) <= 8 and text.strip() not in plain
 
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 
 from llm.offline.assistant.conversation import State
 from llm.offline.assistant.plan import Plan, message_plan, refine
+from llm.offline.assistant.references import THIS
 from llm.offline.notes import Notes, notes_parse
 from llm.offline.shopper import ShopperRequest, request_parse
 from llm.offline.vocabulary import Vocabulary, vocabulary_from_tools
@@ -84,9 +85,19 @@ def conversation_state(turn: Turn) -> State:
     state = State()
     for exchange in turn.notes.exchanges:
         plan = message_plan(exchange.query, state, turn.vocabulary, turn.page)
-        state = _state_after(state, plan, products_shown_parse(exchange.answer))
+        shown = products_shown_parse(exchange.answer)
+        state = _state_after(state, _as_answered(plan, exchange.query, shown), shown)
         state.offer = _offer_read(exchange.answer, turn.vocabulary)
     return state
+
+
+def _as_answered(plan: Plan, query: str, shown: list[ShownProduct]) -> Plan:
+    """The plan an earlier message had, as its answer records it. The page the shopper was on
+    then is not known now: "does this come in red?" asked on a product's page reads as a
+    search without it, though its answer was about that one product."""
+    if plan.kind == "search" and len(shown) == 1 and THIS.search(query.lower()):
+        return Plan(kind="product", product=shown[0], asked_colour=plan.request.colour)
+    return plan
 
 
 def _offer_read(answer: str, vocabulary: Vocabulary) -> ShopperRequest | None:
