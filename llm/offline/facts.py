@@ -23,7 +23,13 @@ from llm.fact_schema import (
 from llm.offline.notes import Fact
 from llm.offline.shopper import brand_find, price_read, request_parse, size_read
 from llm.offline.vocabulary import Vocabulary
-from llm.shopper_words import SHOP_CURRENCY, amounts_of_money, clothing_size_letter, size_said
+from llm.shopper_words import (
+    SHOP_CURRENCY,
+    amounts_of_money,
+    clothing_size_letter,
+    size_said,
+    waist_size_letter,
+)
 
 _NEGATIVE = ("dislike", "hate", "avoid", "not ", "never", "doesn't", "does not", "no longer")
 _MONTHS = (
@@ -195,6 +201,13 @@ def _fact_apply(profile: Profile, text: str, vocabulary: Vocabulary) -> None:
     slot = slot_from_sentence(text)
     if slot is not None and slot.value in (NEUTRAL, NO_BUDGET):
         _lift_apply(profile, slot)
+        return
+    if slot is not None and slot.slot == "size/waist" and slot.value.isdigit():
+        # A waist remembered is the bottoms' letter, as a waist said now is ("34" is L).
+        letter = waist_size_letter(float(slot.value))
+        shop_sizes = {size.upper(): size for size in vocabulary.sizes}
+        if letter in shop_sizes:
+            profile.garment_sizes["size/bottoms"] = shop_sizes[letter]
         return
     if slot is not None and slot.slot in _OWN_SIZE_SLOTS and not slot.is_relative:
         sizes = {size.upper(): size for size in vocabulary.sizes}

@@ -474,3 +474,13 @@ def test_an_earlier_question_asked_on_a_page_keeps_to_that_product_in_the_replay
         _turn("show me more", {"search": {"category": "jackets"}}, act="more"),
     )
     assert _misses(results) == []
+
+
+def test_a_remembered_waist_sizes_the_bottoms_and_the_newest_size_wins() -> None:
+    results = _replay(
+        _turn("I'm a 34 waist", {"no_search": True}, act="statement"),
+        _turn("jeans", {"search": {"category": "jeans", "size": "L"}}),
+        _turn("trousers", {"search": {"category": "trousers", "size": "L"}}, visit=2),
+        facts=["size/bottoms=S"],
+    )
+    assert _misses(results) == []
