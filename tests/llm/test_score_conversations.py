@@ -87,3 +87,18 @@ def test_the_tuning_file_has_fifteen_conversations_and_every_act() -> None:
     turns = [turn for conversation in conversations for turn in conversation["turns"]]
     assert len(conversations) >= 15 and len(turns) >= 150
     assert {turn["act"] for turn in turns} >= {"request", "reference", "lift", "statement"}
+
+
+def test_a_material_named_counts_as_a_filter_or_as_a_search_word_and_no_other() -> None:
+    from assistant.turn.conversation_checks import _same_search
+
+    wanted = {"category": "shirts"}
+    assert _same_search({"category": "shirts", "material": "flannel"}, wanted, "flannel shirt?")
+    assert _same_search(
+        {"category": "shirts", "query": "linen"},
+        {"category": "shirts", "material": "linen"},
+        "linen?",
+    )
+    # A material the shopper never named, or another filter wrong, is still a miss.
+    assert not _same_search({"category": "shirts", "material": "wool"}, wanted, "a warm shirt")
+    assert not _same_search({"category": "jeans", "material": "flannel"}, wanted, "flannel shirt")
