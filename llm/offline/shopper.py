@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from llm.offline.english import is_english
+from llm.offline.english import misspelling_of
 from llm.offline.lifts import lifts_read
 from llm.offline.vocabulary import GREETING_LEAD, STYLE_WORDS, Vocabulary, is_content_word
 from llm.shopper_words import (
@@ -362,53 +362,10 @@ def _phrase_at(
             if hit[0] == "cue" and tokens[index + width : index + width + 1] == ["than"]:
                 continue
             return hit[0], hit[1], width
-    misspelt = _misspelling_of(tokens[index], table)
+    misspelt = misspelling_of(tokens[index], table)
     if misspelt is not None:
         return misspelt[0], misspelt[1], 1
     return "word", tokens[index], 1
-
-
-# Only garment and colour words are read through a typo ("jeens", "trowsers"); a word
-# must be long enough, keep its first and last letters and be no English word itself, so
-# "coast" never reads as "coats", nor "block heels" as black ones.
-_TYPO_KINDS = ("category", "colour")
-_TYPO_MIN_LENGTH = 5
-
-
-def _misspelling_of(
-    token: str, table: dict[tuple[str, ...], tuple[str, str]]
-) -> tuple[str, str] | None:
-    if len(token) < _TYPO_MIN_LENGTH or not token.isalpha() or is_english(token):
-        return None
-    found = {
-        hit
-        for key, hit in table.items()
-        if len(key) == 1
-        and hit[0] in _TYPO_KINDS
-        and key[0][:1] == token[:1]
-        and key[0][-1:] == token[-1:]
-        and len(key[0]) - len(token) in (0, 1)  # a letter changed or dropped, never added
-        and _one_edit_apart(key[0], token)
-    }
-    return found.pop() if len(found) == 1 else None
-
-
-def _one_edit_apart(word: str, other: str) -> bool:
-    """One letter changed, added, dropped, or two neighbours swapped."""
-    if word == other:
-        return False
-    if len(word) == len(other):
-        diff = [i for i, (a, b) in enumerate(zip(word, other, strict=True)) if a != b]
-        if len(diff) == 1:
-            return True
-        return (
-            len(diff) == 2
-            and diff[1] == diff[0] + 1
-            and word[diff[0]] == other[diff[1]]
-            and word[diff[1]] == other[diff[0]]
-        )
-    short, long_ = sorted((word, other), key=len)
-    return any(long_[:i] + long_[i + 1 :] == short for i in range(len(long_)))
 
 
 def _price_read(

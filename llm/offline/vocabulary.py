@@ -290,7 +290,27 @@ _SIZE_TOKENS = frozenset(
 GREETING_LEAD = re.compile(
     r"^\s*(?:good\s+)?(?:morning|afternoon|evening|hi|hello|hey|hiya)(?:\s+(?:all|there))?"
     r"\s*[!,.]+\s*"
+    # "Right. how about midi?": a word said before turning to what is in view.
+    r"|^\s*\w+[!,.]+\s+(?=(?:what|how) about\b)"
 )
+
+
+# Chat shorthand, read as the words it stands for: "do u sell swimwear", "jeans w/o rips".
+_SHORTHAND = {
+    "u": "you", "ya": "you", "ur": "your", "pls": "please", "plz": "please", "thx": "thanks",
+    "ty": "thank you", "wanna": "want to", "gonna": "going to", "gimme": "give me",
+    "w/o": "without", "w/": "with", "b/c": "because", "cuz": "because",
+}  # fmt: skip
+_SHORTHAND_WORD = re.compile(
+    r"(?<![\w/])("
+    + "|".join(map(re.escape, sorted(_SHORTHAND, key=len, reverse=True)))
+    + r")(?![\w/])",
+    re.I,
+)
+
+
+def shorthand_spelt(text: str) -> str:
+    return _SHORTHAND_WORD.sub(lambda match: _SHORTHAND[match.group(1).lower()], text)
 
 
 def is_content_word(token: str) -> bool:

@@ -484,3 +484,15 @@ def test_a_remembered_waist_sizes_the_bottoms_and_the_newest_size_wins() -> None
         facts=["size/bottoms=S"],
     )
     assert _misses(results) == []
+
+
+def test_asking_for_what_the_shop_lacks_leaves_the_search_in_force_and_shorthand_reads() -> None:
+    results = _replay(
+        _turn("skirts", {"search": {"category": "skirts"}}),
+        _turn("do u sell tights", {"none": True}, act="catalog_question"),
+        # Still the skirts: the shop had no tights to be about.
+        _turn("show me yellow ones", {"search": {"category": "skirts", "colour": "yellow"}}),
+        _turn("right. how about midi?", {"search": {"category": "skirts", "colour": "yellow"}}),
+    )
+    assert _misses(results) == []
+    assert results[3].first_search.get("query") == "midi"

@@ -22,8 +22,9 @@ if TYPE_CHECKING:
 _COMPARE = re.compile(
     r"\b(compare|comparison|versus|vs\.?|difference|differences|differ|which (one )?(is|of)\b|"
     r"better|or the)\b"
-    # Any quality said of one against the other: "is it warmer than the tee?".
-    r"|\b([a-z]{3,}er|more [a-z]{3,}|less [a-z]{3,}) than\b"
+    # Any quality said of one against the other: "is it warmer than the tee?", never of a
+    # price ("anything cheaper than €30" is a budget).
+    r"|\b([a-z]{3,}er|more [a-z]{3,}|less [a-z]{3,}) than\b(?!\s*(?:€|\$|£|eur|usd|gbp)?\s*\d)"
 )
 # What a comparison can be about that the catalog records.
 _BY_PRICE = re.compile(r"\b(cheaper|cheapest|less expensive|more expensive|pricier|price|cost)\b")
@@ -97,6 +98,7 @@ def compared_products(
 
 
 _POINTED = re.compile(r"^(?:it|this|that|this one|that one|these|those)$")
+_NOTHING_NAMED = re.compile(r"^(?:any|some|every|no)(?:thing|one)s?\b")
 
 
 def _side(
@@ -106,6 +108,8 @@ def _side(
     focus, a word of a product seen this visit is that product, else a name to look up."""
     text = text.strip()
     known = [*state.seen, *([on_page] if on_page else [])]
+    if _NOTHING_NAMED.match(text):
+        return None  # "anything cheaper than the boots" asks for other products
     if _POINTED.match(text):
         return next((p for p in known if p.sku == state.picked_sku), None) or on_page
     named = products_named(text, known, vocabulary)

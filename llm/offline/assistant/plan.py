@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from llm.offline.assistant.compare import Target, compared_products, unknowable_among_shown
 from llm.offline.assistant.page import page_product, page_request
 from llm.offline.assistant.reading import (
+    ABOUT_LEAD,
     FOLLOW_UP,
     asks_in_a_clause,
     out_of_scope,
@@ -29,11 +30,21 @@ from llm.offline.assistant.references import (
     superlative,
 )
 from llm.offline.assistant.statements import acknowledgement, catalog_answer, statement_read
+from llm.offline.assistant.texts import (
+    CLARIFY_TEXT,
+    DISCOUNT_TEXT,
+    GREETING_TEXT,
+    LIFTED_TEXT,
+    MORE_OF_WHAT_TEXT,
+    SERVICE_TEXT,
+    WHICH_OF_THESE_TEXT,
+    off_topic_text,
+)
 from llm.offline.assistant.words import and_join, free_words, union
 from llm.offline.lifts import judged_lifts, lifts_read
 from llm.offline.memory import memory_topic
 from llm.offline.shopper import ShopperRequest, request_parse
-from llm.offline.vocabulary import Vocabulary
+from llm.offline.vocabulary import Vocabulary, shorthand_spelt
 from llm.transcript import ShownProduct
 
 if TYPE_CHECKING:
@@ -111,6 +122,7 @@ class Plan:
 def message_plan(text: str, state: State, vocabulary: Vocabulary, page: dict | None) -> Plan:
     """Decide what one shopper message needs; a default lifted earlier in the visit stays
     lifted ("any brand is fine" holds for every search after it)."""
+    text = shorthand_spelt(text)
     plan = _plan(text, state, vocabulary, page)
     lowered = text.lower().replace("\u2019", "'")
     # "The strappy ones - other colours?" asks about one product's colours; only a lift the
@@ -134,16 +146,18 @@ def _plan(
     parsed = request_parse(text, vocabulary)
     page_filters = page_request(page, vocabulary)
     if not lowered:
-        return Plan(kind="text", text=_GREETING_TEXT)
+        return Plan(kind="text", text=GREETING_TEXT)
     topic = memory_topic(lowered, following=state.asked_about_me)
     if topic == "forget" and parsed.lifted:
         topic = None  # "forget my budget" lifts the budget; it erases nothing
     if topic:
         return Plan(kind="memory", topic=topic)
-    if out_of_scope(lowered, parsed):
-        return Plan(kind="text", text=_off_topic_text(vocabulary))
+    # "How about midi?" with a list in view asks about the list, however the bank reads it.
+    about_the_list = bool(state.search and parsed.words and ABOUT_LEAD.search(lowered))
+    if out_of_scope(lowered, parsed) and not about_the_list:
+        return Plan(kind="text", text=off_topic_text(vocabulary))
     if service_asked(lowered):
-        return Plan(kind="text", text=_SERVICE_TEXT)
+        return Plan(kind="text", text=SERVICE_TEXT)
     about_the_shop = catalog_answer(lowered, vocabulary)
     if about_the_shop:
         return Plan(kind="text", text=about_the_shop)
@@ -196,7 +210,7 @@ def _plan(
         and (not parsed.categories or same_search)
     ):
         if context is None:
-            return Plan(kind="text", text=_MORE_OF_WHAT_TEXT)
+            return Plan(kind="text", text=MORE_OF_WHAT_TEXT)
         offset = state.listed if state.search is not None else 0
         return Plan(kind="search", request=context, offset=offset, more=offset > 0)
     if (
@@ -208,7 +222,7 @@ def _plan(
         # issue": the search in force again, without it (the lift's own words are no search).
         if context is not None:
             return Plan(kind="search", request=refine(context, replace(parsed, words=[])))
-        return Plan(kind="text", text=_LIFTED_TEXT)
+        return Plan(kind="text", text=LIFTED_TEXT)
     order = superlative(lowered)
     if order and not (state.shown and not parsed.categories and AMONG_SHOWN.search(lowered)):
         # "The cheapest sneakers you have": every match ranked by price, not the list in view.
@@ -246,7 +260,7 @@ def _plan(
         and (THIS.search(lowered) or PRONOUN.search(lowered))
         and not PLURAL_REFERENCE.search(lowered)
     ):
-        return Plan(kind="text", text=_CLARIFY_TEXT)  # "this" with nothing it could be
+        return Plan(kind="text", text=CLARIFY_TEXT)  # "this" with nothing it could be
     if (
         _STOCKED.search(lowered)
         and parsed.words
@@ -266,7 +280,7 @@ def _plan(
         and not parsed.categories
         and parsed.words
         and FOLLOW_UP.search(lowered)
-        and not passing(lowered)
+        and (about_the_list or not passing(lowered))
     ):
         # "quilted?", "something wrap style", "what about a midi length": the search in
         # force, narrowed by the catalog's own words (the search says if none has them).
@@ -276,20 +290,20 @@ def _plan(
     if parsed.has_criteria():
         return Plan(kind="search", request=parsed)
     if _DISCOUNT.search(lowered):
-        return Plan(kind="text", text=_DISCOUNT_TEXT)
+        return Plan(kind="text", text=DISCOUNT_TEXT)
     if SINGULAR_REFERENCE.search(lowered) and SHOPPING_INTENT.search(lowered):
-        return Plan(kind="text", text=_CLARIFY_TEXT)
+        return Plan(kind="text", text=CLARIFY_TEXT)
     if state.shown and OF_THE_ONE.search(lowered):
         # "How much?" with several in view and none picked: which one, not a brush-off.
-        return Plan(kind="text", text=_WHICH_OF_THESE_TEXT)
+        return Plan(kind="text", text=WHICH_OF_THESE_TEXT)
     words = free_words(lowered)
     if SHOPPING_INTENT.search(lowered) and words:
         return Plan(kind="search", request=parsed, query=" ".join(words))
     if _THANKS.search(lowered):
         return Plan(kind="text", text="You're welcome! Is there anything else I can find for you?")
     if _GREETING.search(lowered) or SHOPPING_INTENT.search(lowered):
-        return Plan(kind="text", text=_GREETING_TEXT)
-    return Plan(kind="text", text=_off_topic_text(vocabulary))
+        return Plan(kind="text", text=GREETING_TEXT)
+    return Plan(kind="text", text=off_topic_text(vocabulary))
 
 
 def context_category(state: State, page: dict | None) -> str | None:
@@ -344,7 +358,7 @@ def _cheaper_plan(
         named = request_parse(" ".join(p.name for p in compared), vocabulary).categories
         base = ShopperRequest(categories=named[:1]) if len(set(named)) == 1 else None
     if base is None:
-        return Plan(kind="text", text=_CLARIFY_TEXT)
+        return Plan(kind="text", text=CLARIFY_TEXT)
     request = refine(refine(base, state.picked), parsed)
     priced = [product for product in compared if product.price_eur is not None]
     below = min(priced, key=lambda p: p.price_eur) if priced else None
@@ -418,31 +432,3 @@ def refine(context: ShopperRequest, parsed: ShopperRequest) -> ShopperRequest:
         if getattr(parsed, name) is not None:
             setattr(refined, name, getattr(parsed, name))
     return refined
-
-
-def _off_topic_text(vocabulary: Vocabulary) -> str:
-    carried = f" We carry {', '.join(vocabulary.categories)}." if vocabulary.categories else ""
-    return (
-        "I can only help with shopping at Aisle." + carried + " Tell me what you're looking "
-        "for, with a colour, size, budget or occasion if you have one in mind."
-    )
-
-
-_GREETING_TEXT = (
-    "Hi! I'm Aisle's shopping assistant. Tell me what you're looking for (a category, "
-    "colour, size, budget or occasion) and I'll find options that are in stock."
-)
-_CLARIFY_TEXT = (
-    "Which product do you mean? Tell me its name, or what you're looking for, and I'll check."
-)
-_WHICH_OF_THESE_TEXT = "Which one do you mean? Say “the first”, “the second”… or its name."
-_LIFTED_TEXT = "Noted: I'll leave that out of your searches from now on. What are you looking for?"
-_MORE_OF_WHAT_TEXT = "More of what? Tell me what you're looking for and I'll find options."
-_SERVICE_TEXT = (
-    "That's not something I can do from this chat: I can find products, check sizes, colours "
-    "and stock, and compare them for you. What are you looking for?"
-)
-_DISCOUNT_TEXT = (
-    "I can't change prices or give discounts; prices are as shown in the shop. I can help "
-    "you find something within your budget, though. What are you looking for?"
-)

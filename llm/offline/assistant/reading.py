@@ -13,10 +13,13 @@ from llm.offline.vocabulary import Vocabulary
 # A follow-up on the list in view rather than a new request: a short fragment, a question,
 # or an opening that builds on what was shown.
 FOLLOW_UP = re.compile(
-    r"^\s*(?:(?:and|or|but|ok|okay|hmm|so)[,\s]+)?(?:what about|how about|anything|something|"
+    r"^\s*(?:(?:and|or|but|ok|okay|hmm|so)[,\s]+|\w+[.,!]+\s+)?(?:what about|how about|anything|"
+    r"something|"
     r"any|only|just|maybe|perhaps|more)\b"
     r"|^\W*(?:\S+\W+){0,3}\S+\W*\?\s*$|^\W*(?:\S+\W+){0,2}\S+\W*$"
 )
+# "What about ...", "fine. how about ...": a follow-up on what is in view.
+ABOUT_LEAD = re.compile(r"^\W*(?:\w+[.,!]+\s+)?(?:(?:and|so|ok|okay)[,\s]+)?(?:what|how) about\b")
 
 # How like the bank's out-of-scope examples a message must be to be answered as one when
 # the slot readers found nothing but a colour or loose words in it ("write" reads "white").

@@ -66,10 +66,12 @@ AMONG_SHOWN = re.compile(
 
 
 _THEY = re.compile(r"\b(they|them|these|those)\b")
-# "a waxed jacket ...", "show me some ...": asking for a new one, not pointing at one shown.
+# "a waxed jacket ...", "show me some ...": asking for a new one, not pointing at one shown;
+# "show me all the wool ones": asking for every one of a kind.
 _NEW_ONE = re.compile(
     r"^\s*(?:(?:i|i'd|i'm)\s+(?:want|need|like|looking for)\s+|show me\s+|looking for\s+)?"
     r"(?:a|an|some)\b"
+    r"|\b(?:show|see|find|list)\s+(?:me\s+)?(?:all|every|each)\b|\b(?:all|every) the\b"
 )
 # "the other one" of two in view, once one of them was asked about.
 _OTHER = re.compile(r"\b(the )?other (one|pair)\b|\bthe other\b")

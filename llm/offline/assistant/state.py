@@ -125,6 +125,10 @@ def _state_after(state: State, plan: Plan, shown: list[ShownProduct]) -> State:
             # Nothing is cheaper: the list on screen is still the one in force, so "show
             # more" goes on with it instead of repeating a search that found nothing.
             pass
+        elif not shown and not plan.request.categories and state.search is not None:
+            # "Do you have tights?" of a shop that has none: the skirts on screen are still
+            # what "show me yellow ones" is about.
+            pass
         else:
             state.search, state.listed = plan.request, len(shown)
             if plan.below is None:
