@@ -171,3 +171,14 @@ def test_the_vocabulary_offers_only_materials_the_active_catalog_names():
     assert "tweed" not in materials and "velvet" not in materials
     assert materials_of("Harbor Supply Knit Dress in black") == []
     assert materials_of("Lambswool Cardigan") == ["wool"]
+
+
+def test_the_vocabulary_follows_a_product_whose_text_changed_since_it_was_last_read():
+    assert "tweed" not in catalog_vocabulary()["materials"]
+    product = Product.objects.active().first()
+    product.description = f"{product.description} Woven in tweed."
+    product.save()
+    assert "tweed" in catalog_vocabulary()["materials"]
+    product.active = False
+    product.save()
+    assert "tweed" not in catalog_vocabulary()["materials"]
