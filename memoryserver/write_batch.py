@@ -14,6 +14,13 @@ comes free, one write alone on an idle server. The write requests' pool is large
 embedding threads (`GATHERING_THREADS`), so writes can be waiting here to be batched; the
 embedding threads bound the CPU a burst takes. Searches never come here: a query is
 embedded on the reading thread, so it never waits behind a burst.
+
+A text is embedded once however often it comes: writes of one batch share its repeats, and
+the vectors of the latest RECENT_TEXTS texts are kept for the batches after it. Turns
+repeat sentences, across visits and shoppers: the list of products an answer shows, with
+its "Products shown" line (the longest sentence of a turn block), is the same for everyone
+who asked for those products. A text's vector does not depend on its batch (ONNX Runtime
+gives the same floats alone or padded beside longer texts; numpy the same to 1e-7).
 """
 
 from __future__ import annotations
@@ -21,7 +28,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
@@ -44,6 +51,8 @@ GATHERING_THREADS = 32
 # without batching; 16-32 texts still saved 8 % (`benchmarks/write_burst.py`) and a batch
 # costs only about five writes' embedding.
 BATCH_TEXTS = 24
+# Vectors kept for the texts embedded last: 1.5 MB of MiniLM's, a few hundred turns' worth.
+RECENT_TEXTS = 1024
 
 
 @dataclass
@@ -57,6 +66,7 @@ class BatchStats:
     writes: int = 0
     batches: int = 0
     texts: int = 0
+    embedded: int = 0  # of the texts: those that were not a repeat
     retried_alone: int = 0
 
 
@@ -83,6 +93,9 @@ class WriteBatcher:
         self._cond = threading.Condition()
         self._workers: list[threading.Thread] = []
         self._closed = False
+        self._recent: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._recent_of: Embedder | None = None  # the embedder that made them
+        self._recent_lock = threading.Lock()
 
     @property
     def name(self) -> str:
@@ -148,9 +161,7 @@ class WriteBatcher:
     def _embed_batch(self, batch: list[_Waiting]) -> None:
         flat = [text for waiting in batch for text in waiting.texts]
         try:
-            vectors = self.embedder_of().embed(flat)
-            if len(vectors) != len(flat):
-                raise ValueError(f"the embedder returned {len(vectors)} rows for {len(flat)} texts")
+            vectors = self._vectors(self.embedder_of(), flat)
         except BaseException as exc:
             if len(batch) == 1:
                 batch[0].future.set_exception(exc)
@@ -170,6 +181,32 @@ class WriteBatcher:
             stop = start + len(waiting.texts)
             waiting.future.set_result(vectors[start:stop])
             start = stop
+
+    def _vectors(self, embedder: Embedder, texts: list[str]) -> np.ndarray:
+        """The texts' vectors, each text embedded once and only if it was not lately."""
+        with self._recent_lock:
+            if self._recent_of is not embedder:  # another embedder: its vectors differ
+                self._recent.clear()
+                self._recent_of = embedder
+            known = {text: self._recent[text] for text in texts if text in self._recent}
+            for text in known:
+                self._recent.move_to_end(text)
+        missing = [text for text in dict.fromkeys(texts) if text not in known]
+        if missing:
+            fresh = embedder.embed(missing)
+            if len(fresh) != len(missing):
+                raise ValueError(
+                    f"the embedder returned {len(fresh)} rows for {len(missing)} texts"
+                )
+            with self._recent_lock:
+                self.stats.embedded += len(missing)
+                for text, vector in zip(missing, fresh, strict=True):
+                    known[text] = vector
+                    if self._recent_of is embedder:
+                        self._recent[text] = vector.copy()
+                while len(self._recent) > RECENT_TEXTS:
+                    self._recent.popitem(last=False)
+        return np.stack([known[text] for text in texts])
 
 
 _batcher: WriteBatcher | None = None

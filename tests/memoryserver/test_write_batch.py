@@ -111,6 +111,38 @@ def test_a_text_the_embedder_refuses_fails_its_own_write_only():
     assert batcher.stats.retried_alone == 3
 
 
+def test_a_text_repeated_in_a_batch_or_written_lately_is_embedded_once():
+    held = HeldFirst()
+    batcher = WriteBatcher(lambda: held, threads=1, batch_texts=64)
+    shown = "Products shown: [JN-0041] colours black, sizes XS-XXL, €53.00"
+    writes = [["first block", shown], ["second block", shown], ["third block", shown, shown]]
+    try:
+        futures = _burst(batcher, held, writes)
+        vectors = [f.result(timeout=30) for f in futures]
+        later = batcher.embed(["fourth block", shown])
+    finally:
+        batcher.close()
+    assert held.calls == [writes[0], ["second block", "third block"], ["fourth block"]]
+    for texts, got in zip([*writes, ["fourth block", shown]], [*vectors, later], strict=True):
+        np.testing.assert_array_equal(got, HASHING.embed(texts))
+    assert (batcher.stats.texts, batcher.stats.embedded) == (9, 5)
+
+
+def test_the_vectors_kept_are_another_embedders_no_longer():
+    first, second = HeldFirst(), HeldFirst()
+    first.release.set()
+    second.release.set()
+    current = [first]
+    batcher = WriteBatcher(lambda: current[0], threads=1)
+    try:
+        batcher.embed(["a turn block"])
+        current[0] = second
+        batcher.embed(["a turn block"])
+    finally:
+        batcher.close()
+    assert first.calls == second.calls == [["a turn block"]]
+
+
 def test_no_texts_ask_for_no_batch():
     held = HeldFirst()
     held.release.set()
