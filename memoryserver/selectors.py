@@ -32,6 +32,7 @@ from memoryserver.index.when import asks_when, query_times, tells_time
 from memoryserver.models import MemoryBlock, MemorySession, MemoryUser, Prompt, PromptVersion
 from memoryserver.payloads import BLOCK_PAYLOAD_COLUMNS, block_payload, block_payload_from_row
 from memoryserver.terms import query_terms
+from memoryserver.write_batch import get_write_batcher
 
 logger = logging.getLogger(__name__)
 
@@ -440,7 +441,9 @@ def query_vector(text: str) -> np.ndarray:
     if not mine:
         return pending.result()
     try:
-        vector = get_embedder().embed_query(text)
+        embedder = get_embedder()
+        vector = embedder.embed_query(text)
+        get_write_batcher().vector_known(embedder, text, vector)
         pending.set_result(vector)
         return vector
     except BaseException as exc:

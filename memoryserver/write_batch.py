@@ -182,12 +182,25 @@ class WriteBatcher:
             waiting.future.set_result(vectors[start:stop])
             start = stop
 
+    def vector_known(self, embedder: Embedder, text: str, vector: np.ndarray) -> None:
+        """Keep a vector `embedder` made elsewhere for a write that repeats its text: a
+        search's query, the shopper's message, is its turn block's first sentence."""
+        with self._recent_lock:
+            self._recent_for(embedder)
+            self._recent[text] = vector.copy()
+            self._recent.move_to_end(text)
+            while len(self._recent) > RECENT_TEXTS:
+                self._recent.popitem(last=False)
+
+    def _recent_for(self, embedder: Embedder) -> None:
+        if self._recent_of is not embedder:  # another embedder: its vectors differ
+            self._recent.clear()
+            self._recent_of = embedder
+
     def _vectors(self, embedder: Embedder, texts: list[str]) -> np.ndarray:
         """The texts' vectors, each text embedded once and only if it was not lately."""
         with self._recent_lock:
-            if self._recent_of is not embedder:  # another embedder: its vectors differ
-                self._recent.clear()
-                self._recent_of = embedder
+            self._recent_for(embedder)
             known = {text: self._recent[text] for text in texts if text in self._recent}
             for text in known:
                 self._recent.move_to_end(text)

@@ -128,6 +128,20 @@ def test_a_text_repeated_in_a_batch_or_written_lately_is_embedded_once():
     assert (batcher.stats.texts, batcher.stats.embedded) == (9, 5)
 
 
+def test_a_searchs_query_vector_serves_a_write_of_the_same_text():
+    held = HeldFirst()
+    held.release.set()
+    batcher = WriteBatcher(lambda: held, threads=1)
+    query = "show me jeans in size M"
+    try:
+        batcher.vector_known(held, query, HASHING.embed([query])[0])
+        got = batcher.embed(["a turn block", query])
+    finally:
+        batcher.close()
+    assert held.calls == [["a turn block"]]
+    np.testing.assert_array_equal(got, HASHING.embed(["a turn block", query]))
+
+
 def test_the_vectors_kept_are_another_embedders_no_longer():
     first, second = HeldFirst(), HeldFirst()
     first.release.set()
