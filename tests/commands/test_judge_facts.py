@@ -140,6 +140,7 @@ def _parts(tmp_path, monkeypatch, *, tuning, evaluation, second=None):
         if rows is not None:
             path.write_text(lines(*rows))
         monkeypatch.setattr(judge_facts, name, path)
+    monkeypatch.setattr(judge_facts, "TUNING_LATER", ())
 
 
 def test_a_second_evaluation_part_is_scored_apart_with_its_own_gap(tmp_path, monkeypatch):
@@ -185,6 +186,27 @@ def test_score_with_no_file_reports_both_parts_apart_and_the_gap(tmp_path, monke
     assert "gap (evaluation - tuning): precision +0.000, recall -0.500" in text
     # The evaluation part is never listed line by line, even at -v 2.
     assert "Hello" not in text and "line 2" not in text
+
+
+def test_the_later_tuning_sets_are_scored_in_the_tuning_part_and_listed_by_file(
+    tmp_path, monkeypatch
+):
+    _parts(
+        tmp_path,
+        monkeypatch,
+        tuning=[{"query": "I'm an M", "expected": [{"slot": "size/tops", "value": "M"}]}],
+        evaluation=[{"query": "I'm an L", "expected": []}],
+    )
+    later = tmp_path / "tests" / "data" / "more.jsonl"
+    later.write_text(lines({"query": "Hiya", "expected": [{"slot": "size/tops", "value": "S"}]}))
+    monkeypatch.setattr(judge_facts, "TUNING_LATER", (later, tmp_path / "missing.jsonl"))
+    out = StringIO()
+    call_command("judge_facts", "--score", stdout=out, verbosity=2)
+    tuning = out.getvalue().split("evaluation part")[0]
+    assert "tuning part (tests/data/tuning.jsonl + tests/data/more.jsonl)" in tuning
+    assert "2 facts expected, 1 judged, 1 correct" in tuning
+    assert "  more.jsonl: 1 utterances, precision 1.000, recall 0.000" in tuning
+    assert "more.jsonl line 1: 'Hiya'" in tuning
 
 
 def test_the_evaluation_file_is_never_listed_line_by_line(tmp_path, monkeypatch):

@@ -1,10 +1,11 @@
 """Run the fact judge over exchanges from a JSON Lines file, one result per line.
 
 With --score, each line also carries the facts it should yield and the command reports the
-judge's precision and recall instead. With --score and no --jsonl it scores the two labelled
-parts apart: the tuning part (tests/data/judge_facts.jsonl, read while rules are written)
-and the frozen evaluation part (tests/data/judge_facts_eval.jsonl, only ever scored), and
-the gap between them. The evaluation part is reported by kind and never line by line, so
+judge's precision and recall instead. With --score and no --jsonl it scores the labelled
+parts apart: the tuning part (tests/data/judge_facts.jsonl with the tuning sets written
+later for change, style and one-offs, all read while rules are written) and the frozen
+evaluation parts (tests/data/judge_facts_eval.jsonl and judge_facts_eval2.jsonl, only ever
+scored), and the gaps between them. The evaluation part is reported by kind and never line by line, so
 that its misses cannot become rules.
 """
 
@@ -13,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -25,6 +26,9 @@ from memoryapp.prescreen import judging_needed
 Slotted = tuple[str, str]  # (slot, value)
 DATA = Path(__file__).resolve().parents[3] / "tests" / "data"
 TUNING = DATA / "judge_facts.jsonl"
+# Tuning sets written later, each on what the first lacked: changes of mind, lifts, style,
+# one-offs. Read while rules are written, so they are scored with the tuning part.
+TUNING_LATER = (DATA / "judge_facts_changes.jsonl", DATA / "judge_facts_more.jsonl")
 EVALUATION = DATA / "judge_facts_eval.jsonl"
 # A second frozen part, written later by another writer who never read the judge, on what
 # the first lacked: changes of mind, lifts, lists, style, units, other people, one-offs.
@@ -38,6 +42,7 @@ class Exchange:
     answer: str
     expected: frozenset[Slotted] | None  # None when the line is not labelled
     kind: str = ""  # what a labelled line tests ("past-state", "material-discomfort"), if said
+    source: str = ""  # the file's name, when a part is read from more than one file
 
 
 @dataclass(frozen=True)
@@ -213,13 +218,17 @@ class Command(BaseCommand):
     def _parts_score(self, *, verbosity: int) -> None:
         """Score the tuning part and each evaluation part apart, then the gaps between them."""
         scores = {}
-        parts = [("tuning", TUNING), ("evaluation", EVALUATION)]
+        tuning = [TUNING, *(path for path in TUNING_LATER if path.exists())]
+        parts = [("tuning", tuning), ("evaluation", [EVALUATION])]
         if EVALUATION_2.exists():
-            parts.append(("second evaluation", EVALUATION_2))
-        for name, path in parts:
-            rows = self._rows_read(str(path), score=True)
+            parts.append(("second evaluation", [EVALUATION_2]))
+        for name, paths in parts:
+            rows = self._files_read(paths)
             results = asyncio.run(exchanges_judge(rows))
-            self.stdout.write(f"{name} part ({path.relative_to(DATA.parent.parent)}):")
+            shown = " + ".join(str(path.relative_to(DATA.parent.parent)) for path in paths)
+            self.stdout.write(f"{name} part ({shown}):")
+            if len(paths) > 1:
+                self._files_write(rows, results, paths)
             # The evaluation parts' lines stay out of sight: only their figures are shown.
             listed = verbosity if name == "tuning" else min(verbosity, 1)
             scores[name] = self._score_write(rows, results, verbosity=listed)
@@ -230,6 +239,24 @@ class Command(BaseCommand):
             self.stdout.write(
                 f"gap ({name} - tuning): precision {evaluation.precision - tuning.precision:+.3f}, "
                 f"recall {evaluation.recall - tuning.recall:+.3f}"
+            )
+
+    def _files_read(self, paths: list[Path]) -> list[Exchange]:
+        rows = []
+        for path in paths:
+            read = self._rows_read(str(path), score=True)
+            rows += [replace(row, source=path.name) if len(paths) > 1 else row for row in read]
+        return rows
+
+    def _files_write(
+        self, rows: list[Exchange], results: list[list[JudgedFact]], paths: list[Path]
+    ) -> None:
+        for path in paths:
+            mine = [i for i, row in enumerate(rows) if row.source == path.name]
+            score = facts_score([rows[i] for i in mine], [results[i] for i in mine])
+            self.stdout.write(
+                f"  {path.name}: {score.utterances} utterances, precision "
+                f"{score.precision:.3f}, recall {score.recall:.3f}"
             )
 
     def _kinds_write(self, rows: list[Exchange], results: list[list[JudgedFact]]) -> None:
@@ -250,8 +277,9 @@ class Command(BaseCommand):
             for row, facts in zip(rows, results, strict=True):
                 found, wanted = judged_slots(facts), row.expected or frozenset()
                 if found != wanted or len(facts) != len(found):
+                    where = f"{row.source} line" if row.source else "line"
                     self.stdout.write(
-                        f"line {row.line}: {row.query!r}\n"
+                        f"{where} {row.line}: {row.query!r}\n"
                         f"  missed {sorted(wanted - found)}; wrong {sorted(found - wanted)}"
                     )
         score = facts_score(rows, results)
