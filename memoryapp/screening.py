@@ -35,6 +35,7 @@ from llm.fact_schema import (
 from llm.shopper_words import (
     CURRENCY_WORD,
     CURRENCY_WORD_ALTERNATIVES,
+    FOOTWEAR_CUE,
     SHOP_CURRENCY,
     amounts_of_money,
     currency_of,
@@ -226,14 +227,27 @@ _TERM_TABLES = {
 }
 
 
+# A shoe width is said of the feet or the shoes in any order: "my feet are wide", "wide
+# trainers", "narrow-fitting boots".
+_WIDTHS = {"design/wide-fit": "wide", "design/narrow-fit": "narrow"}
+
+
+def _width_said(slot: str, message: str) -> bool:
+    width = _WIDTHS.get(slot)
+    return bool(width and re.search(rf"\b{width}\b", message, re.I) and FOOTWEAR_CUE.search(message))
+
+
 def _key_said(category: str, key: str, message: str, words: list[str]) -> bool:
     lowered = message.lower()
     terms = _TERM_TABLES.get(category, {})
     synonyms = [term for term, (term_key, _) in terms.items() if term_key == key]
     if category == "occasion":
         synonyms += occasion_evidence(key)
+    if _width_said(f"{category}/{key}", message):
+        return True
     for term in filter(None, synonyms):
-        if re.search(rf"(?<!\w){re.escape(term.lower())}(?!\w)", lowered):
+        # A style named in the plural is the same style: "high necklines", "muscle fits".
+        if re.search(rf"(?<!\w){re.escape(term.lower())}(?:e?s)?(?!\w)", lowered):
             return True
     tokens = [t for t in key.split("-") if t and t != "and"]
     return bool(tokens) and all(_said(token, words) for token in tokens)

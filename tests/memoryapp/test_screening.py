@@ -129,6 +129,36 @@ def test_a_value_only_near_the_shoppers_words_is_not_said(slot, message):
     assert not value_said(slot, message)
 
 
+@pytest.mark.parametrize(
+    ("slot", "message"),
+    [
+        ("design/high-neck", "I avoid high necklines"),
+        ("design/scoop-neck", "Scoop necklines suit me"),
+        ("design/wide-fit", "My feet are wide, I take a 43"),
+        ("design/narrow-fit", "I need narrow trainers"),
+        ("design/turtleneck", "no turtlenecks for me"),
+        ("design/minimalist", "my style is pretty minimal"),
+    ],
+)
+def test_a_style_word_the_shopper_states_survives_the_screen_in_its_own_sentence(slot, message):
+    judged = item("The shopper likes it.", "design", slot, "like")
+    (kept,) = validate_facts(json.dumps([judged]), message=message, cap=5).facts
+    assert (kept.slot.slot, kept.slot.value) == (slot, "like")
+    assert kept.text.startswith("The shopper prefers ")
+
+
+@pytest.mark.parametrize(
+    ("slot", "message"),
+    [
+        ("design/wide-fit", "a wide range of jackets please"),  # no feet, no shoes
+        ("design/high-neck", "I'm high on coffee"),
+        ("design/crew-neck", "the crew were lovely"),
+    ],
+)
+def test_a_style_word_only_near_the_shoppers_words_is_not_said(slot, message):
+    assert not value_said(FactSlot("design", slot, "like"), message)
+
+
 def test_a_judged_fact_in_an_odd_wording_is_stored_in_the_closed_lists_own_sentence():
     judged = item("Shopper: Fjord & Pine fan!!", "brand", "brand/fjord-and-pine", "like")
     (kept,) = validate_facts(json.dumps([judged]), message="I'm a Fjord & Pine fan", cap=5).facts
