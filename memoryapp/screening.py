@@ -234,7 +234,9 @@ _WIDTHS = {"design/wide-fit": "wide", "design/narrow-fit": "narrow"}
 
 def _width_said(slot: str, message: str) -> bool:
     width = _WIDTHS.get(slot)
-    return bool(width and re.search(rf"\b{width}\b", message, re.I) and FOOTWEAR_CUE.search(message))
+    return bool(
+        width and re.search(rf"\b{width}\b", message, re.I) and FOOTWEAR_CUE.search(message)
+    )
 
 
 def _key_said(category: str, key: str, message: str, words: list[str]) -> bool:

@@ -218,8 +218,8 @@ class Command(BaseCommand):
     def _parts_score(self, *, verbosity: int) -> None:
         """Score the tuning part and each evaluation part apart, then the gaps between them."""
         scores = {}
-        tuning = [TUNING, *(path for path in TUNING_LATER if path.exists())]
-        parts = [("tuning", tuning), ("evaluation", [EVALUATION])]
+        tuning_files = [TUNING, *(path for path in TUNING_LATER if path.exists())]
+        parts = [("tuning", tuning_files), ("evaluation", [EVALUATION])]
         if EVALUATION_2.exists():
             parts.append(("second evaluation", [EVALUATION_2]))
         for name, paths in parts:
