@@ -314,11 +314,13 @@ def shorthand_spelt(text: str) -> str:
 
 
 def is_content_word(token: str) -> bool:
+    # Hyphenated words are the catalog's too: "a-line", "slip-on", "wide-leg".
     return (
         len(token) > 2
-        and token.isalpha()
+        and token.replace("-", "").isalpha()
         and token not in PLAIN_WORDS
         and token not in _SIZE_TOKENS
+        and token not in LETTER_SIZE_WORDS
     )
 
 

@@ -496,3 +496,11 @@ def test_asking_for_what_the_shop_lacks_leaves_the_search_in_force_and_shorthand
     )
     assert _misses(results) == []
     assert results[3].first_search.get("query") == "midi"
+
+
+def test_a_hyphenated_catalog_word_refines_the_list_in_view() -> None:
+    results = _replay(
+        _turn("skirts", {"search": {"category": "skirts"}}),
+        _turn("a-line?", {"search": {"category": "skirts"}, "words": ["a-line"]}, act="refinement"),
+    )
+    assert _misses(results) == []
