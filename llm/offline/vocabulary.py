@@ -314,10 +314,12 @@ def shorthand_spelt(text: str) -> str:
 
 
 def is_content_word(token: str) -> bool:
-    # Hyphenated words are the catalog's too: "a-line", "slip-on", "wide-leg".
+    # Hyphenated words are the catalog's too: "a-line", "slip-on", "wide-leg"; but "X-free"
+    # asks for no X, which no product says of itself.
     return (
         len(token) > 2
         and token.replace("-", "").isalpha()
+        and not token.endswith("-free")
         and token not in PLAIN_WORDS
         and token not in _SIZE_TOKENS
         and token not in LETTER_SIZE_WORDS

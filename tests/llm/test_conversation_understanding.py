@@ -504,3 +504,17 @@ def test_a_hyphenated_catalog_word_refines_the_list_in_view() -> None:
         _turn("a-line?", {"search": {"category": "skirts"}, "words": ["a-line"]}, act="refinement"),
     )
     assert _misses(results) == []
+
+
+def test_a_question_that_asks_no_colour_is_answered_with_the_product_not_its_colour() -> None:
+    results = _replay(
+        _turn("jeans", {"search": {"category": "jeans"}}),
+        # The second pair comes in white only: its card's colour keeps the sizes to white,
+        # but nothing was asked of colour.
+        _turn(
+            "is the second one any good for the office",
+            {"refers_to": {"positions": [2]}, "answer_lacks": ["Yes, the"]},
+            act="reference",
+        ),
+    )
+    assert _misses(results) == []

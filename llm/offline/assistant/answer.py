@@ -351,6 +351,11 @@ def product_answer(result: dict, plan: Plan) -> str:
         )
     if colour:
         sized = f"in sizes {and_join(sizes)}" if sizes else "but no size is in stock right now"
+        if not plan.colour_said and not plan.by_colour:
+            # "Is the first one any good for the office?": no colour was asked; the card's
+            # colour only keeps the sizes to it.
+            lead = f"Here's the {name}" + (f": {lower_first(blurb)}" if blurb else ".")
+            return f"{lead} In {colour} it's in stock {sized}.{cost}"
         if plan.by_colour:
             lead = f"The {name} is the {colour} one" + (f": {lower_first(blurb)}" if blurb else ".")
             return f"{lead} In {colour} it's in stock {sized}.{cost}"

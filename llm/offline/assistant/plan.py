@@ -112,6 +112,7 @@ class Plan:
     asked_size: str | None = None
     asked_colour: str | None = None
     by_colour: bool = False  # "the black one": the colour picked the product
+    colour_said: bool = False  # the message named the colour (else the card's, kept to)
     asks: frozenset[str] = frozenset()
     noted: str = ""  # what the shopper said about themselves, said back before the answer
     lifted: frozenset[str] = frozenset()  # defaults this message lifts for the visit
@@ -249,6 +250,7 @@ def _plan(
             product=product,
             asked_size=parsed.size,
             asked_colour=colour,
+            colour_said=parsed.colour is not None,
             by_colour=by_colour,
             asks=frozenset(name for name, cue in _ASKS.items() if cue.search(lowered))
             | ({"price"} if superlative(lowered) else set()),
