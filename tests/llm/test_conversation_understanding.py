@@ -518,3 +518,14 @@ def test_a_question_that_asks_no_colour_is_answered_with_the_product_not_its_col
         ),
     )
     assert _misses(results) == []
+
+
+def test_asked_how_a_product_fits_the_answer_says_what_its_description_says_or_that_it_doesnt() -> (
+    None
+):
+    results = _replay(
+        _turn("jeans", {"search": {"category": "jeans"}}),
+        _turn("how does the first pair fit?", {"answer_has": ["true to size"]}, act="reference"),
+        _turn("is the second one true to size?", {"answer_has": ["says nothing of how it fits"]}),
+    )
+    assert _misses(results) == []

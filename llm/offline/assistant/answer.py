@@ -12,6 +12,7 @@ from llm.offline.assistant.compare import compare_answer, compared_found
 from llm.offline.assistant.lines import (
     describe,
     first_sentence,
+    fit_sentence,
     lower_first,
     product_line,
     shared_sentences,
@@ -306,10 +307,7 @@ def _defaults_said(arguments: dict, plan: Plan) -> list[str]:
 def product_answer(result: dict, plan: Plan) -> str:
     """Answer about one product from its look-up; sizes and colours as its card shows them."""
     if not isinstance(result, dict) or result.get("error") or not result.get("name"):
-        return (
-            "I couldn't find that product in the catalog any more; it may have been "
-            "withdrawn. Want me to look for something similar?"
-        )
+        return "That product may have been withdrawn: I can't find it. Want something similar?"
     name = f"**{result['name']}**"
     blurb = first_sentence(result.get("blurb"))
     colour, size = plan.asked_colour, plan.asked_size
@@ -326,12 +324,13 @@ def product_answer(result: dict, plan: Plan) -> str:
         return f"The {name} isn't in stock in {colour} right now; it comes in {available}.{offer}"
     in_colour = f" in {colour}" if colour else ""
     price = result.get("price_eur")
-    # Asked in a colour or size still in force ("and how much?"): the price with the rest.
-    cost = (
-        f" It costs €{float(price):.2f}."
-        if "price" in plan.asks and isinstance(price, int | float)
-        else ""
-    )
+    # Asked beside a colour or size in force ("and how much?", "is it true to size?").
+    fit = fit_sentence(result.get("blurb")) if "fit" in plan.asks else ""
+    also_asked = f" {fit}" if fit and fit != blurb else ""
+    if "fit" in plan.asks and not fit:
+        also_asked = " Its description says nothing of how it fits."
+    if "price" in plan.asks and isinstance(price, int | float):
+        also_asked += f" It costs €{float(price):.2f}."
     if size and not colour:
         return _size_by_colour(result, name, size, avoid=plan.avoid)
     if size:
@@ -342,7 +341,9 @@ def product_answer(result: dict, plan: Plan) -> str:
         ]
         if variants:
             left = sum(int(v.get("stock") or 0) for v in variants)
-            return f"Yes, the {name} is in stock in size {size}{in_colour} ({left} left).{cost}"
+            return (
+                f"Yes, the {name} is in stock in size {size}{in_colour} ({left} left).{also_asked}"
+            )
         other = f"sizes {and_join(sizes)}" if sizes else "no size at the moment"
         return (
             f"Sorry, the {name} isn't in stock in size {size}{in_colour}. "
@@ -355,11 +356,11 @@ def product_answer(result: dict, plan: Plan) -> str:
             # "Is the first one any good for the office?": no colour was asked; the card's
             # colour only keeps the sizes to it.
             lead = f"Here's the {name}" + (f": {lower_first(blurb)}" if blurb else ".")
-            return f"{lead} In {colour} it's in stock {sized}.{cost}"
+            return f"{lead} In {colour} it's in stock {sized}.{also_asked}"
         if plan.by_colour:
             lead = f"The {name} is the {colour} one" + (f": {lower_first(blurb)}" if blurb else ".")
-            return f"{lead} In {colour} it's in stock {sized}.{cost}"
-        return f"Yes, the {name} comes in {colour}, {sized}.{cost}"
+            return f"{lead} In {colour} it's in stock {sized}.{also_asked}"
+        return f"Yes, the {name} comes in {colour}, {sized}.{also_asked}"
     parts = [f"Here's the {name}" + (f": {lower_first(blurb)}" if blurb else ".")]
     if "sizes" in plan.asks:
         parts.append(
@@ -367,7 +368,7 @@ def product_answer(result: dict, plan: Plan) -> str:
         )
     if "colours" in plan.asks:
         parts.append(f"It comes in {and_join(colours)}." if colours else "")
-    parts.append(cost.strip())
+    parts.append(also_asked.strip())
     if not plan.asks:
         parts.append("Want me to check a size or colour?")
     return " ".join(part for part in parts if part)

@@ -53,5 +53,17 @@ def first_sentence(text: object) -> str:
     return re.split(r"(?<=[.!?])\s+", text.strip(), maxsplit=1)[0]
 
 
+_FIT = re.compile(r"\b(fit|fits|true to size|runs?|slim|relaxed|loose|cut|through the)\b", re.I)
+
+
+def fit_sentence(text: object) -> str:
+    """The sentence of a product's description that says how it fits ("Cut for a relaxed
+    fit."), or "" when none does."""
+    if not isinstance(text, str):
+        return ""
+    sentences = re.split(r"(?<=[.!?])\s+", text.strip())
+    return next((s for s in sentences if _FIT.search(s)), "")
+
+
 def lower_first(text: str) -> str:
     return text[:1].lower() + text[1:] if text[:2] != text[:2].upper() else text

@@ -69,6 +69,7 @@ _ASKS = {
     "sizes": re.compile(r"\bsizes?\b|\bfit\b"),
     "colours": re.compile(r"\bcolou?rs?\b"),
     "price": re.compile(r"\b(price|cost|how much)\b"),
+    "fit": re.compile(r"\b(fit|fits|fitting|cut|true to size|runs? (small|large|big))\b"),
 }
 _GREETING = re.compile(r"^\s*(hi|hello|hey|hiya|good (morning|afternoon|evening)|howdy|yo)\b")
 _THANKS = re.compile(r"\b(thanks|thank you|cheers|perfect|great, thanks|that's all|ok|okay)\b")
