@@ -156,7 +156,7 @@ def _plan(
         return Plan(kind="memory", topic=topic)
     # "How about midi?" with a list in view asks about the list, however the bank reads it.
     about_the_list = bool(state.search and parsed.words and ABOUT_LEAD.search(lowered))
-    if out_of_scope(lowered, parsed) and not about_the_list:
+    if out_of_scope(lowered, parsed):
         return Plan(kind="text", text=off_topic_text(vocabulary))
     if service_asked(lowered):
         return Plan(kind="text", text=SERVICE_TEXT)
