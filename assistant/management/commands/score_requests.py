@@ -23,6 +23,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from assistant.turn.conversation_checks import SCORED, scored_filters
 from assistant.turn.prompting import turn_messages
 from assistant.turn.tools import tool_schemas
 from llm.fact_schema import (
@@ -40,7 +41,6 @@ from shop.selectors import catalog_vocabulary, product_get
 DATA = Path(settings.BASE_DIR) / "tests" / "data"
 TUNING = DATA / "shopping_requests.jsonl"
 FROZEN = DATA / "shopping_requests_frozen.jsonl"
-SCORED = ("category", "colour", "exclude_colours", "size", "brand", "max_price", "material")
 FACT_DATE = "2026-05-01"
 
 
@@ -124,29 +124,13 @@ def request_score(line: dict[str, Any], *, vocabulary: dict[str, list[str]]) -> 
             "tools": tool_schemas(vocabulary=vocabulary, with_memory=True),
         }
     )
-    expected = _scored(line["expect"])
+    expected = scored_filters(line["expect"])
     if not reply.tool_calls:
         return Scored(line["text"], expected, None, "text")
     call = reply.tool_calls[0]
     if call.name != "search_products":
         return Scored(line["text"], expected, None, call.name)
-    return Scored(line["text"], expected, _scored(call.arguments), call.name)
-
-
-def _scored(arguments: dict[str, Any]) -> dict[str, Any]:
-    kept: dict[str, Any] = {}
-    for name in SCORED:
-        value = arguments.get(name)
-        if value is None or value == [] or value == "":
-            continue
-        if name == "exclude_colours":
-            value = sorted(value)
-        elif name == "max_price":
-            value = float(value)
-        elif isinstance(value, str):
-            value = value.lower()
-        kept[name] = value
-    return kept
+    return Scored(line["text"], expected, scored_filters(call.arguments), call.name)
 
 
 class Command(BaseCommand):
