@@ -135,10 +135,12 @@ def words_match(words: list[str], *, categories: Iterable[str] = ()) -> WordMatc
     for at, word in enumerate(searched):
         if not hits_by_word[word]:
             # "the warmest", "something dressier": no product says it, some say "warm".
-            base = next((b for b in _degree_bases(word) if _word_hits(b)), None)
-            if base is not None and base not in hits_by_word:
-                searched[at] = base
-                hits_by_word[base] = _word_hits(base)
+            for base in _degree_bases(word):
+                hits = hits_by_word.get(base) or _word_hits(base)
+                if hits:
+                    if base not in hits_by_word:
+                        searched[at], hits_by_word[base] = base, hits
+                    break
     catalog, foreign = [], []
     for word in searched:
         if not hits_by_word[word]:

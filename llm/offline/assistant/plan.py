@@ -154,8 +154,6 @@ def _plan(
         topic = None  # "forget my budget" lifts the budget; it erases nothing
     if topic:
         return Plan(kind="memory", topic=topic)
-    # "How about midi?" with a list in view asks about the list, however the bank reads it.
-    about_the_list = bool(state.search and parsed.words and ABOUT_LEAD.search(lowered))
     if out_of_scope(lowered, parsed):
         return Plan(kind="text", text=off_topic_text(vocabulary))
     if service_asked(lowered):
@@ -283,7 +281,8 @@ def _plan(
         and not parsed.categories
         and parsed.words
         and FOLLOW_UP.search(lowered)
-        and (about_the_list or not passing(lowered))
+        # "How about midi?" asks about the list, however the act bank reads it.
+        and (ABOUT_LEAD.search(lowered) or not passing(lowered))
     ):
         # "quilted?", "something wrap style", "what about a midi length": the search in
         # force, narrowed by the catalog's own words (the search says if none has them).
