@@ -177,11 +177,13 @@ async def test_show_more_asks_for_the_next_page_with_the_same_filters() -> None:
 async def test_the_next_page_says_how_far_it_got() -> None:
     messages = conversation("show more", notes=WINDOW)
     call = ("search_products", {"category": "t-shirts", "max_price": 24, "offset": 4})
-    page = {"products": TEES[:2], "count": 2, "total": 6, "offset": 4}
+    # The next page's products, none of them listed before.
+    unseen = [catalog_product("TS-0002"), catalog_product("TS-0004")]
+    page = {"products": unseen, "count": 2, "total": 6, "offset": 4}
     text = (await answer_after(messages, call, page)).content
     assert text.startswith("Here are 2 more of the 6 t-shirts under €24:")
     # One left is "the last", never "1 more".
-    last = {"products": TEES[:1], "count": 1, "total": 5, "offset": 4}
+    last = {"products": unseen[:1], "count": 1, "total": 5, "offset": 4}
     text = (await answer_after(messages, call, last)).content
     assert text.startswith("Here is the last of the 5 t-shirts under €24:")
     empty = {"products": [], "count": 0, "total": 6, "offset": 8}

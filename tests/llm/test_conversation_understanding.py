@@ -137,6 +137,19 @@ def test_show_more_pages_on_without_repeats_however_it_is_said() -> None:
     assert _misses(results) == []
 
 
+def test_show_more_skips_what_another_search_of_the_visit_showed() -> None:
+    results = _replay(
+        _turn("henley tee", {"search": {"category": "t-shirts"}, "words": ["henley"]}),
+        _turn("long sleeve tee", {"search": {"category": "t-shirts"}}),
+        _turn("boxy tee", {"search": {"category": "t-shirts"}, "words": ["boxy"]}),
+        _turn("any tees, show me everything", {"search": {"category": "t-shirts"}}),
+        _turn("more", {"new_results": True}, act="more"),
+        _turn("next", {"new_results": True}, act="more"),
+    )
+    assert _misses(results) == []
+    assert all(r.answer.count("**") == 8 for r in results[3:])  # four products each
+
+
 def test_a_question_about_something_the_shop_lacks_is_never_the_list_in_view() -> None:
     results = _replay(
         _turn("skirts", {"search": {"category": "skirts"}}),
@@ -313,7 +326,8 @@ def test_a_statement_and_a_request_in_two_clauses_are_both_served() -> None:
 def test_show_more_of_a_list_already_complete_says_so_and_counts_as_understood() -> None:
     results = _replay(
         _turn("a quilted jacket", {"search": {"category": "jackets"}, "words": ["quilted"]}),
-        _turn("show more", {"new_results": True}, act="more"),
+        # The words asked for still hold when nothing more has them.
+        _turn("show more", {"new_results": True, "words": ["quilted"]}, act="more"),
     )
     assert _misses(results) == []
     assert "no more" in results[1].answer.lower() or "that's all" in results[1].answer.lower()

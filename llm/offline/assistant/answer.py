@@ -11,13 +11,11 @@ from llm.offline.assistant.calls import (
 from llm.offline.assistant.compare import compare_answer, compared_found
 from llm.offline.assistant.lines import (
     describe,
-    first_sentence,
-    fit_sentence,
-    lower_first,
     product_line,
     shared_sentences,
 )
 from llm.offline.assistant.plan import Plan
+from llm.offline.assistant.product import product_answer
 from llm.offline.assistant.state import Turn
 from llm.offline.assistant.words import and_join
 from llm.offline.memory import memory_answer
@@ -55,6 +53,12 @@ def answer_after_tools(
         if following is not None and tools_allowed:
             return tool_reply("search_products", following)
         return text_reply(_sorted_answer(turn, plan))
+    if last.name == "search_products" and plan.seen:
+        unseen = _unseen(turn, plan)
+        following = _next_page(last, len(turn.rounds))
+        if len(unseen) < SHOWN_PRODUCTS and following is not None and tools_allowed:
+            return tool_reply("search_products", following)
+        return text_reply(_more_answer(turn, plan, unseen))
     if last.name == "search_products":
         first = turn.rounds[0].arguments if len(turn.rounds) > 1 else None
         return text_reply(search_answer(last.arguments, last.result, plan, first=first))
@@ -73,6 +77,26 @@ def _next_page(last, rounds: int) -> dict | None:
     if not isinstance(total, int) or not count or offset + count >= total or rounds >= SORT_PAGES:
         return None
     return {**arguments, "offset": offset + count}
+
+
+def _unseen(turn: Turn, plan: Plan) -> list[dict]:
+    """The products of every page read this turn that the visit has not shown yet."""
+    pages = [r.result.get("products") or [] for r in turn.rounds if r.name == "search_products"]
+    return [
+        p for page in pages for p in page if isinstance(p, dict) and p.get("sku") not in plan.seen
+    ]
+
+
+def _more_answer(turn: Turn, plan: Plan, unseen: list[dict]) -> str:
+    """The next products of the search in force, none the visit has shown already."""
+    first, last = turn.rounds[0], turn.rounds[-1]
+    total = last.result.get("total") if isinstance(last.result.get("total"), int) else 0
+    offset = last.result.get("offset") if isinstance(last.result.get("offset"), int) else 0
+    read_to = offset + len(last.result.get("products") or [])
+    # What may still be new: the unseen read but not shown, and every match not read yet.
+    remaining = max(len(unseen) - SHOWN_PRODUCTS, 0) + max(total - read_to, 0)
+    result = {**first.result, "products": unseen[:SHOWN_PRODUCTS], "total": total}
+    return search_answer(first.arguments, result, plan, first=None, remaining=remaining)
 
 
 def _sorted_answer(turn: Turn, plan: Plan) -> str:
@@ -117,7 +141,9 @@ def memory_text(plan: Plan, turn: Turn, found: dict | None = None) -> str:
     )
 
 
-def search_answer(arguments: dict, result: dict, plan: Plan, *, first: dict | None) -> str:
+def search_answer(
+    arguments: dict, result: dict, plan: Plan, *, first: dict | None, remaining: int | None = None
+) -> str:
     """Say how many of how many, one line on each product; the cards carry the details."""
     products = [p for p in result.get("products") or [] if isinstance(p, dict)]
     total = result.get("total") if isinstance(result.get("total"), int) else len(products)
@@ -208,7 +234,8 @@ def search_answer(arguments: dict, result: dict, plan: Plan, *, first: dict | No
     outro = _defaults_said(arguments, plan)
     if plan.request.excluded_categories:
         outro.append(f"I've left out {', '.join(plan.request.excluded_categories)} as you asked.")
-    remaining = total - offset - count
+    if remaining is None:
+        remaining = total - offset - count
     if remaining > 0:
         outro.append(
             f"Say “show more” for the next {min(remaining, SHOWN_PRODUCTS)}, or ask me about "
@@ -302,104 +329,6 @@ def _defaults_said(arguments: dict, plan: Plan) -> list[str]:
     if plan.dropped:
         said.append(f"As you asked, I looked at {and_join(plan.dropped)}.")
     return said
-
-
-def product_answer(result: dict, plan: Plan) -> str:
-    """Answer about one product from its look-up; sizes and colours as its card shows them."""
-    if not isinstance(result, dict) or result.get("error") or not result.get("name"):
-        return "That product may have been withdrawn: I can't find it. Want something similar?"
-    name = f"**{result['name']}**"
-    blurb = first_sentence(result.get("blurb"))
-    colour, size = plan.asked_colour, plan.asked_size
-    # Colours the shopper dislikes are neither counted nor offered, nor their sizes.
-    colours = [str(c) for c in result.get("colours") or [] if str(c) not in plan.avoid]
-    sizes = [str(s) for s in result.get("sizes_in_stock") or []]
-    if plan.avoid and not colour:
-        worn = [v for v in result.get("variants") or [] if str(v.get("colour")) in colours]
-        sizes = [s for s in sizes if any(v.get("size") == s for v in worn)]
-    if colour and result.get("colour_in_stock") is False:
-        available = and_join(colours) if colours else "no colour at the moment"
-        category = str(result.get("category") or "").strip()
-        offer = f" Shall I look for other {category} in {colour}?" if category else ""
-        return f"The {name} isn't in stock in {colour} right now; it comes in {available}.{offer}"
-    in_colour = f" in {colour}" if colour else ""
-    price = result.get("price_eur")
-    # Asked beside a colour or size in force ("and how much?", "is it true to size?").
-    fit = fit_sentence(result.get("blurb")) if "fit" in plan.asks else ""
-    also_asked = f" {fit}" if fit and fit != blurb else ""
-    if "fit" in plan.asks and not fit:
-        also_asked = " Its description says nothing of how it fits."
-    if "price" in plan.asks and isinstance(price, int | float):
-        also_asked += f" It costs €{float(price):.2f}."
-    if size and not colour:
-        return _size_by_colour(result, name, size, avoid=plan.avoid)
-    if size:
-        variants = [
-            v
-            for v in result.get("variants") or []
-            if v.get("size") == size and (v.get("stock") or 0) > 0
-        ]
-        if variants:
-            left = sum(int(v.get("stock") or 0) for v in variants)
-            return (
-                f"Yes, the {name} is in stock in size {size}{in_colour} ({left} left).{also_asked}"
-            )
-        other = f"sizes {and_join(sizes)}" if sizes else "no size at the moment"
-        return (
-            f"Sorry, the {name} isn't in stock in size {size}{in_colour}. "
-            f"{'In ' + colour + ' it' if colour else 'It'} comes in {other}. "
-            f"Want me to look for something similar in {size}?"
-        )
-    if colour:
-        sized = f"in sizes {and_join(sizes)}" if sizes else "but no size is in stock right now"
-        if not plan.colour_said and not plan.by_colour:
-            # "Is the first one any good for the office?": no colour was asked; the card's
-            # colour only keeps the sizes to it.
-            lead = f"Here's the {name}" + (f": {lower_first(blurb)}" if blurb else ".")
-            return f"{lead} In {colour} it's in stock {sized}.{also_asked}"
-        if plan.by_colour:
-            lead = f"The {name} is the {colour} one" + (f": {lower_first(blurb)}" if blurb else ".")
-            return f"{lead} In {colour} it's in stock {sized}.{also_asked}"
-        return f"Yes, the {name} comes in {colour}, {sized}.{also_asked}"
-    parts = [f"Here's the {name}" + (f": {lower_first(blurb)}" if blurb else ".")]
-    if "sizes" in plan.asks:
-        parts.append(
-            f"It's in stock in sizes {and_join(sizes)}." if sizes else "No size is in stock."
-        )
-    if "colours" in plan.asks:
-        parts.append(f"It comes in {and_join(colours)}." if colours else "")
-    parts.append(also_asked.strip())
-    if not plan.asks:
-        parts.append("Want me to check a size or colour?")
-    return " ".join(part for part in parts if part)
-
-
-def _size_by_colour(result: dict, name: str, size: str, *, avoid: list[str]) -> str:
-    """A size's stock colour by colour, never one total that hides which colour has it,
-    and never counting or offering a colour the shopper dislikes."""
-    colours = [str(c) for c in result.get("colours") or [] if str(c) not in avoid]
-    left: dict[str, int] = {}
-    for variant in result.get("variants") or []:
-        colour, stock = str(variant.get("colour")), int(variant.get("stock") or 0)
-        if variant.get("size") == size and stock > 0 and colour not in avoid:
-            left[colour] = left.get(colour, 0) + stock
-    missing = [c for c in colours if c not in left]
-    if not left:
-        variants = result.get("variants") or []
-        sized = [
-            str(s)
-            for s in result.get("sizes_in_stock") or []
-            if any(v.get("size") == s and v.get("colour") in colours for v in variants)
-        ]
-        wearable = " in the colours you'd wear" if avoid else ""
-        other = f" It comes in sizes {and_join(sized)}." if sized else ""
-        return (
-            f"Sorry, the {name} isn't in stock in size {size}{wearable} right now.{other} "
-            f"Want me to look for something similar in {size}?"
-        )
-    counts = "; ".join(f"{count} in {colour}" for colour, count in left.items())
-    lacking = f"; not in {' or '.join(missing)}" if missing else ""
-    return f"Yes, the {name} is in stock in size {size}: {counts}{lacking}."
 
 
 def _one_of(product: ShownProduct, arguments: dict) -> bool:

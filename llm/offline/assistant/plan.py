@@ -100,6 +100,9 @@ class Plan:
     query: str = ""
     offset: int = 0
     more: bool = False
+    # "Show more" shows only what this visit has not shown yet: products another search
+    # showed are skipped, not shown again.
+    seen: frozenset[str] = frozenset()
     below: ShownProduct | None = None  # "cheaper" than this product
     like: ShownProduct | None = None  # "similar" to this product
     on_page: bool = False  # the product compared with is the page's
@@ -212,7 +215,8 @@ def _plan(
         if context is None:
             return Plan(kind="text", text=MORE_OF_WHAT_TEXT)
         offset = state.listed if state.search is not None else 0
-        return Plan(kind="search", request=context, offset=offset, more=offset > 0)
+        seen = frozenset(product.sku for product in state.seen) if offset else frozenset()
+        return Plan(kind="search", request=context, offset=offset, more=offset > 0, seen=seen)
     if (
         parsed.lifted
         and not parsed.has_criteria()
