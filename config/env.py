@@ -72,3 +72,24 @@ def env_list(name: str, default: list[str]) -> list[str]:
     if raw is None or raw.strip() == "":
         return default
     return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+def env_rates(name: str, default: dict[str, float]) -> dict[str, float]:
+    """Currency rates as "GBP:1.17,USD:0.92" (euros for one unit); "none" for no rates."""
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return dict(default)
+    if raw.strip().lower() == "none":
+        return {}
+    rates: dict[str, float] = {}
+    for item in raw.split(","):
+        code, _, figure = item.strip().partition(":")
+        try:
+            rate = float(figure)
+        except ValueError:
+            rate = 0.0
+        if len(code.strip()) != 3 or not code.strip().isalpha() or not 0 < rate < 1000:
+            _warn_once(name, raw, default)
+            return dict(default)
+        rates[code.strip().upper()] = rate
+    return rates

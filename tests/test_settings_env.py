@@ -37,6 +37,18 @@ def test_out_of_range_values_and_bad_booleans_fall_back(monkeypatch):
     assert env.env_bool("AGENT_MEMORY_EXTRACT_SEMANTIC", True) is True
 
 
+def test_exchange_rates_are_read_and_a_malformed_list_falls_back(monkeypatch):
+    env._warned.clear()
+    default = {"GBP": 1.17}
+    monkeypatch.setenv("SHOP_EXCHANGE_RATES", "gbp:1.2, USD:0.9")
+    assert env.env_rates("SHOP_EXCHANGE_RATES", default) == {"GBP": 1.2, "USD": 0.9}
+    monkeypatch.setenv("SHOP_EXCHANGE_RATES", "none")
+    assert env.env_rates("SHOP_EXCHANGE_RATES", default) == {}
+    for malformed in ("GBP=1.2", "GBP:-1", "POUND:1.2", "GBP:lots"):
+        monkeypatch.setenv("SHOP_EXCHANGE_RATES", malformed)
+        assert env.env_rates("SHOP_EXCHANGE_RATES", default) == default
+
+
 def test_well_formed_values_are_used(monkeypatch):
     monkeypatch.setenv("MEMORY_CROSS_SESSION_FACT_K", " 7 ")
     monkeypatch.setenv("AGENT_MEMORY_EXTRACT_SEMANTIC", "off")

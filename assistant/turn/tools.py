@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from channels.db import database_sync_to_async
+from django.conf import settings
 
 from llm.cards import MAX_CARDS
 from memoryapp.public import MemoryUnavailable, notes_message
@@ -209,6 +210,15 @@ def _enum(values: list[str]) -> dict[str, Any]:
     return {"type": "string", "enum": values}
 
 
+def _price_description() -> str:
+    """The currency prices are in, and the shop's rates for budgets said in another."""
+    rates = getattr(settings, "SHOP_EXCHANGE_RATES", {}) or {}
+    if not rates:
+        return "EUR."
+    said = ", ".join(f"1 {code} = {rate:g} EUR" for code, rate in sorted(rates.items()))
+    return f"EUR. A budget in another currency converts at the shop's rates: {said}."
+
+
 def _search_parameters(vocabulary: Vocabulary) -> dict[str, Any]:
     properties: dict[str, Any] = {
         "query": {
@@ -224,7 +234,7 @@ def _search_parameters(vocabulary: Vocabulary) -> dict[str, Any]:
         "exclude_colours": {"type": "array", "items": {"type": "string"}},
         "size": {**_enum(vocabulary["sizes"]), "description": "In stock in this size."},
         "brand": _enum(vocabulary["brands"]),
-        "max_price": {"type": "number", "minimum": 0, "description": "EUR."},
+        "max_price": {"type": "number", "minimum": 0, "description": _price_description()},
     }
     if vocabulary.get("materials"):
         properties["material"] = _enum(vocabulary["materials"])

@@ -11,7 +11,7 @@ import dj_database_url
 from dotenv import load_dotenv
 
 from config.devserver import TOKEN_FILE_NAME, token_file_read
-from config.env import env_bool, env_float, env_int, env_list, env_str
+from config.env import env_bool, env_float, env_int, env_list, env_rates, env_str
 from config.private import private_dir_ensure, sqlite_files_private
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
@@ -190,6 +190,10 @@ LOGGING = {
 }
 
 # --- Agent Memory (client side) -------------------------------------------------------
+# Euros for one unit of a currency the shop does not price in: a budget said in pounds or
+# dollars is converted at these rates (and the rate said); "none" converts nothing.
+SHOP_EXCHANGE_RATES = env_rates("SHOP_EXCHANGE_RATES", {"GBP": 1.17, "USD": 0.92})
+
 # The catalog's search ranks its matches by meaning as well as by words (shop/meaning.py),
 # with the memory server's MiniLM; false ranks by words alone and loads no model here.
 CATALOG_SEARCH_MEANING = env_bool("CATALOG_SEARCH_MEANING", True)

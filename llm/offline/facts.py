@@ -87,7 +87,7 @@ def fact_slots(text: str, vocabulary: Vocabulary) -> list[str]:
         size = _size_of(text, vocabulary)
         if size:
             slots.append("shoe size" if size.isdigit() else "size")
-    if _budget_of(text) is not None:
+    if _budget_of(text, vocabulary.rates) is not None:
         slots.append("budget")
     if brand_find(text, vocabulary.brands):
         slots.append("brand")
@@ -175,14 +175,16 @@ def _second_person(verb: str) -> str:
     return lowered
 
 
-def _budget_of(text: str) -> float | None:
+def _budget_of(text: str, rates: dict[str, float]) -> float | None:
     lowered = text.lower()
     if not any(word in lowered for word in ("budget", "spend", "up to", "under", "at most")):
         return None
-    if any(money.currency != SHOP_CURRENCY for money in amounts_of_money(text)):
-        # "up to 100 GBP": the shop prices in euros and holds no exchange rate, so a budget
-        # in another currency is said back, never sent as a euro price filter.
-        return None
+    other = [money for money in amounts_of_money(text) if money.currency != SHOP_CURRENCY]
+    if other:
+        # "up to 100 GBP": the shop prices in euros, so a budget in another currency filters
+        # only at a rate the shop states; without one it is said back, never sent as euros.
+        rate = rates.get(other[0].currency)
+        return float(round(other[0].amount * rate)) if rate else None
     return price_read(text) or _first_amount(lowered)
 
 
@@ -224,7 +226,7 @@ def _fact_apply(profile: Profile, text: str, vocabulary: Vocabulary) -> None:
             profile.shoe_size = size
         elif size:
             profile.letter_size = size
-    price = _budget_of(text)
+    price = _budget_of(text, vocabulary.rates)
     if price:
         profile.max_price = price
     brand = brand_find(text, vocabulary.brands)

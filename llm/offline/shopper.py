@@ -156,9 +156,12 @@ def request_parse(text: str, vocabulary: Vocabulary) -> ShopperRequest:
         request.size, request.size_said = said.shop, said
     money = money_said(lowered)
     if money is not None and money.currency != SHOP_CURRENCY and request.max_price is not None:
-        # "Nothing over 60 quid": the shop prices in euros and holds no exchange rate, so
-        # the figure filters nothing; the answer says why and asks for it in euros.
-        request.currency, request.max_price = money.currency, None
+        # "Nothing over 60 quid": the shop prices in euros. At a rate the shop states, the
+        # figure converts (and the answer says so); without one it filters nothing, and the
+        # answer says why and asks for it in euros.
+        rate = vocabulary.rates.get(money.currency)
+        request.currency = money.currency
+        request.max_price = round(money.amount * rate) if rate else None
     request.limit = _limit_read(lowered)
     request.lifted = lifts_read(lowered, vocabulary)
     for lifted in request.lifted:

@@ -147,6 +147,9 @@ class Vocabulary:
     material_phrases: dict[str, str] = field(default_factory=dict)
     # Fabrics of general language this catalog names nowhere: said plainly, never searched.
     absent_material_phrases: dict[str, str] = field(default_factory=dict)
+    # Euros for one unit of another currency, as the price filter's description gives them:
+    # a budget in pounds is converted only at a rate the shop states.
+    rates: dict[str, float] = field(default_factory=dict)
 
     def garment_of(self, material: str | None) -> str | None:
         """The category a material alone names in this catalog ("denim" -> "jeans")."""
@@ -169,9 +172,21 @@ def vocabulary_from_tools(tools: list[dict] | None) -> Vocabulary:
         sizes=_enum_of(properties.get("size")),
         brands=_enum_of(properties.get("brand")),
         materials=_enum_of(properties.get("material")),
+        rates=_rates_of(properties.get("max_price")),
     )
     _phrases_build(vocabulary)
     return vocabulary
+
+
+_RATE = re.compile(r"\b1 ([A-Z]{3}) = (\d+(?:\.\d+)?) EUR\b")
+
+
+def _rates_of(schema: dict | None) -> dict[str, float]:
+    """The rates the price filter's description states ("1 GBP = 1.17 EUR")."""
+    description = (schema or {}).get("description") if isinstance(schema, dict) else None
+    if not isinstance(description, str):
+        return {}
+    return {code: float(rate) for code, rate in _RATE.findall(description) if float(rate) > 0}
 
 
 def default_vocabulary() -> Vocabulary:

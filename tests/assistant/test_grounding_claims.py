@@ -82,6 +82,19 @@ def test_a_shoppers_figure_is_no_products_price_but_is_theirs_to_hear():
     assert shown == "The **Crew Tee** is €19.99, well under your €60."
 
 
+@pytest.mark.parametrize(
+    "notes", [None, "[fact · stated 2026-02-02] The shopper's budget is up to 50 GBP."]
+)
+def test_a_budget_in_pounds_said_in_euros_at_the_shops_rate_is_the_shoppers(settings, notes):
+    settings.SHOP_EXCHANGE_RATES = {"GBP": 1.2}
+    said = "I'm not spending more than 50 pounds" if notes is None else "hello"
+    text = "Noted: a budget of 50 GBP, about 60 euros at the shop's rate (1 GBP = 1.2 EUR)."
+    assert _ground(text, said=said, notes=notes) == text
+    # At another rate, the same figure is no one's.
+    settings.SHOP_EXCHANGE_RATES = {"GBP": 1.5}
+    assert _ground(text, said=said, notes=notes) != text
+
+
 def test_a_sum_is_never_corrected_to_one_price():
     assert _ground("The **Crew Tee** is €30 for both together.") == DROPPED_LINES["price"]
 

@@ -333,7 +333,29 @@ def test_show_more_of_a_list_already_complete_says_so_and_counts_as_understood()
     assert "no more" in results[1].answer.lower() or "that's all" in results[1].answer.lower()
 
 
-def test_a_budget_in_pounds_is_said_back_and_never_read_as_euros() -> None:
+def test_a_budget_in_pounds_converts_at_the_shops_rate_and_says_it(settings) -> None:
+    settings.SHOP_EXCHANGE_RATES = {"GBP": 1.2}
+    results = _replay(
+        _turn("sandals", {"search": {"category": "sandals"}}),
+        _turn(
+            "nothing over 60 quid please",
+            {
+                "search": {"category": "sandals", "max_price": 72},
+                "answer_has": ["60 GBP", "about 72 euros", "1 GBP = 1.2 EUR"],
+            },
+            act="refinement",
+        ),
+        # Said on its own, it is kept for the visit's next search, in euros.
+        _turn("my budget is 50 pounds", {"no_search": True, "answer_has": ["about 60 euros"]}),
+        _turn("boots", {"search": {"category": "boots", "max_price": 60}}),
+    )
+    assert _misses(results) == []
+
+
+def test_a_budget_in_pounds_without_a_rate_is_said_back_and_never_read_as_euros(
+    settings,
+) -> None:
+    settings.SHOP_EXCHANGE_RATES = {}
     results = _replay(
         _turn("sandals", {"search": {"category": "sandals"}}),
         _turn(

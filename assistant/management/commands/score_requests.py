@@ -85,7 +85,8 @@ def fact_sentence(fact: str, *, brands: list[str]) -> str:
     if category == "size":
         return size_sentence(slot, value)
     if category == "budget":
-        amount = value if value == "tight" or value.endswith("EUR") else f"{value} EUR"
+        said = value.split()
+        amount = value if value == "tight" or said[-1].isalpha() else f"{value} EUR"
         return budget_sentence(amount)
     if category == "brand":
         name = next((brand for brand in brands if slot_key(brand) == key), key)

@@ -14,6 +14,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.conf import settings
+
 from llm.note_lines import FACT, note_line_read
 from llm.shopper_words import amounts_of_money, numbers_in_digits
 from shop.numbers import MAX_PRICE_EUR, NumberRefused, number_checked
@@ -123,6 +125,15 @@ class Evidence:
         them, as their own figures (never as a product's price)."""
         for number in re.findall(r"\d+(?:[.,]\d{1,2})?", numbers_in_digits(text or "")):
             self.figures.add(float(number.replace(",", ".")))
+        for money in amounts_of_money(text or ""):
+            self._add_converted(money.amount, money.currency)
+
+    def _add_converted(self, amount: float, currency: str) -> None:
+        """A figure in pounds is the shopper's in euros too, at the rate the shop states
+        (whole euros, as the answers say it)."""
+        rate = (getattr(settings, "SHOP_EXCHANGE_RATES", {}) or {}).get(currency)
+        if rate:
+            self.figures.add(float(round(amount * rate)))
 
     def add_notes(self, text: str) -> None:
         """The shopper's own facts in the notes (a remembered budget, or one stated earlier in
@@ -133,6 +144,7 @@ class Evidence:
             if read is not None and read[0] and read[0][0] == FACT:
                 for money in amounts_of_money(read[1]):
                     self.figures.add(money.amount)
+                    self._add_converted(money.amount, money.currency)
 
     def named(self, text: str) -> list[tuple[int, Product]]:
         """(position, product) for each place the text names a product, in order; of two
@@ -171,6 +183,9 @@ def evidence_start(
         colours=[c.lower() for c in vocabulary.get("colours", [])],
         sizes=list(vocabulary.get("sizes", [])),
     )
+    # The shop's own exchange rates ("1 GBP = 1.17 EUR") may be said with a conversion.
+    for rate in (getattr(settings, "SHOP_EXCHANGE_RATES", {}) or {}).values():
+        evidence.figures.update((1.0, float(rate)))
     if page_product:
         evidence.add_product(page_product)
     for text in shopper_texts:

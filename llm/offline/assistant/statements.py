@@ -19,6 +19,7 @@ from llm.offline.judge.judged import Judged
 from llm.offline.vocabulary import Vocabulary
 from llm.shopper_words import (
     SHOP_CURRENCY,
+    Money,
     SizeSaid,
     money_said,
     shoe_size_eu,
@@ -61,11 +62,21 @@ def statement_read(
     lowered = text.lower()
     money = money_said(lowered)
     if money is not None and money.currency != SHOP_CURRENCY and _BUDGET_CUE.search(lowered):
-        said.append(
+        said.append(converted_said(money, vocabulary.rates.get(money.currency)))
+    return said
+
+
+def converted_said(money: Money, rate: float | None) -> str:
+    """A budget in another currency, in euros at the shop's rate, or why it filters nothing."""
+    if rate is None:
+        return (
             f"a budget of {money.label}. Prices here are in euros and I have no exchange rate "
             "to convert with, so tell me your budget in euros and I'll keep to it"
         )
-    return said
+    return (
+        f"a budget of {money.label}, about {round(money.amount * rate)} euros at the shop's "
+        f"rate (1 {money.currency} = {rate:g} EUR)"
+    )
 
 
 @lru_cache(maxsize=4096)  # a conversation's earlier messages are read again each turn
