@@ -190,9 +190,11 @@ LOGGING = {
 }
 
 # --- Agent Memory (client side) -------------------------------------------------------
-# Euros for one unit of a currency the shop does not price in: a budget said in pounds or
-# dollars is converted at these rates (and the rate said); "none" converts nothing.
-SHOP_EXCHANGE_RATES = env_rates("SHOP_EXCHANGE_RATES", {"GBP": 1.17, "USD": 0.92})
+# Euros for one unit of a currency the shop does not price in ("GBP:1.17,USD:0.92"): a
+# budget said in pounds or dollars is converted at the shop's rate, and the rate said. None
+# by default: a rate written here goes stale, so only a shop that keeps it sets one; without
+# it such a budget is said back and filters nothing.
+SHOP_EXCHANGE_RATES = env_rates("SHOP_EXCHANGE_RATES", {})
 
 # The catalog's search ranks its matches by meaning as well as by words (shop/meaning.py),
 # with the memory server's MiniLM; false ranks by words alone and loads no model here.
