@@ -367,6 +367,15 @@ def test_a_budget_in_pounds_without_a_rate_is_said_back_and_never_read_as_euros(
     assert _misses(results) == []
 
 
+def test_a_new_style_asked_for_replaces_the_fabric_asked_before() -> None:
+    results = _replay(
+        _turn("jackets", {"search": {"category": "jackets"}}),
+        _turn("any wool ones?", {"search": {"category": "jackets", "material": "wool"}}),
+        _turn("quilted?", {"search": {"category": "jackets"}, "words": ["quilted"]}),
+    )
+    assert _misses(results) == []
+
+
 def test_a_budget_moved_narrows_the_search_in_force() -> None:
     results = _replay(
         _turn("knitwear under 90", {"search": {"category": "knitwear", "max_price": 90}}),

@@ -426,7 +426,9 @@ def refine(context: ShopperRequest, parsed: ShopperRequest) -> ShopperRequest:
             parsed.excluded_colours,
         ),
         occasions=union(context.occasions, parsed.occasions),
-        material=parsed.material or context.material,
+        # A new style or feature asked for replaces the fabric asked before, as new words
+        # replace old ones: "quilted?" after "any wool ones?" asks for quilted jackets.
+        material=parsed.material or (None if parsed.words else context.material),
         absent_material=parsed.absent_material,
         words=list(parsed.words or context.words),
         size_said=parsed.size_said or (context.size_said if parsed.size is None else None),
