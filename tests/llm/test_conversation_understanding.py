@@ -376,6 +376,19 @@ def test_a_new_style_asked_for_replaces_the_fabric_asked_before() -> None:
     assert _misses(results) == []
 
 
+def test_a_colour_back_in_however_it_trails_off_is_acknowledged_and_kept_for_the_visit() -> None:
+    results = _replay(
+        _turn(
+            "black's fine now i guess",
+            {"no_search": True, "answer_has": ["include black"], "answer_lacks": ["only help"]},
+            act="lift",
+        ),
+        _turn("show me tees", {"search": {"category": "t-shirts"}}),
+        facts=["colour/black=dislike"],
+    )
+    assert _misses(results) == []
+
+
 def test_a_budget_moved_narrows_the_search_in_force() -> None:
     results = _replay(
         _turn("knitwear under 90", {"search": {"category": "knitwear", "max_price": 90}}),

@@ -34,14 +34,14 @@ from llm.offline.assistant.texts import (
     CLARIFY_TEXT,
     DISCOUNT_TEXT,
     GREETING_TEXT,
-    LIFTED_TEXT,
     MORE_OF_WHAT_TEXT,
     SERVICE_TEXT,
     WHICH_OF_THESE_TEXT,
+    lifted_text,
     off_topic_text,
 )
 from llm.offline.assistant.words import and_join, free_words, union
-from llm.offline.lifts import judged_lifts, lifts_read
+from llm.offline.lifts import colours_back, judged_lifts, lifts_read
 from llm.offline.memory import memory_topic
 from llm.offline.shopper import ShopperRequest, request_parse
 from llm.offline.vocabulary import Vocabulary, shorthand_spelt
@@ -220,13 +220,19 @@ def _plan(
     if (
         parsed.lifted
         and not parsed.has_criteria()
-        and (not parsed.words or judged_lifts(lowered, vocabulary))
+        # "black's fine now i guess": a colour back in is the whole clause, whatever words
+        # trail it.
+        and (
+            not parsed.words
+            or judged_lifts(lowered, vocabulary)
+            or colours_back(lowered, vocabulary)
+        )
     ):
         # "The budget doesn't matter now", "forget my budget altogether, money's not an
         # issue": the search in force again, without it (the lift's own words are no search).
         if context is not None:
             return Plan(kind="search", request=refine(context, replace(parsed, words=[])))
-        return Plan(kind="text", text=LIFTED_TEXT)
+        return Plan(kind="text", text=lifted_text(parsed.lifted))
     order = superlative(lowered)
     if order and not (state.shown and not parsed.categories and AMONG_SHOWN.search(lowered)):
         # "The cheapest sneakers you have": every match ranked by price, not the list in view.

@@ -21,7 +21,6 @@ CLARIFY_TEXT = (
     "Which product do you mean? Tell me its name, or what you're looking for, and I'll check."
 )
 WHICH_OF_THESE_TEXT = "Which one do you mean? Say “the first”, “the second”… or its name."
-LIFTED_TEXT = "Noted: I'll leave that out of your searches from now on. What are you looking for?"
 MORE_OF_WHAT_TEXT = "More of what? Tell me what you're looking for and I'll find options."
 SERVICE_TEXT = (
     "That's not something I can do from this chat: I can find products, check sizes, colours "
@@ -31,3 +30,22 @@ DISCOUNT_TEXT = (
     "I can't change prices or give discounts; prices are as shown in the shop. I can help "
     "you find something within your budget, though. What are you looking for?"
 )
+
+
+def lifted_text(lifted: frozenset[str]) -> str:
+    """A preference lifted with nothing to search again: what the searches include now."""
+    back = sorted(name.partition(":")[2] for name in lifted if name.startswith("colour:"))
+    included = [" and ".join(back)] if back else []
+    included += [
+        wording
+        for name, wording in (
+            ("colour", "every colour"),
+            ("brand", "every brand"),
+            ("size", "every size"),
+            ("budget", "any price"),
+        )
+        if name in lifted
+    ]
+    if not included:
+        return "Noted. What are you looking for?"
+    return f"Noted: from now on I'll include {', '.join(included)}. What are you looking for?"
