@@ -389,6 +389,40 @@ def test_a_colour_back_in_however_it_trails_off_is_acknowledged_and_kept_for_the
     assert _misses(results) == []
 
 
+@pytest.mark.parametrize(
+    ("pointer", "positions"),
+    [
+        ("#2", [2]),
+        ("option 3", [3]),
+        ("the 2nd", [2]),
+        ("1st one pls", [1]),
+        ("the top one", [1]),
+        ("the bottom one", [4]),
+        ("compare 1 and 3", [1, 3]),
+        ("which is cheaper, 2 or 4", [2, 4]),
+    ],
+)
+def test_a_place_in_the_list_written_short_or_by_number_points_at_it(pointer, positions) -> None:
+    results = _replay(
+        _turn("show me jackets", {"search": {"category": "jackets"}}),
+        _turn(pointer, {"refers_to": {"positions": positions}, "no_search": True}),
+    )
+    assert _misses(results) == []
+
+
+def test_which_of_a_list_is_best_at_a_quality_the_catalog_lacks_is_said_plainly() -> None:
+    results = _replay(
+        _turn("show me jackets", {"search": {"category": "jackets"}}),
+        _turn(
+            "which of these is the lightest",
+            {"no_search": True, "answer_has": ["doesn't record"]},
+            act="comparison",
+        ),
+        _turn("which is the comfiest?", {"no_search": True, "answer_has": ["doesn't record"]}),
+    )
+    assert _misses(results) == []
+
+
 def test_a_budget_moved_narrows_the_search_in_force() -> None:
     results = _replay(
         _turn("knitwear under 90", {"search": {"category": "knitwear", "max_price": 90}}),

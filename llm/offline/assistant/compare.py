@@ -30,10 +30,12 @@ _COMPARE = re.compile(
 _BY_PRICE = re.compile(r"\b(cheaper|cheapest|less expensive|more expensive|pricier|price|cost)\b")
 _UNKNOWABLE = re.compile(
     r"\b(warmer|cooler|lighter|heavier|softer|better quality|last longer|nicer|better looking|"
-    r"waterproof|breathable"
-    # Any quality asked "more" or "-ier" of but price: more formal, more grip, dressier.
-    r"|(?:more|less) (?!expensive\b|affordable\b|pricey\b|costly\b|money\b)[a-z-]{3,}"
-    r"|(?!pricier\b)[a-z]{3,}ier)\b"
+    r"waterproof|breathable|warmest|coolest|lightest|softest|nicest|best quality"
+    # Any quality asked "more", "most" or "-ier", "-iest" of but price: more formal, the
+    # most grip, dressier, the comfiest.
+    r"|(?:more|less|most|least) (?!expensive\b|affordable\b|pricey\b|costly\b|money\b)"
+    r"[a-z-]{3,}"
+    r"|(?!pricier\b|priciest\b)[a-z]{3,}ier|(?!priciest\b)[a-z]{3,}iest)\b"
 )
 _IT = re.compile(r"\b(it|that one|this one|that)\b")
 _BOTH = re.compile(r"\b(both|these two|those two|the two|them|(first|top) two)\b")
@@ -98,6 +100,7 @@ def compared_products(
 
 
 _POINTED = re.compile(r"^(?:it|this|that|this one|that one|these|those)$")
+_PLACE = re.compile(r"(?:#|number |no\.? ?|option |item )?([1-9])")
 _NOTHING_NAMED = re.compile(r"^(?:any|some|every|no)(?:thing|one)s?\b")
 
 
@@ -112,6 +115,12 @@ def _side(
         return None  # "anything cheaper than the boots" asks for other products
     if _POINTED.match(text):
         return next((p for p in known if p.sku == state.picked_sku), None) or on_page
+    place = _PLACE.fullmatch(text)
+    if place:
+        # "compare 1 and 3": a number is a place in the list shown, never a name to search.
+        listing = state.listing or state.shown
+        at = int(place.group(1)) - 1
+        return listing[at] if at < len(listing) else None
     named = products_named(text, known, vocabulary)
     if len(named) == 1:
         return named[0][1]

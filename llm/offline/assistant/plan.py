@@ -22,10 +22,12 @@ from llm.offline.assistant.references import (
     ORDINALS,
     PICKED_AMONG_SHOWN,
     PLURAL_REFERENCE,
+    POSITION_POINTED,
     PRONOUN,
     SHOPPING_INTENT,
     SINGULAR_REFERENCE,
     THIS,
+    positions_spelt,
     referenced_product,
     superlative,
 )
@@ -128,6 +130,8 @@ def message_plan(text: str, state: State, vocabulary: Vocabulary, page: dict | N
     """Decide what one shopper message needs; a default lifted earlier in the visit stays
     lifted ("any brand is fine" holds for every search after it)."""
     text = shorthand_spelt(text)
+    if state.listing or state.shown:
+        text = positions_spelt(text)
     plan = _plan(text, state, vocabulary, page)
     lowered = text.lower().replace("\u2019", "'")
     # "The strappy ones - other colours?" asks about one product's colours; only a lift the
@@ -157,7 +161,9 @@ def _plan(
         topic = None  # "forget my budget" lifts the budget; it erases nothing
     if topic:
         return Plan(kind="memory", topic=topic)
-    if out_of_scope(lowered, parsed):
+    if out_of_scope(lowered, parsed) and not (
+        (state.listing or state.shown) and POSITION_POINTED.search(lowered)
+    ):
         return Plan(kind="text", text=off_topic_text(vocabulary))
     if service_asked(lowered):
         return Plan(kind="text", text=SERVICE_TEXT)

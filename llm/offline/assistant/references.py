@@ -23,6 +23,8 @@ if TYPE_CHECKING:
 SINGULAR_REFERENCE = re.compile(
     r"\b(it|that one|this one|the (\w+[ \-])?one|the (first|second|third|fourth|last|cheapest)"
     r"( one)?|that (\w+)|this (\w+))\b"
+    # A place written short or by its number: "the 2nd", "1st one", "number 3", "#2".
+    r"|\b(1st|2nd|3rd|4th)\b|\b(number|option|item|no\.?) ?[1-4]\b|#[1-4]\b"
 )
 PRONOUN = re.compile(r"\b(it|that one|this one|the one)\b")
 THIS = re.compile(
@@ -32,11 +34,38 @@ THIS = re.compile(
 PLURAL_REFERENCE = re.compile(r"\b(these|those|them|any of them|the ones|ones|others|any)\b")
 ORDINALS = (
     *(
-        (re.compile(rf"\b(the )?({word}|{short})\b|\bnumber ({spelt}|{digit})\b|#{digit}\b"), at)
+        (
+            re.compile(
+                rf"\b(the )?({word}|{short})\b|\b(number|option|item|no\.?) ?({spelt}|{digit})\b"
+                rf"|#{digit}\b"
+            ),
+            at,
+        )
         for at, (word, short, spelt, digit) in enumerate(ORDINAL_WORDS)
     ),
     (re.compile(r"\bthe last( one)?\b"), -1),
 )
+# A message that points at a place in the list shown: no request of its own, and never out
+# of scope ("#2", "option 2", "1st one pls").
+POSITION_POINTED = re.compile(
+    r"^\W*(?:(?:and|ok|okay|so|then)\W+)?(?:the\s+)?"
+    r"(?:1st|2nd|3rd|4th|first|second|third|fourth|last|(?:number|option|item|no\.?)\s?[1-4]"
+    r"|#[1-4])(?:\s+(?:one|pair))?(?:\s+(?:pls|please|then))?\W*$"
+)
+# "The top one", "the bottom one" of a list: its first and its last, not a garment.
+_TOP_OR_BOTTOM = (
+    (re.compile(r"\bthe top (one|pair)\b"), r"the first \1"),
+    (re.compile(r"\bthe bottom (one|pair)\b"), r"the last \1"),
+)
+
+
+def positions_spelt(text: str) -> str:
+    """ "the top one" as "the first one": what the list shown counts by, not a category."""
+    for pattern, spelt in _TOP_OR_BOTTOM:
+        text = pattern.sub(spelt, text)
+    return text
+
+
 SHOPPING_INTENT = re.compile(
     r"\b(looking for|show me|do you (have|sell|stock|carry)|got any|i need|i want|find me|"
     r"recommend|suggest|buy|shopping for|searching for|any)\b"
