@@ -1,4 +1,5 @@
-"""What a conversation has established so far: the state every reader of a turn shares.
+"""What a conversation has established so far: the state every reader of a turn shares,
+and how a message narrows the search in force (`refine`).
 
 Its own module, so the readers (plan, compare, references) and the state's builder
 (`state.py`, which runs them) do not import each other.
@@ -6,8 +7,9 @@ Its own module, so the readers (plan, compare, references) and the state's build
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from llm.offline.assistant.words import union
 from llm.offline.shopper import ShopperRequest
 from llm.transcript import ShownProduct
 
@@ -40,3 +42,33 @@ class State:
     # it in stock?"), not a search's list, however short: "in blue?" asks about that product
     # then, and refines the search after a list, even a list of one.
     about_one: bool = False
+
+
+def refine(context: ShopperRequest, parsed: ShopperRequest) -> ShopperRequest:
+    """Apply a follow-up's criteria on top of the search in force ("in navy?", "size L?")."""
+    refined = replace(
+        context,
+        categories=list(context.categories),
+        excluded_categories=union(context.excluded_categories, parsed.excluded_categories),
+        colours=list(
+            parsed.colours or [c for c in context.colours if c not in parsed.excluded_colours]
+        ),
+        excluded_colours=union(
+            [c for c in context.excluded_colours if c not in parsed.colours],
+            parsed.excluded_colours,
+        ),
+        occasions=union(context.occasions, parsed.occasions),
+        # A new style or feature asked for replaces the fabric asked before, as new words
+        # replace old ones: "quilted?" after "any wool ones?" asks for quilted jackets.
+        material=parsed.material or (None if parsed.words else context.material),
+        absent_material=parsed.absent_material,
+        words=list(parsed.words or context.words),
+        size_said=parsed.size_said or (context.size_said if parsed.size is None else None),
+        currency=parsed.currency if parsed.max_price is not None else context.currency,
+        excluded_brands=list(parsed.excluded_brands),
+        lifted=parsed.lifted,
+    )
+    for name in ("size", "max_price", "brand", "limit"):
+        if getattr(parsed, name) is not None:
+            setattr(refined, name, getattr(parsed, name))
+    return refined

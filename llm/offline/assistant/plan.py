@@ -7,6 +7,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from llm.offline.assistant.compare import Target, compared_products, unknowable_among_shown
+from llm.offline.assistant.conversation import refine
 from llm.offline.assistant.page import page_product, page_request
 from llm.offline.assistant.reading import (
     ABOUT_LEAD,
@@ -42,7 +43,7 @@ from llm.offline.assistant.texts import (
     lifted_text,
     off_topic_text,
 )
-from llm.offline.assistant.words import and_join, free_words, union
+from llm.offline.assistant.words import and_join, free_words
 from llm.offline.lifts import colours_back, judged_lifts, lifts_read
 from llm.offline.memory import memory_topic
 from llm.offline.shopper import ShopperRequest, request_parse
@@ -422,33 +423,3 @@ def _similar_plan(
         return None
     request = refine(ShopperRequest(categories=[category]), parsed)
     return Plan(kind="search", request=request, like=like, on_page=like is on_page)
-
-
-def refine(context: ShopperRequest, parsed: ShopperRequest) -> ShopperRequest:
-    """Apply a follow-up's criteria on top of the search in force ("in navy?", "size L?")."""
-    refined = replace(
-        context,
-        categories=list(context.categories),
-        excluded_categories=union(context.excluded_categories, parsed.excluded_categories),
-        colours=list(
-            parsed.colours or [c for c in context.colours if c not in parsed.excluded_colours]
-        ),
-        excluded_colours=union(
-            [c for c in context.excluded_colours if c not in parsed.colours],
-            parsed.excluded_colours,
-        ),
-        occasions=union(context.occasions, parsed.occasions),
-        # A new style or feature asked for replaces the fabric asked before, as new words
-        # replace old ones: "quilted?" after "any wool ones?" asks for quilted jackets.
-        material=parsed.material or (None if parsed.words else context.material),
-        absent_material=parsed.absent_material,
-        words=list(parsed.words or context.words),
-        size_said=parsed.size_said or (context.size_said if parsed.size is None else None),
-        currency=parsed.currency if parsed.max_price is not None else context.currency,
-        excluded_brands=list(parsed.excluded_brands),
-        lifted=parsed.lifted,
-    )
-    for name in ("size", "max_price", "brand", "limit"):
-        if getattr(parsed, name) is not None:
-            setattr(refined, name, getattr(parsed, name))
-    return refined
