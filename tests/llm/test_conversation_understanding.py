@@ -423,6 +423,27 @@ def test_which_of_a_list_is_best_at_a_quality_the_catalog_lacks_is_said_plainly(
     assert _misses(results) == []
 
 
+def test_is_a_shown_product_in_stock_is_answered_yes_or_no_with_what_is() -> None:
+    results = _replay(
+        _turn("show me jackets", {"search": {"category": "jackets"}}),
+        _turn(
+            "is the last one in stock?",
+            {"refers_to": {"positions": [4]}, "no_search": True, "answer_has": ["Yes,", "sizes"]},
+            act="availability",
+        ),
+        _turn(
+            "does the first one come in other colours",
+            {
+                "refers_to": {"name": "Harbor Supply Trench Coat"},
+                "no_search": True,
+                "answer_has": ["comes in"],
+            },
+            act="catalog_question",
+        ),
+    )
+    assert _misses(results) == []
+
+
 def test_a_budget_moved_narrows_the_search_in_force() -> None:
     results = _replay(
         _turn("knitwear under 90", {"search": {"category": "knitwear", "max_price": 90}}),

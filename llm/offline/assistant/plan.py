@@ -73,6 +73,7 @@ _ASKS = {
     "colours": re.compile(r"\bcolou?rs?\b"),
     "price": re.compile(r"\b(price|cost|how much)\b"),
     "fit": re.compile(r"\b(fit|fits|fitting|cut|true to size|runs? (small|large|big))\b"),
+    "stock": re.compile(r"\b(in stock|available|availability|stocked|sold out)\b"),
 }
 _GREETING = re.compile(r"^\s*(hi|hello|hey|hiya|good (morning|afternoon|evening)|howdy|yo)\b")
 _THANKS = re.compile(r"\b(thanks|thank you|cheers|perfect|great, thanks|that's all|ok|okay)\b")
@@ -227,6 +228,10 @@ def _plan(
     if (
         parsed.lifted
         and not parsed.has_criteria()
+        # "Does the last one come in other colours?" asks about that one: no lift.
+        and not (
+            state.shown and SINGULAR_REFERENCE.search(lowered) and _ASKS["colours"].search(lowered)
+        )
         # "black's fine now i guess": a colour back in is the whole clause, whatever words
         # trail it.
         and (

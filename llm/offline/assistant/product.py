@@ -64,6 +64,12 @@ def product_answer(result: dict, plan: Plan) -> str:
             lead = f"The {name} is the {colour} one" + (f": {lower_first(blurb)}" if blurb else ".")
             return f"{lead} In {colour} it's in stock {sized}.{also_asked}"
         return f"Yes, the {name} comes in {colour}, {sized}.{also_asked}"
+    if "stock" in plan.asks and not plan.asks & {"sizes", "colours"}:
+        # "Is the harrington in stock?": yes or no first, and in what.
+        if not sizes:
+            return f"Sorry, the {name} is sold out in every size right now.{also_asked}"
+        within = f", in {and_join(colours)}" if colours else ""
+        return f"Yes, the {name} is in stock in sizes {and_join(sizes)}{within}.{also_asked}"
     parts = [f"Here's the {name}" + (f": {lower_first(blurb)}" if blurb else ".")]
     if "sizes" in plan.asks:
         parts.append(
