@@ -444,6 +444,19 @@ def test_is_a_shown_product_in_stock_is_answered_yes_or_no_with_what_is() -> Non
     assert _misses(results) == []
 
 
+def test_a_bare_filter_said_of_a_list_narrows_it_and_a_statement_does_not() -> None:
+    results = _replay(
+        _turn("show me jackets", {"search": {"category": "jackets"}}),
+        _turn(
+            "not black",
+            {"search": {"category": "jackets", "exclude_colours": ["black"]}},
+            act="refinement",
+        ),
+        _turn("also i really dont like yellow", {"no_search": True}, act="statement"),
+    )
+    assert _misses(results) == []
+
+
 def test_a_budget_moved_narrows_the_search_in_force() -> None:
     results = _replay(
         _turn("knitwear under 90", {"search": {"category": "knitwear", "max_price": 90}}),

@@ -86,6 +86,7 @@ _SELF_STATEMENT = re.compile(
     r"my (?:usual )?(?:size|shoe size|budget)\b|i (?:really )?(?:hate|dislike|love|like|prefer|"
     r"avoid|can'?t stand|don'?t like|never wear)\b)"
 )
+_FIRST_PERSON = re.compile(r"\b(i|i'?m|i'?ve|i'?d|me|my|mine|budget)\b")
 _ASKING = re.compile(r"\bplease\b|\?\s*$|\b(similar|like this|like that|cheaper|more)\b")
 _STOCKED = re.compile(r"\b(do|does|d'you) (you|aisle|the shop) (sell|have|carry|stock|do)\b")
 _YES = re.compile(
@@ -198,6 +199,8 @@ def _plan(
             or _ASKING.search(lowered)
             or (parsed.categories and not _SELF_STATEMENT.search(lowered))
             or asks_in_a_clause(text, vocabulary, footwear=on_feet)
+            # "not black" with a list in view narrows it; "I hate black" tells.
+            or (state.listing and not state.about_one and _narrows(lowered, parsed))
         )
         if not asking:
             return Plan(kind="text", text=acknowledgement(said, asks_for_more=True))
@@ -335,6 +338,12 @@ def context_category(state: State, page: dict | None) -> str | None:
     if state.search is not None and state.search.category:
         return state.search.category
     return ((page or {}).get("product") or {}).get("category")
+
+
+def _narrows(lowered: str, parsed: ShopperRequest) -> bool:
+    """A filter said bare ("not black", "no black ones"), telling nothing of the shopper:
+    no word of themselves, nor of their budget."""
+    return not _FIRST_PERSON.search(lowered) and parsed.has_criteria()
 
 
 def _noted(lowered: str, parsed: ShopperRequest) -> bool:
