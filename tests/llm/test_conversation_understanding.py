@@ -457,6 +457,32 @@ def test_a_bare_filter_said_of_a_list_narrows_it_and_a_statement_does_not() -> N
     assert _misses(results) == []
 
 
+@pytest.mark.parametrize(
+    ("asked", "order"),
+    [
+        ("sort by price", "price_asc"),
+        ("price low to high", "price_asc"),
+        ("high to low pls", "price_desc"),
+    ],
+)
+def test_an_order_by_price_asked_by_name_sorts_the_search_in_force(asked, order) -> None:
+    results = _replay(
+        _turn("show me jackets", {"search": {"category": "jackets"}}),
+        _turn(asked, {"search": {"category": "jackets"}, "sort": order}, act="refinement"),
+    )
+    assert _misses(results) == []
+
+
+def test_a_figure_around_which_to_stay_is_the_budget_when_its_currency_is_said() -> None:
+    results = _replay(
+        _turn("show me jackets", {"search": {"category": "jackets"}}),
+        _turn("around 80 euros", {"search": {"category": "jackets", "max_price": 80}}),
+        _turn("show me boots", {"search": {"category": "boots"}}),
+        _turn("about 3 of them in black", {"search": {"category": "boots", "colour": "black"}}),
+    )
+    assert _misses(results) == []
+
+
 def test_a_budget_moved_narrows_the_search_in_force() -> None:
     results = _replay(
         _turn("knitwear under 90", {"search": {"category": "knitwear", "max_price": 90}}),

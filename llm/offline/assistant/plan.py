@@ -28,6 +28,7 @@ from llm.offline.assistant.references import (
     SHOPPING_INTENT,
     SINGULAR_REFERENCE,
     THIS,
+    order_words,
     positions_spelt,
     referenced_product,
     superlative,
@@ -251,6 +252,8 @@ def _plan(
     order = superlative(lowered)
     if order and not (state.shown and not parsed.categories and AMONG_SHOWN.search(lowered)):
         # "The cheapest sneakers you have": every match ranked by price, not the list in view.
+        dropped = order_words(lowered)
+        parsed = replace(parsed, words=[w for w in parsed.words if w not in dropped])
         request = refine(context, parsed) if context and not parsed.categories else parsed
         return Plan(kind="search", request=request, sort=order)
     # "cheaper than €30" is a budget; "cheaper" alone is cheaper than what is in view.

@@ -118,10 +118,28 @@ PICKED_AMONG_SHOWN = re.compile(
 )
 
 
+# An order asked for by name: "sort by price", "price low to high", "high to low".
+_BY_PRICE_DOWN = re.compile(
+    r"\bhigh(?:est)?\s*(?:-|to)\s*low(?:est)?\b|\bby price,?\s*(?:high|highest|descending)\b"
+)
+_BY_PRICE_UP = re.compile(
+    r"\b(?:sort|order|rank|list)(?:ed)?\s+(?:them\s+|these\s+|those\s+|it\s+)?by\s+price\b"
+    r"|\blow(?:est)?\s*(?:-|to)\s*high(?:est)?\b"
+)
+
+
+def order_words(lowered: str) -> set[str]:
+    """The words of an order asked by name ("low to high"): no search words."""
+    spans = [m.group(0) for p in (_BY_PRICE_DOWN, _BY_PRICE_UP) for m in p.finditer(lowered)]
+    return {word for span in spans for word in re.findall(r"[a-z]+", span)}
+
+
 def superlative(lowered: str) -> str | None:
     """ "price_asc" for the cheapest, "price_desc" for the dearest, None for neither."""
-    if _DEAREST.search(lowered):
+    if _DEAREST.search(lowered) or _BY_PRICE_DOWN.search(lowered):
         return "price_desc"
+    if _BY_PRICE_UP.search(lowered):
+        return "price_asc"
     if _CHEAPEST.search(lowered):
         return "price_asc"
     return "price_asc" if _CHEAP.search(lowered) and not _COMPARED.search(lowered) else None
