@@ -46,6 +46,7 @@ DATA = Path(settings.BASE_DIR) / "tests" / "data"
 TUNING = DATA / "conversations.jsonl"
 FROZEN = DATA / "conversations_frozen.jsonl"
 SECOND = DATA / "conversations_dev.jsonl"
+THIRD = DATA / "conversations_probe.jsonl"
 ACTS = (
     "request",
     "refinement",
@@ -241,6 +242,9 @@ class Command(BaseCommand):
         parser.add_argument(
             "--second", type=Path, default=SECOND, help="The second tuning file (read)."
         )
+        parser.add_argument(
+            "--third", type=Path, default=THIRD, help="The third tuning file (read)."
+        )
         parser.add_argument("--frozen", type=Path, default=FROZEN, help="The frozen file.")
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -250,6 +254,7 @@ class Command(BaseCommand):
         for name, path, show in (
             ("tuning", options["tuning"], True),
             ("second tuning", options["second"], True),
+            ("third tuning", options["third"], True),
             ("frozen", options["frozen"], False),
         ):
             if not path.exists():
