@@ -46,11 +46,15 @@ class Shown:
 
     skus: frozenset[str] = frozenset()
     last: tuple[dict[str, Any], ...] = ()
+    # The newest answer that listed several: what "the second" counts in, though an answer
+    # about one of them has shown that one alone since.
+    listing: tuple[dict[str, Any], ...] = ()
 
     def after(self, cards: list[dict[str, Any]]) -> Shown:
         if not cards:
             return self
-        return Shown(self.skus | {card["sku"] for card in cards}, tuple(cards))
+        listing = tuple(cards) if len(cards) > 1 else self.listing
+        return Shown(self.skus | {card["sku"] for card in cards}, tuple(cards), listing)
 
 
 @dataclass
@@ -178,6 +182,9 @@ def _refers_check(wanted: dict[str, Any], replayed: Any, shown: Shown, misses: l
     listed = list(shown.last)
     if "positions" in wanted:
         positions = wanted["positions"]
+        # A place beyond the one product just answered about is a place in the list before.
+        if len(listed) == 1 and max(positions) > 1 and shown.listing:
+            listed = list(shown.listing)
         if not listed or max(positions) > len(listed):
             misses.append(f"positions {positions} of a list of {len(listed)}: not resolvable")
             return

@@ -87,6 +87,8 @@ _SELF_STATEMENT = re.compile(
     r"my (?:usual )?(?:size|shoe size|budget)\b|i (?:really )?(?:hate|dislike|love|like|prefer|"
     r"avoid|can'?t stand|don'?t like|never wear)\b)"
 )
+# "only navy", "white ones", "anything in white": of the list, though one product was in focus.
+_OF_THE_LIST = re.compile(r"\b(only|ones|any|anything|all)\b")
 _FIRST_PERSON = re.compile(r"\b(i|i'?m|i'?ve|i'?d|me|my|mine|budget)\b")
 _ASKING = re.compile(r"\bplease\b|\?\s*$|\b(similar|like this|like that|cheaper|more)\b")
 _STOCKED = re.compile(r"\b(do|does|d'you) (you|aisle|the shop) (sell|have|carry|stock|do)\b")
@@ -201,7 +203,11 @@ def _plan(
             or (parsed.categories and not _SELF_STATEMENT.search(lowered))
             or asks_in_a_clause(text, vocabulary, footwear=on_feet)
             # "not black" with a list in view narrows it; "I hate black" tells.
-            or (state.listing and not state.about_one and _narrows(lowered, parsed))
+            or (
+                state.listing
+                and (not state.about_one or _OF_THE_LIST.search(lowered))
+                and _narrows(lowered, parsed)
+            )
         )
         if not asking:
             return Plan(kind="text", text=acknowledgement(said, asks_for_more=True))
