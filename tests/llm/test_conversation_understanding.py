@@ -483,6 +483,26 @@ def test_a_figure_around_which_to_stay_is_the_budget_when_its_currency_is_said()
     assert _misses(results) == []
 
 
+def test_a_comparison_goes_on_with_the_same_two_and_names_them_beside_its_question() -> None:
+    both = {"name": ["Harbor Supply Trench Coat", "Northwind Fleece Jacket"]}
+    results = _replay(
+        _turn("show me jackets", {"search": {"category": "jackets"}}),
+        _turn(
+            "the trench or the fleece, which is better for rain",
+            {"refers_to": both, "no_search": True, "answer_has": ["doesn't say"]},
+            act="comparison",
+        ),
+        _turn("and price wise?", {"refers_to": both, "answer_has": ["cheaper"]}, act="comparison"),
+        _turn("which costs less", {"refers_to": both, "no_search": True}, act="comparison"),
+        _turn(
+            "the fleece jacket or the trench - which lasts longer",
+            {"refers_to": both, "answer_has": ["doesn't say"]},
+            act="comparison",
+        ),
+    )
+    assert _misses(results) == []
+
+
 def test_a_budget_moved_narrows_the_search_in_force() -> None:
     results = _replay(
         _turn("knitwear under 90", {"search": {"category": "knitwear", "max_price": 90}}),

@@ -27,9 +27,13 @@ _COMPARE = re.compile(
     r"|\b([a-z]{3,}er|more [a-z]{3,}|less [a-z]{3,}) than\b(?!\s*(?:€|\$|£|eur|usd|gbp)?\s*\d)"
 )
 # What a comparison can be about that the catalog records.
-_BY_PRICE = re.compile(r"\b(cheaper|cheapest|less expensive|more expensive|pricier|price|cost)\b")
+_BY_PRICE = re.compile(
+    r"\b(cheaper|cheapest|less expensive|more expensive|pricier|dearer|price|prices|costs?|"
+    r"costs? (?:less|more))\b"
+)
 _UNKNOWABLE = re.compile(
-    r"\b(warmer|cooler|lighter|heavier|softer|better quality|last longer|nicer|better looking|"
+    r"\b(warmer|cooler|lighter|heavier|softer|better quality|last longer|lasts longer|nicer|"
+    r"better looking|better for [a-z]+(?: [a-z]+)?|"
     r"waterproof|breathable|warmest|coolest|lightest|softest|nicest|best quality"
     # Any quality asked "more", "most" or "-ier", "-iest" of but price: more formal, the
     # most grip, dressier, the comfiest.
@@ -81,6 +85,10 @@ def compared_products(
     if PICKED_AMONG_SHOWN.search(lowered):
         return None  # "the cheaper of the two" picks one of them: a reference
     if not _COMPARE.search(lowered):
+        two = _two_in_focus(state)
+        if two and (_WHICH.search(lowered) or (state.compared and _ON_PRICE.search(lowered))):
+            # "which costs less", "and price wise?" of the two just compared or in view.
+            return two
         return (
             _in_view(lowered, state, on_page, vocabulary) if _TWO_POINTED.search(lowered) else None
         )
@@ -90,12 +98,47 @@ def compared_products(
     in_view = _in_view(lowered, state, on_page, vocabulary)
     if in_view is not None:
         return in_view
-    for pattern in _TWO_NAMES:
-        match = pattern.search(lowered)
-        if match:
-            sides = [_side(match[key], state, on_page, vocabulary) for key in ("a", "b")]
-            if all(sides) and _distinct(sides):
-                return [side for side in sides if side]
+    # "the oxford or the corduroy, which is cheaper": the two named in a clause of their own,
+    # the question asked in another.
+    clauses = [lowered, *(c.strip() for c in _ASIDE.split(lowered) if c.strip())]
+    asked = bool(_WHICH_ANY.search(lowered) or _UNKNOWABLE.search(lowered))
+    for at, clause in enumerate(clauses):
+        # "pocket tee or the organic cotton" alone names two only beside a question of them.
+        bare = (_EITHER,) if at and asked else ()
+        for pattern in (*_TWO_NAMES, *bare):
+            match = pattern.search(clause)
+            if match:
+                sides = [_side(match[key], state, on_page, vocabulary) for key in ("a", "b")]
+                if all(sides) and _distinct(sides):
+                    return [side for side in sides if side]
+    return None
+
+
+_EITHER = re.compile(r"^(?:the\s+)?(?P<a>[^,?]+?)\s+or\s+(?:the\s+)?(?P<b>[^,?]+?)\s*[?.!]*$")
+_WHICH_ANY = re.compile(r"\bwhich\b|\bbetter\b")
+# Where a comparison's question stands apart from the two it names.
+_ASIDE = re.compile(r"\s*[,;:?]\s*|\s+[-\u2013\u2014]\s+|\s+(?=which\b)|\s+for\s+(?=[a-z]+\W*$)")
+
+
+# A choice asked of what is in view: "which costs less", "which one's lighter", "which lasts
+# longer"; not "which sizes" or "which colours" (of one product).
+_WHICH = re.compile(
+    r"^\W*(?:(?:and|ok|okay|so|but|then)\W+)*which\b(?!\s+(?:sizes?|colou?rs?|brands?|ones?\b))"
+)
+# A comparison's next question on price alone: "and price wise?", "price?", "cost?".
+_ON_PRICE = re.compile(
+    r"^\W*(?:(?:and|ok|okay|so|what about)\W+)*(?:the\s+)?(?:price|prices|cost|costs)"
+    r"(?:\s*-?\s*wise)?\W*$"
+)
+
+
+def _two_in_focus(state: State) -> list[ShownProduct] | None:
+    """The two a bare "which" chooses between: the two in view, else, after an answer about
+    one, it and the one discussed before it."""
+    if len(state.shown) == 2:
+        return list(state.shown)
+    if len(state.shown) == 1 and len(state.seen) >= 2 and (state.about_one or state.compared):
+        return state.seen[:2]
     return None
 
 
@@ -214,6 +257,13 @@ def compared_found(result: dict, target: Target) -> dict | None:
     return products[0] if products else None
 
 
+def quality_said(asked: str) -> str:
+    """ "is warmer", "lasts longer": the quality asked, as "which ..." goes on."""
+    if asked.startswith("last"):
+        return "lasts longer"
+    return f"is {asked}"
+
+
 def compare_answer(found: list[dict | None], targets: list[Target], lowered: str) -> str:
     """Which is cheaper and what differs, from the two look-ups."""
     products = [product for product in found if product]
@@ -233,9 +283,9 @@ def compare_answer(found: list[dict | None], targets: list[Target], lowered: str
     first, second = products[:2]
     lines = [f"- **{p['name']}** — {_summary(p)}" for p in (first, second)]
     if _UNKNOWABLE.search(lowered) and not _BY_PRICE.search(lowered):
-        asked = _UNKNOWABLE.search(lowered).group(1)
+        asked = quality_said(_UNKNOWABLE.search(lowered).group(1))
         return (
-            f"I can't compare those on which is {asked}: the catalog doesn't say. Here are both "
+            f"I can't compare those on which {asked}: the catalog doesn't say. Here are both "
             "as the catalog describes them:\n\n" + "\n".join(lines)
         )
     a, b = float(first.get("price_eur") or 0), float(second.get("price_eur") or 0)

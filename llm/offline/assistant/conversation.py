@@ -42,6 +42,8 @@ class State:
     # it in stock?"), not a search's list, however short: "in blue?" asks about that product
     # then, and refines the search after a list, even a list of one.
     about_one: bool = False
+    # The newest answer compared two products: "and price wise?" asks it again of them.
+    compared: bool = False
 
 
 def refine(context: ShopperRequest, parsed: ShopperRequest) -> ShopperRequest:

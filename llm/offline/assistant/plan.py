@@ -6,7 +6,12 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from llm.offline.assistant.compare import Target, compared_products, unknowable_among_shown
+from llm.offline.assistant.compare import (
+    Target,
+    compared_products,
+    quality_said,
+    unknowable_among_shown,
+)
 from llm.offline.assistant.conversation import refine
 from llm.offline.assistant.page import page_product, page_request
 from llm.offline.assistant.reading import (
@@ -185,7 +190,8 @@ def _plan(
         return Plan(
             kind="text",
             text=(
-                f"I can't tell which of these is {quality}: the catalog doesn't record that. "
+                f"I can't tell which of these {quality_said(quality)}: the catalog doesn't "
+                "record that. "
                 "Ask me about one of them, or to compare two, and I'll show you what the "
                 "catalog says of each."
             ),

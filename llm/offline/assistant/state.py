@@ -114,6 +114,7 @@ def _state_after(state: State, plan: Plan, shown: list[ShownProduct]) -> State:
         state,
         lifted=state.lifted | plan.lifted,
         asked_about_me=plan.kind == "memory",
+        compared=plan.kind == "compare",
         # A comparison is about two: neither is the one in focus after it.
         about_one=plan.kind == "product"
         or (plan.kind not in ("search", "compare") and state.about_one),
