@@ -43,7 +43,7 @@ LIFTS: dict[str, re.Pattern[str]] = {
 # "red is fine again", "I don't mind yellow any more", "pink is back in".
 _BACK = re.compile(
     r"\b(?P<a>[a-z]+(?: [a-z]+)?)(?: is| are|'s) (?:fine|ok|okay|alright|good|back)"
-    r"(?: (?:again|now|in|after all|these days|by me))+\b"
+    r"(?: (?:again|now|in|after all|these days|by me|actually|too|as well))+\b"
     r"|\b(?:don'?t|do not) mind (?P<b>[a-z]+(?: [a-z]+)?) (?:any ?more|now|again)\b"
     r"|\b(?:back to|okay with|ok with|fine with) (?P<c>[a-z]+(?: [a-z]+)?) (?:again|now)\b"
 )

@@ -77,7 +77,7 @@ _PRICE_PATTERNS = (
     re.compile(
         r"(?:€\s*(\d{1,5}(?:[.,]\d{1,2})?)|(\d{1,5}(?:[.,]\d{1,2})?)\s*(?:€|eur\b|euros?\b))"
         r"\s*(?:max\b|maximum\b|or\s+less\b|or\s+under\b|tops\b|at\s+most\b|or\s+cheaper\b)"
-    ),    # "around 80 euros", "about €60": a figure near which to stay, with its currency said
+    ),  # "around 80 euros", "about €60": a figure near which to stay, with its currency said
     # (a bare "about 3" is no price).
     re.compile(
         r"\b(?:around|about|roughly|approximately|approx\.?|circa|~)\s*(?:"

@@ -503,6 +503,24 @@ def test_a_comparison_goes_on_with_the_same_two_and_names_them_beside_its_questi
     assert _misses(results) == []
 
 
+def test_any_colour_drops_the_colour_chosen_and_a_colour_ok_actually_is_back_in() -> None:
+    chosen = _replay(
+        _turn("t-shirts", {"search": {"category": "t-shirts"}}),
+        _turn("any in navy?", {"search": {"category": "t-shirts", "colour": "navy"}}),
+        _turn("any colour is fine actually", {"search": {"category": "t-shirts"}}, act="lift"),
+    )
+    disliked = _replay(
+        _turn("t-shirts", {"search": {"category": "t-shirts", "exclude_colours": ["pink"]}}),
+        _turn(
+            "pink is ok actually",
+            {"search": {"category": "t-shirts"}, "lifts": ["exclude_colours"]},
+            act="lift",
+        ),
+        facts=["colour/pink=dislike"],
+    )
+    assert _misses(chosen) == [] and _misses(disliked) == []
+
+
 def test_a_budget_moved_narrows_the_search_in_force() -> None:
     results = _replay(
         _turn("knitwear under 90", {"search": {"category": "knitwear", "max_price": 90}}),

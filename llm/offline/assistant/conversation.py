@@ -52,8 +52,14 @@ def refine(context: ShopperRequest, parsed: ShopperRequest) -> ShopperRequest:
         context,
         categories=list(context.categories),
         excluded_categories=union(context.excluded_categories, parsed.excluded_categories),
+        # "any colour is fine": the colour chosen before goes too.
         colours=list(
-            parsed.colours or [c for c in context.colours if c not in parsed.excluded_colours]
+            parsed.colours
+            or (
+                []
+                if "colour" in parsed.lifted
+                else [c for c in context.colours if c not in parsed.excluded_colours]
+            )
         ),
         excluded_colours=union(
             [c for c in context.excluded_colours if c not in parsed.colours],
