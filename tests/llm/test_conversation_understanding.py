@@ -95,10 +95,16 @@ def test_two_shown_products_pointed_at_are_compared_and_a_follow_up_keeps_to_the
     assert "the catalog doesn't say" in results[2].answer
 
 
-def test_the_cheapest_of_those_in_view_and_the_dearest_in_the_catalog() -> None:
+def test_the_cheapest_of_a_list_is_of_all_its_matches_and_of_two_compared_of_those() -> None:
     results = _replay(
         _turn("sandals", {"search": {"category": "sandals"}}),
-        _turn("which one is the cheapest?", {"no_search": True, "answer_has": ["€27.00"]}),
+        # A list is a page of its search: the cheapest of all of them, price said.
+        _turn(
+            "which one is the cheapest?",
+            {"search": {"category": "sandals"}, "sort": "price_asc", "answer_has": ["€27.00"]},
+        ),
+        _turn("compare the first and second", {"no_search": True}, act="comparison"),
+        _turn("the cheaper of the two", {"no_search": True}, act="reference"),
         _turn("the most expensive boots", {"search": {"category": "boots"}, "sort": "price_desc"}),
         _turn("the cheapest trousers", {"search": {"category": "trousers"}, "sort": "price_asc"}),
     )

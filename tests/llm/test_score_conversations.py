@@ -25,6 +25,8 @@ def _score(tmp_path, tuning: list[dict], frozen: list[dict]) -> str:
         paths["tuning"],
         "--second",
         tmp_path / "no-second.jsonl",
+        "--third",
+        tmp_path / "no-third.jsonl",
         "--frozen",
         paths["frozen"],
         stdout=out,

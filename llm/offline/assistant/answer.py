@@ -9,12 +9,12 @@ from llm.offline.assistant.calls import (
     relaxed_arguments,
 )
 from llm.offline.assistant.compare import compare_answer, compared_found
+from llm.offline.assistant.conversation import Plan
 from llm.offline.assistant.lines import (
     describe,
     product_line,
     shared_sentences,
 )
-from llm.offline.assistant.plan import Plan
 from llm.offline.assistant.product import product_answer
 from llm.offline.assistant.state import Turn
 from llm.offline.assistant.words import and_join
@@ -114,7 +114,7 @@ def _sorted_answer(turn: Turn, plan: Plan) -> str:
     read = f" (of the first {len(products)} matches)" if partial else ""
     shown = products[:SHOWN_PRODUCTS]
     which = "most expensive" if dearest else "cheapest"
-    lines = [product_line(p, shared=shared_sentences(shown)) for p in shown]
+    lines = [product_line(p, shared=shared_sentences(shown), priced=True) for p in shown]
     intro = f"The {which} {described}{read}, {which} first:"
     outro = " ".join([*_defaults_said(arguments, plan), "Want me to check a size or colour?"])
     return f"{intro}\n\n" + "\n".join(lines) + f"\n\n{outro}"

@@ -1,5 +1,5 @@
 """What a conversation has established so far: the state every reader of a turn shares,
-and how a message narrows the search in force (`refine`).
+what a message needs (`Plan`), and how a message narrows the search in force (`refine`).
 
 Its own module, so the readers (plan, compare, references) and the state's builder
 (`state.py`, which runs them) do not import each other.
@@ -8,10 +8,14 @@ Its own module, so the readers (plan, compare, references) and the state's build
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from llm.offline.assistant.words import union
 from llm.offline.shopper import ShopperRequest
 from llm.transcript import ShownProduct
+
+if TYPE_CHECKING:
+    from llm.offline.assistant.compare import Target
 
 
 @dataclass
@@ -44,6 +48,41 @@ class State:
     about_one: bool = False
     # The newest answer compared two products: "and price wise?" asks it again of them.
     compared: bool = False
+
+
+@dataclass
+class Plan:
+    """What a message needs: a plain answer, or a tool call and how to answer its result."""
+
+    kind: str  # "text" | "memory" | "search" | "product" | "compare"
+    text: str = ""
+    topic: str | None = None
+    request: ShopperRequest = field(default_factory=ShopperRequest)
+    query: str = ""
+    offset: int = 0
+    more: bool = False
+    # "Show more" shows only what this visit has not shown yet: products another search
+    # showed are skipped, not shown again.
+    seen: frozenset[str] = frozenset()
+    below: ShownProduct | None = None  # "cheaper" than this product
+    like: ShownProduct | None = None  # "similar" to this product
+    on_page: bool = False  # the product compared with is the page's
+    # Filled when the call is made: remembered defaults set aside ("every brand, not only
+    # Vela"), and colours the shopper dislikes, which an answer never counts or offers.
+    dropped: list[str] = field(default_factory=list)
+    avoid: list[str] = field(default_factory=list)
+    compared: list[Target] = field(default_factory=list)  # the two products compared
+    said: str = ""  # the message, lower case, for answers that depend on its wording
+    product: ShownProduct | None = None
+    asked_size: str | None = None
+    asked_colour: str | None = None
+    by_colour: bool = False  # "the black one": the colour picked the product
+    colour_said: bool = False  # the message named the colour (else the card's, kept to)
+    asks: frozenset[str] = frozenset()
+    noted: str = ""  # what the shopper said about themselves, said back before the answer
+    lifted: frozenset[str] = frozenset()  # defaults this message lifts for the visit
+    sort: str | None = None  # "price_asc" | "price_desc": the cheapest, the dearest
+    carried: list[str] = field(default_factory=list)  # the shop's categories
 
 
 def refine(context: ShopperRequest, parsed: ShopperRequest) -> ShopperRequest:

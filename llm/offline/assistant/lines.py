@@ -5,11 +5,15 @@ from __future__ import annotations
 import re
 
 
-def product_line(product: dict, *, shared: set[str]) -> str:
-    """One line per product: its name and what sets it apart. Its card shows the rest."""
+def product_line(product: dict, *, shared: set[str], priced: bool = False) -> str:
+    """One line per product: its name and what sets it apart, and its price where the list
+    is ordered by it (`priced`). Its card shows the rest."""
     said = blurb_sentences(product.get("blurb"))
     telling = [s for s in said if s not in shared] or said[:1]
     name = f"**{product.get('name', 'Product')}**"
+    price = product.get("price_eur")
+    if priced and isinstance(price, int | float) and not isinstance(price, bool):
+        name = f"{name}, €{float(price):.2f}"
     return f"- {name} — {lower_first(' '.join(telling))}" if telling else f"- {name}"
 
 

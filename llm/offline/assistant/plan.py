@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from llm.offline.assistant.alike import cheaper_plan, similar_plan
 from llm.offline.assistant.compare import (
-    Target,
     compared_products,
     quality_said,
     unknowable_among_shown,
 )
-from llm.offline.assistant.conversation import refine
+from llm.offline.assistant.conversation import Plan, refine
 from llm.offline.assistant.page import page_product, page_request
 from llm.offline.assistant.reading import (
     ABOUT_LEAD,
@@ -25,7 +25,6 @@ from llm.offline.assistant.reading import (
 from llm.offline.assistant.references import (
     AMONG_SHOWN,
     OF_THE_ONE,
-    ORDINALS,
     PICKED_AMONG_SHOWN,
     PLURAL_REFERENCE,
     POSITION_POINTED,
@@ -54,7 +53,6 @@ from llm.offline.lifts import colours_back, judged_lifts, lifts_read
 from llm.offline.memory import memory_topic
 from llm.offline.shopper import ShopperRequest, request_parse
 from llm.offline.vocabulary import Vocabulary, shorthand_spelt
-from llm.transcript import ShownProduct
 
 if TYPE_CHECKING:
     from llm.offline.assistant.conversation import State
@@ -100,41 +98,6 @@ _STOCKED = re.compile(r"\b(do|does|d'you) (you|aisle|the shop) (sell|have|carry|
 _YES = re.compile(
     r"^\s*(yes|yeah|yep|sure|ok|okay|please do|go on|go ahead)\b[\s!.,]*(please)?[\s!.]*$"
 )
-
-
-@dataclass
-class Plan:
-    """What a message needs: a plain answer, or a tool call and how to answer its result."""
-
-    kind: str  # "text" | "memory" | "search" | "product" | "compare"
-    text: str = ""
-    topic: str | None = None
-    request: ShopperRequest = field(default_factory=ShopperRequest)
-    query: str = ""
-    offset: int = 0
-    more: bool = False
-    # "Show more" shows only what this visit has not shown yet: products another search
-    # showed are skipped, not shown again.
-    seen: frozenset[str] = frozenset()
-    below: ShownProduct | None = None  # "cheaper" than this product
-    like: ShownProduct | None = None  # "similar" to this product
-    on_page: bool = False  # the product compared with is the page's
-    # Filled when the call is made: remembered defaults set aside ("every brand, not only
-    # Vela"), and colours the shopper dislikes, which an answer never counts or offers.
-    dropped: list[str] = field(default_factory=list)
-    avoid: list[str] = field(default_factory=list)
-    compared: list[Target] = field(default_factory=list)  # the two products compared
-    said: str = ""  # the message, lower case, for answers that depend on its wording
-    product: ShownProduct | None = None
-    asked_size: str | None = None
-    asked_colour: str | None = None
-    by_colour: bool = False  # "the black one": the colour picked the product
-    colour_said: bool = False  # the message named the colour (else the card's, kept to)
-    asks: frozenset[str] = frozenset()
-    noted: str = ""  # what the shopper said about themselves, said back before the answer
-    lifted: frozenset[str] = frozenset()  # defaults this message lifts for the visit
-    sort: str | None = None  # "price_asc" | "price_desc": the cheapest, the dearest
-    carried: list[str] = field(default_factory=list)  # the shop's categories
 
 
 def message_plan(text: str, state: State, vocabulary: Vocabulary, page: dict | None) -> Plan:
@@ -227,7 +190,7 @@ def _plan(
         return Plan(kind="search", request=state.offer)
     context = state.search or page_filters
     if _SIMILAR.search(lowered) and not _CHEAPER.search(lowered) and not parsed.categories:
-        similar = _similar_plan(lowered, state, parsed, page, vocabulary)
+        similar = similar_plan(lowered, state, parsed, page, vocabulary)
         if similar is not None:
             return similar
     same_search = context is not None and parsed.categories == context.categories
@@ -262,7 +225,15 @@ def _plan(
             return Plan(kind="search", request=refine(context, replace(parsed, words=[])))
         return Plan(kind="text", text=lifted_text(parsed.lifted))
     order = superlative(lowered)
-    if order and not (state.shown and not parsed.categories and AMONG_SHOWN.search(lowered)):
+    # "The cheapest of those" after a list is the cheapest of all its search matches (the
+    # same one when the list was all of them); after a comparison, of the two compared.
+    among_view = (
+        state.shown
+        and not parsed.categories
+        and AMONG_SHOWN.search(lowered)
+        and (state.compared or state.about_one or state.search is None)
+    )
+    if order and not among_view:
         # "The cheapest sneakers you have": every match ranked by price, not the list in view.
         dropped = order_words(lowered)
         parsed = replace(parsed, words=[w for w in parsed.words if w not in dropped])
@@ -275,7 +246,7 @@ def _plan(
         and parsed.max_price is None
         and not PICKED_AMONG_SHOWN.search(lowered)  # "the cheaper of the two" picks one
     ):
-        return _cheaper_plan(state, parsed, page, vocabulary)
+        return cheaper_plan(state, parsed, page, vocabulary)
     product, by_colour = referenced_product(lowered, parsed, state, page, vocabulary)
     if product is not None:
         colour = parsed.colour
@@ -388,67 +359,3 @@ def _noted_text(parsed: ShopperRequest) -> str:
         f"Noted: {and_join(said)}. What are you looking for? Tell me a category (jeans, t-shirts, "
         "sneakers…) and I'll find options that fit."
     )
-
-
-def _cheaper_plan(
-    state: State, parsed: ShopperRequest, page: dict | None, vocabulary: Vocabulary
-) -> Plan:
-    """Cheaper than what the shopper is looking at, keeping to what they asked for."""
-    on_page = page_product(page)
-    base = state.search or page_request(page, vocabulary)
-    compared = state.shown
-    if not compared and on_page is not None:
-        compared = [on_page]
-        category = (page or {}).get("product", {}).get("category")
-        base = base or ShopperRequest(categories=[category] if category else [])
-    if base is None and compared:
-        # The search that showed them is out of sight: their names still say what they are.
-        named = request_parse(" ".join(p.name for p in compared), vocabulary).categories
-        base = ShopperRequest(categories=named[:1]) if len(set(named)) == 1 else None
-    if base is None:
-        return Plan(kind="text", text=CLARIFY_TEXT)
-    request = refine(refine(base, state.picked), parsed)
-    priced = [product for product in compared if product.price_eur is not None]
-    below = min(priced, key=lambda p: p.price_eur) if priced else None
-    if below is not None:
-        request = replace(request, max_price=round(below.price_eur - 0.01, 2))
-    return Plan(
-        kind="search", request=request, below=below, on_page=below is not None and below is on_page
-    )
-
-
-def _similar_plan(
-    lowered: str, state: State, parsed: ShopperRequest, page: dict | None, vocabulary: Vocabulary
-) -> Plan | None:
-    """Like a product: its category, near its price (the answer ranks by that), never itself.
-
-    The product is the one named or pointed at, else the only one in view, else the page's.
-    """
-    on_page = page_product(page)
-    like = None
-    for product in [*state.shown, *([on_page] if on_page else [])]:
-        if product.name.lower() in lowered:
-            like = product
-    if like is None and state.shown:
-        for pattern, position in ORDINALS:
-            if pattern.search(lowered):
-                like = state.shown[position] if position < len(state.shown) else state.shown[-1]
-    if like is None:
-        like = (
-            on_page if on_page is not None else (state.shown[0] if len(state.shown) == 1 else None)
-        )
-    if like is None:
-        return None
-    category = None
-    if like is on_page:
-        category = (page or {}).get("product", {}).get("category")
-    named = request_parse(like.name, vocabulary).categories
-    category = category or (named[-1] if named else None)
-    if category is None and state.search is not None:
-        category = state.search.category
-    known = {c.lower(): c for c in vocabulary.categories}
-    category = known.get(str(category or "").lower())
-    if category is None:
-        return None
-    request = refine(ShopperRequest(categories=[category]), parsed)
-    return Plan(kind="search", request=request, like=like, on_page=like is on_page)

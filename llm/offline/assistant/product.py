@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from llm.offline.assistant.conversation import Plan
 from llm.offline.assistant.lines import first_sentence, fit_sentence, lower_first
-from llm.offline.assistant.plan import Plan
 from llm.offline.assistant.words import and_join
 
 

@@ -6,8 +6,8 @@ import json
 import re
 from dataclasses import dataclass, replace
 
-from llm.offline.assistant.conversation import State, refine
-from llm.offline.assistant.plan import Plan, message_plan
+from llm.offline.assistant.conversation import Plan, State, refine
+from llm.offline.assistant.plan import message_plan
 from llm.offline.assistant.references import THIS
 from llm.offline.notes import Notes, notes_parse
 from llm.offline.shopper import ShopperRequest, request_parse
