@@ -527,6 +527,42 @@ def test_any_colour_drops_the_colour_chosen_and_a_colour_ok_actually_is_back_in(
     assert _misses(chosen) == [] and _misses(disliked) == []
 
 
+def test_a_place_said_with_a_remark_and_a_bare_question_of_the_one_in_focus() -> None:
+    results = _replay(
+        _turn("show me jackets", {"search": {"category": "jackets"}}),
+        _turn(
+            "second one looks nice, what colours?",
+            {"refers_to": {"positions": [2]}, "no_search": True, "answer_has": ["comes in"]},
+        ),
+        _turn("sizes?", {"refers_to": {"positions": [2]}, "answer_has": ["sizes"]}),
+        _turn("show me jackets", {"search": {"category": "jackets"}}),
+        # Several in view and none in focus: which one, never a brush-off.
+        _turn("what colours", {"no_search": True, "answer_has": ["Which one"]}),
+    )
+    assert _misses(results) == []
+
+
+def test_a_thing_asked_for_by_name_alone_is_searched_and_none_said_plainly() -> None:
+    results = _replay(
+        _turn("hoodie?", {"none": True, "answer_lacks": ["only help"]}, act="catalog_question"),
+        _turn("why?", {"no_search": True}, act="smalltalk"),
+    )
+    assert _misses(results) == []
+
+
+def test_the_cheaper_one_of_two_in_focus_is_that_one() -> None:
+    results = _replay(
+        _turn("show me jackets", {"search": {"category": "jackets"}}),
+        _turn("compare the first and second", {"no_search": True}, act="comparison"),
+        _turn(
+            "is the cheaper one in stock in L?",
+            {"refers_to": {"name": "Harbor Supply Trench Coat"}, "no_search": True},
+            act="availability",
+        ),
+    )
+    assert _misses(results) == []
+
+
 def test_a_budget_moved_narrows_the_search_in_force() -> None:
     results = _replay(
         _turn("knitwear under 90", {"search": {"category": "knitwear", "max_price": 90}}),

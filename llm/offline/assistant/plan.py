@@ -25,6 +25,7 @@ from llm.offline.assistant.reading import (
 from llm.offline.assistant.references import (
     AMONG_SHOWN,
     OF_THE_ONE,
+    ORDINALS,
     PICKED_AMONG_SHOWN,
     PLURAL_REFERENCE,
     POSITION_POINTED,
@@ -135,9 +136,7 @@ def _plan(
         topic = None  # "forget my budget" lifts the budget; it erases nothing
     if topic:
         return Plan(kind="memory", topic=topic)
-    if out_of_scope(lowered, parsed) and not (
-        (state.listing or state.shown) and POSITION_POINTED.search(lowered)
-    ):
+    if out_of_scope(lowered, parsed) and not _points_or_names(lowered, state):
         return Plan(kind="text", text=off_topic_text(vocabulary))
     if service_asked(lowered):
         return Plan(kind="text", text=SERVICE_TEXT)
@@ -248,6 +247,9 @@ def _plan(
     ):
         return cheaper_plan(state, parsed, page, vocabulary)
     product, by_colour = referenced_product(lowered, parsed, state, page, vocabulary)
+    if product is None and state.about_one and _BARE_ASK.search(lowered):
+        # "what colours?" right after an answer about one product: of that one.
+        product = next((p for p in state.seen if p.sku == state.picked_sku), None)
     if product is not None:
         colour = parsed.colour
         if colour is None and product in state.shown and len(product.colours) == 1:
@@ -306,7 +308,7 @@ def _plan(
         return Plan(kind="text", text=DISCOUNT_TEXT)
     if SINGULAR_REFERENCE.search(lowered) and SHOPPING_INTENT.search(lowered):
         return Plan(kind="text", text=CLARIFY_TEXT)
-    if state.shown and OF_THE_ONE.search(lowered):
+    if state.shown and (OF_THE_ONE.search(lowered) or _BARE_ASK.search(lowered)):
         # "How much?" with several in view and none picked: which one, not a brush-off.
         return Plan(kind="text", text=WHICH_OF_THESE_TEXT)
     words = free_words(lowered)
@@ -316,7 +318,41 @@ def _plan(
         return Plan(kind="text", text="You're welcome! Is there anything else I can find for you?")
     if _GREETING.search(lowered) or SHOPPING_INTENT.search(lowered):
         return Plan(kind="text", text=GREETING_TEXT)
+    if _asked_by_name(lowered):
+        # The search says plainly when the shop has none of it.
+        return Plan(kind="search", request=parsed, query=" ".join(words))
     return Plan(kind="text", text=off_topic_text(vocabulary))
+
+
+def _points_or_names(lowered: str, state: State) -> bool:
+    """Never out of scope: a place in the list in view ("second one looks nice"), a bare
+    question of the product in focus ("what colours?"), or a thing asked for by name alone
+    ("hoodie?", answered by the search, none if the shop has none)."""
+    if (state.listing or state.shown) and (
+        POSITION_POINTED.search(lowered)
+        or (SINGULAR_REFERENCE.search(lowered) and any(p.search(lowered) for p, _ in ORDINALS))
+        or _BARE_ASK.search(lowered)
+    ):
+        return True
+    return _asked_by_name(lowered)
+
+
+def _asked_by_name(lowered: str) -> bool:
+    """ "hoodie?", "scarves?": a thing asked for by its name alone."""
+    words = re.findall(r"[a-z][a-z'-]*", lowered)
+    return (
+        len(words) <= 2
+        and lowered.rstrip().endswith("?")
+        and bool(free_words(lowered))
+        and not set(words) & _QUESTION_WORDS
+    )
+
+
+# "what colours?", "sizes?", "how much": of the product in focus, asked bare.
+_BARE_ASK = re.compile(
+    r"^\W*(?:and\s+)?(?:what|which)?\s*(?:colou?rs?|sizes?)\W*$|^\W*(?:and\s+)?how much\W*$"
+)
+_QUESTION_WORDS = frozenset("why what how who when where really seriously sure ok okay".split())
 
 
 def context_category(state: State, page: dict | None) -> str | None:

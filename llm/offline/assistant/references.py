@@ -25,6 +25,7 @@ SINGULAR_REFERENCE = re.compile(
     r"( one)?|that (\w+)|this (\w+))\b"
     # A place written short or by its number: "the 2nd", "1st one", "number 3", "#2".
     r"|\b(1st|2nd|3rd|4th)\b|\b(number|option|item|no\.?) ?[1-4]\b|#[1-4]\b"
+    r"|^\W*(first|second|third|fourth|last) (one|pair)\b"
 )
 PRONOUN = re.compile(r"\b(it|that one|this one|the one)\b")
 THIS = re.compile(
@@ -115,6 +116,8 @@ OF_THE_ONE = re.compile(
 PICKED_AMONG_SHOWN = re.compile(
     r"\b(?P<way>cheaper|cheapest|less expensive|pricier|dearer|more expensive)"
     r"( one| pair)? of (the (two|three|four)|these|those|them)\b"
+    # "the cheaper one": a comparative names one of two.
+    r"|\bthe (?P<way2>cheaper|less expensive|pricier|dearer|more expensive) (?:one|pair)\b"
 )
 
 
@@ -166,8 +169,11 @@ def referenced_product(
             return others[0], False
     compared = PICKED_AMONG_SHOWN.search(lowered)
     if compared and shown:
-        priced = [p for p in shown if p.price_eur is not None]
-        pick = min if compared["way"] in ("cheaper", "cheapest", "less expensive") else max
+        way = compared["way"] or compared["way2"]
+        # "The cheaper one" after an answer about one: of it and the one before it.
+        pool = shown if len(shown) > 1 or not compared["way2"] else state.seen[:2]
+        priced = [p for p in pool if p.price_eur is not None]
+        pick = min if way in ("cheaper", "cheapest", "less expensive") else max
         return (pick(priced, key=lambda p: p.price_eur) if priced else shown[0]), False
     earlier = [*state.seen, *(p for p in known if p.sku not in {s.sku for s in state.seen})]
     named = products_named(lowered, earlier, vocabulary, determined=True)
