@@ -563,6 +563,23 @@ def test_the_cheaper_one_of_two_in_focus_is_that_one() -> None:
     assert _misses(results) == []
 
 
+def test_a_garment_wanted_said_of_oneself_is_a_request_and_the_cheapest_is_of_the_list() -> None:
+    results = _replay(
+        _turn(
+            "I'm after a dress for a summer wedding",
+            {"search": {"category": "dresses"}, "answer_lacks": ["What are you looking for"]},
+        ),
+        _turn("the first one", {"refers_to": {"positions": [1]}, "no_search": True}),
+        # An answer about one since: "those" is still the list's search.
+        _turn(
+            "the cheapest of those",
+            {"search": {"category": "dresses"}, "sort": "price_asc"},
+            act="refinement",
+        ),
+    )
+    assert _misses(results) == []
+
+
 def test_a_budget_moved_narrows_the_search_in_force() -> None:
     results = _replay(
         _turn("knitwear under 90", {"search": {"category": "knitwear", "max_price": 90}}),

@@ -93,6 +93,10 @@ _SELF_STATEMENT = re.compile(
 )
 # "only navy", "white ones", "anything in white": of the list, though one product was in focus.
 _OF_THE_LIST = re.compile(r"\b(only|ones|any|anything|all)\b")
+_WANTED = re.compile(
+    r"\b(?:i'?m|i am)\s+(?:after|hunting for|on the hunt for|in the market for|shopping for)\b"
+    r"|\bi'?d (?:like|love)\b|\bi would (?:like|love)\b"
+)
 _FIRST_PERSON = re.compile(r"\b(i|i'?m|i'?ve|i'?d|me|my|mine|budget)\b")
 _ASKING = re.compile(r"\bplease\b|\?\s*$|\b(similar|like this|like that|cheaper|more)\b")
 _STOCKED = re.compile(r"\b(do|does|d'you) (you|aisle|the shop) (sell|have|carry|stock|do)\b")
@@ -169,6 +173,8 @@ def _plan(
             SHOPPING_INTENT.search(lowered)
             or _ASKING.search(lowered)
             or (parsed.categories and not _SELF_STATEMENT.search(lowered))
+            # "I'm after a dress for a summer wedding": a garment wanted, said of oneself.
+            or (parsed.categories and _WANTED.search(lowered))
             or asks_in_a_clause(text, vocabulary, footwear=on_feet)
             # "not black" with a list in view narrows it; "I hate black" tells.
             or (
@@ -230,7 +236,7 @@ def _plan(
         state.shown
         and not parsed.categories
         and AMONG_SHOWN.search(lowered)
-        and (state.compared or state.about_one or state.search is None)
+        and (state.compared or state.search is None)
     )
     if order and not among_view:
         # "The cheapest sneakers you have": every match ranked by price, not the list in view.
