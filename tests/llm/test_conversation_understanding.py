@@ -580,6 +580,24 @@ def test_a_garment_wanted_said_of_oneself_is_a_request_and_the_cheapest_is_of_th
     assert _misses(results) == []
 
 
+@pytest.mark.parametrize(
+    ("asked", "positions", "said"),
+    [
+        ("1 vs 2 whats warmer", [1, 2], "which is warmer"),
+        ("1st or 3rd - which is smarter", [1, 3], "which is smarter"),
+        ("2nd vs 3rd which fits better", [2, 3], "which fits better"),
+    ],
+)
+def test_a_quality_the_catalog_lacks_asked_of_two_by_place_is_said_plainly(
+    asked, positions, said
+) -> None:
+    results = _replay(
+        _turn("show me jackets", {"search": {"category": "jackets"}}),
+        _turn(asked, {"refers_to": {"positions": positions}, "answer_has": [said]}),
+    )
+    assert _misses(results) == []
+
+
 def test_a_budget_moved_narrows_the_search_in_force() -> None:
     results = _replay(
         _turn("knitwear under 90", {"search": {"category": "knitwear", "max_price": 90}}),

@@ -20,7 +20,8 @@ if TYPE_CHECKING:
     from llm.offline.assistant.conversation import State
 
 _COMPARE = re.compile(
-    r"\b(compare|comparison|versus|vs\.?|difference|differences|differ|which (one )?(is|of)\b|"
+    r"\b(compare|comparison|versus|vs\.?|difference|differences|differ|"
+    r"which (one )?(is|of)\b|which one'?s\b|"
     r"better|or the)\b"
     # Any quality said of one against the other: "is it warmer than the tee?", never of a
     # price ("anything cheaper than €30" is a budget).
@@ -39,7 +40,14 @@ _UNKNOWABLE = re.compile(
     # most grip, dressier, the comfiest.
     r"|(?:more|less|most|least) (?!expensive\b|affordable\b|pricey\b|costly\b|money\b)"
     r"[a-z-]{3,}"
-    r"|(?!pricier\b|priciest\b)[a-z]{3,}ier|(?!priciest\b)[a-z]{3,}iest)\b"
+    r"|(?!pricier\b|priciest\b)[a-z]{3,}ier|(?!priciest\b)[a-z]{3,}iest"
+    r"|fits? better|feels? better|looks? better"
+    # Any "-er" said as what one is ("which is smarter", "whats thicker"), but price and
+    # the nouns that end so ("which is leather?").
+    r"|(?<=is )(?!cheaper\b|dearer\b|leather\b|other\b|either\b|better\b|rather\b|never\b|"
+    r"over\b|under\b|after\b|sweater\b|blazer\b|bomber\b|jumper\b|summer\b|winter\b)"
+    r"[a-z]{3,}er"
+    r"|(?<=whats |one's )[a-z]{3,}er)\b"
 )
 _IT = re.compile(r"\b(it|that one|this one|that)\b")
 _BOTH = re.compile(r"\b(both|these two|those two|the two|them|(first|top) two)\b")
@@ -100,11 +108,13 @@ def compared_products(
         return in_view
     # "the oxford or the corduroy, which is cheaper": the two named in a clause of their own,
     # the question asked in another.
-    clauses = [lowered, *(c.strip() for c in _ASIDE.split(lowered) if c.strip())]
+    parts = [c.strip() for c in _ASIDE.split(lowered) if c.strip()]
+    # The clauses first: "1 vs 2 whats warmer" names 1 and 2, not "2 whats warmer".
+    clauses = [*parts, lowered] if len(parts) > 1 else [lowered]
     asked = bool(_WHICH_ANY.search(lowered) or _UNKNOWABLE.search(lowered))
-    for at, clause in enumerate(clauses):
+    for clause in clauses:
         # "pocket tee or the organic cotton" alone names two only beside a question of them.
-        bare = (_EITHER,) if at and asked else ()
+        bare = (_EITHER,) if clause != lowered and asked else ()
         for pattern in (*_TWO_NAMES, *bare):
             match = pattern.search(clause)
             if match:
@@ -117,7 +127,10 @@ def compared_products(
 _EITHER = re.compile(r"^(?:the\s+)?(?P<a>[^,?]+?)\s+or\s+(?:the\s+)?(?P<b>[^,?]+?)\s*[?.!]*$")
 _WHICH_ANY = re.compile(r"\bwhich\b|\bbetter\b")
 # Where a comparison's question stands apart from the two it names.
-_ASIDE = re.compile(r"\s*[,;:?]\s*|\s+[-\u2013\u2014]\s+|\s+(?=which\b)|\s+for\s+(?=[a-z]+\W*$)")
+_ASIDE = re.compile(
+    r"\s*[,;:?]\s*|\s+[-\u2013\u2014]\s+|\s+(?=which\b|what'?s\b|what is\b)"
+    r"|\s+for\s+(?=[a-z]+\W*$)"
+)
 
 
 # A choice asked of what is in view: "which costs less", "which one's lighter", "which lasts
@@ -261,6 +274,9 @@ def quality_said(asked: str) -> str:
     """ "is warmer", "lasts longer": the quality asked, as "which ..." goes on."""
     if asked.startswith("last"):
         return "lasts longer"
+    if asked.split()[0] in ("fit", "fits", "feel", "feels", "look", "looks"):
+        verb = asked.split()[0]
+        return f"{verb if verb.endswith('s') else verb + 's'} better"
     return f"is {asked}"
 
 
