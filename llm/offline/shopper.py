@@ -47,6 +47,7 @@ _NOT_ONLY = re.compile(
 )
 _TOKEN = re.compile(r"[a-z0-9]+(?:['\u2019\-][a-z0-9]+)*|&|[?,.;!—:]")
 _MAX_PHRASE = 4
+_ASPECTS = frozenset("price prices cost size colour color style fit quality value".split())
 _PRICE_CUE = (
     r"(?:under|below|beneath|less\s+than|cheaper\s+than|lower\s+than|max(?:imum)?(?:\s+of)?|at\s+most|"
     r"(?:nothing|not|none|no)\s+(?:over|above|more\s+than|dearer\s+than|pricier\s+than)|"
@@ -321,7 +322,11 @@ def _terms_read(lowered: str, vocabulary: Vocabulary, request: ShopperRequest) -
                 request.occasions.append(value)
         elif tokens[index] not in NEGATION_FILLERS:
             word = tokens[index]
-            if not negating and is_content_word(word) and word not in request.words:
+            # "price wise", "size-wise": an aspect asked about, never a word of a product.
+            aspect = word.endswith("-wise") or (
+                word == "wise" and index > 0 and tokens[index - 1] in _ASPECTS
+            )
+            if not negating and not aspect and is_content_word(word) and word not in request.words:
                 request.words.append(word)
             negating = False
         index += width

@@ -598,6 +598,15 @@ def test_a_quality_the_catalog_lacks_asked_of_two_by_place_is_said_plainly(
     assert _misses(results) == []
 
 
+def test_places_beyond_a_short_list_are_asked_about_and_an_aspect_is_no_search_word() -> None:
+    results = _replay(
+        _turn("jackets from kestrel", {"search": {"category": "jackets", "brand": "Kestrel"}}),
+        _turn("1 vs 3 whats warmer", {"no_search": True, "answer_has": ["I showed one product"]}),
+        _turn("and price wise?", {"no_search": True, "answer_has": ["€"]}),
+    )
+    assert _misses(results) == []
+
+
 def test_a_budget_moved_narrows_the_search_in_force() -> None:
     results = _replay(
         _turn("knitwear under 90", {"search": {"category": "knitwear", "max_price": 90}}),

@@ -110,7 +110,7 @@ def compared_products(
     # the question asked in another.
     parts = [c.strip() for c in _ASIDE.split(lowered) if c.strip()]
     # The clauses first: "1 vs 2 whats warmer" names 1 and 2, not "2 whats warmer".
-    clauses = [*parts, lowered] if len(parts) > 1 else [lowered]
+    clauses = parts if len(parts) > 1 else [lowered]
     asked = bool(_WHICH_ANY.search(lowered) or _UNKNOWABLE.search(lowered))
     for clause in clauses:
         # "pocket tee or the organic cotton" alone names two only beside a question of them.

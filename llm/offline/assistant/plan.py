@@ -150,6 +150,9 @@ def _plan(
     compared = compared_products(lowered, state, page_product(page), vocabulary)
     if compared is not None:
         return Plan(kind="compare", compared=compared, said=lowered)
+    beyond = _place_beyond(lowered, state)
+    if beyond:
+        return Plan(kind="text", text=beyond)
     quality = unknowable_among_shown(lowered, state)
     if quality is not None:
         # No search could answer it: said plainly, with what can be asked instead.
@@ -253,9 +256,12 @@ def _plan(
     ):
         return cheaper_plan(state, parsed, page, vocabulary)
     product, by_colour = referenced_product(lowered, parsed, state, page, vocabulary)
-    if product is None and state.about_one and _BARE_ASK.search(lowered):
-        # "what colours?" right after an answer about one product: of that one.
-        product = next((p for p in state.seen if p.sku == state.picked_sku), None)
+    if product is None and _BARE_ASK.search(lowered):
+        # "what colours?" right after an answer about one product, or of a list of one.
+        if state.about_one:
+            product = next((p for p in state.seen if p.sku == state.picked_sku), None)
+        elif len(state.shown) == 1:
+            product = state.shown[0]
     if product is not None:
         colour = parsed.colour
         if colour is None and product in state.shown and len(product.colours) == 1:
@@ -330,6 +336,22 @@ def _plan(
     return Plan(kind="text", text=off_topic_text(vocabulary))
 
 
+_TWO_PLACES = re.compile(
+    r"\b(?:#|number\s)?([1-9])(?:st|nd|rd|th)?\s+(?:vs\.?|versus|or|and|with)\s+"
+    r"(?:the\s+)?(?:#|number\s)?([1-9])(?:st|nd|rd|th)?\b"
+)
+
+
+def _place_beyond(lowered: str, state: State) -> str:
+    """ "1 vs 3" of a list of one: say how many were shown, never search for "3"."""
+    listing = state.listing or state.shown
+    places = _TWO_PLACES.search(lowered)
+    if not listing or not places or max(int(n) for n in places.groups()) <= len(listing):
+        return ""
+    count = "one product" if len(listing) == 1 else f"{len(listing)} products"
+    return f"I showed {count} there. {WHICH_OF_THESE_TEXT}"
+
+
 def _points_or_names(lowered: str, state: State) -> bool:
     """Never out of scope: a place in the list in view ("second one looks nice"), a bare
     question of the product in focus ("what colours?"), or a thing asked for by name alone
@@ -357,6 +379,7 @@ def _asked_by_name(lowered: str) -> bool:
 # "what colours?", "sizes?", "how much": of the product in focus, asked bare.
 _BARE_ASK = re.compile(
     r"^\W*(?:and\s+)?(?:what|which)?\s*(?:colou?rs?|sizes?)\W*$|^\W*(?:and\s+)?how much\W*$"
+    r"|^\W*(?:and\s+)?(?:the\s+)?(?:price|prices|cost)(?:\s*-?\s*wise)?\W*$"
 )
 _QUESTION_WORDS = frozenset("why what how who when where really seriously sure ok okay".split())
 
