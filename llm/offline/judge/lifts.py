@@ -94,6 +94,9 @@ _EXCEPTION = re.compile(
     re.I,
 )
 _BE = r"(?:\s+(?:is|are|seems?|feels?)|'s|'re)"
+# A verb of aversion: denied with a changed mind it lifts ("I don't hate pink any more"); a
+# verb of liking denied is a dislike, not a lift ("I don't like Vela any more").
+_AVERSE = r"(?:mind|hate|dislike|loathe|detest|object\s+to)"
 _NAMED_LIFTS = (
     # "yellow's fine now", "polyester is OK after all", "green is now fine by me"
     re.compile(
@@ -104,8 +107,8 @@ _NAMED_LIFTS = (
     ),
     # "I don't mind Vela any more", "I no longer mind polyester", "I've nothing against it now"
     re.compile(
-        rf"\bi\s+(?:really\s+)?(?:don't|do\s+not)\s+mind\s+(?P<what>.+?)\s+{_CHANGED}\b"
-        rf"|\bi\s+no\s+longer\s+mind\s+(?P<what2>.+?)$"
+        rf"\bi\s+(?:really\s+)?(?:don't|do\s+not)\s+{_AVERSE}\s+(?P<what>.+?)\s+{_CHANGED}\b"
+        rf"|\bi\s+no\s+longer\s+{_AVERSE}\s+(?P<what2>.+?)$"
         rf"|\bi(?:'ve|\s+have)?\s+(?:got\s+)?nothing\s+against\s+(?P<what3>.+?)\s+{_CHANGED}\b",
         re.I,
     ),
@@ -139,7 +142,7 @@ _NAMED_LIFTS = (
     # "I've got over my thing about beige", "I've made peace with yellow": the change is said.
     re.compile(
         r"\b(?:got|gotten|get|getting|am|i'm)\s+over\s+(?:my\s+)?(?:thing|issue|problem|hang-up|"
-        r"hangup|aversion|dislike|hatred)\s+(?:about|with|of|for)\s+(?P<what>.+?)$"
+        r"hangup|aversion|dislike|hatred)\s+(?:about|with|of|for|against|towards?)\s+(?P<what>.+?)$"
         r"|\b(?:made|make|making)\s+(?:my\s+)?peace\s+with\s+(?P<what2>.+?)$",
         re.I,
     ),
@@ -152,23 +155,30 @@ _NAMED_LIFTS = (
         r"\b(?:forget|ignore|scratch|disregard)\s+(?:what|everything|anything)\s+i\s+(?:said|told\s+you)"
         r"\s+(?:earlier\s+|before\s+)?about\s+(?P<what>.+?)$"
         r"|\b(?:you\s+can|feel\s+free\s+to|it's\s+(?:fine|ok|okay)\s+to|go\s+ahead\s+and)\s+"
-        r"(?:show|suggest|recommend|offer)\s+(?:me\s+)?(?P<what2>.+?)\s+(?:again|now)\b"
+        r"(?:show|suggest|recommend|offer|include)\s+(?:me\s+)?(?P<what2>.+?)\s+(?:again|now)\b"
+        # "include Vela again", "happy to see yellow again": shown once more, not refused.
+        r"|^(?!.*\b(?:not|never|no|don't|won't|stop)\b).*?\b(?:show|suggest|recommend|offer|include|"
+        r"see|bring\s+back)\s+(?:me\s+)?(?P<what4>.+?)\s+again\b"
         # "leather isn't a dealbreaker any more"
         r"|^(?P<what3>.+?)\s+(?:isn't|is\s+not|aren't|are\s+not|is\s+no\s+longer|are\s+no\s+longer)"
-        r"\s+(?:a\s+dealbreaker|a\s+deal-breaker|a\s+no(?:-go)?|off\s+limits|off\s+the\s+table|"
+        r"\s+(?:a\s+dealbreaker|a\s+deal-breaker|a\s+no(?:-go)?|off[\s-]limits|off\s+the\s+table|"
         r"banned|a\s+problem|an\s+issue)(?:\s+for\s+me)?(?:\s+(?:any\s?more|now))?\b",
         re.I,
     ),
 )
 _MONEY_NOUN = r"(?:money|price|prices|cost|budget|spending|the\s+price\s+tag)"
-_LIMIT = r"(?:budget|spending\s+limit|price\s+limit)"
+_LIMIT = r"(?:budget(?:\s+(?:limit|cap|ceiling))?|(?:spending|price)\s+(?:limit|cap|ceiling))"
 _BUDGET_LIFT = re.compile(
     "|".join(
         (
-            r"\b(?:forget|drop|ditch|scrap|scratch|ignore|lose)\s+(?:about\s+)?(?:the|my)\s+budget\b"
+            r"\b(?:forget|forgot|drop(?:ped)?|ditch(?:ed)?|scrap(?:ped)?|scratch|ignore|lose|lost|skip(?:ped)?)"
+            rf"\s+(?:about\s+)?(?:the|my)\s+{_LIMIT}\b"
             r"(?!\s+(?:of|is|was)\b)(?![^,;.]*\d)",
             rf"\b(?:{_CARE})\s+(?:the\s+|my\s+)?(?:budget|price|prices|cost|money)\b",
-            r"\b(?:money|price|cost)(?:'s|\s+is)\s+no\s+object\b",
+            rf"\b{_MONEY_NOUN}(?:'s|\s+is)\s+no\s+(?:object|issue|problem|concern|worry)\b",
+            # "don't worry about my budget any more", "I'm not on a budget now"
+            rf"\b(?:don't|do\s+not)\s+worry\s+about\s+(?:the\s+|my\s+)?{_LIMIT}\b(?=.*\b{_CHANGED}\b)",
+            rf"\bnot\s+on\s+a\s+(?:tight\s+)?budget\b(?=.*\b{_CHANGED}\b)|\bno\s+longer\s+on\s+a\s+(?:tight\s+)?budget\b",
             rf"\b(?:the\s+|my\s+)?(?:budget|price|cost)\s+{_MATTER}\s+(?:to\s+me\s+)?{_CHANGED}",
             rf"\bno\s+{_LIMIT}\s+(?:for\s+me\s+)?{_CHANGED}",
             r"\b(?:money|budget|cash)(?:'s|\s+is|\s+isn't|\s+is\s+not)\s+(?:not\s+)?"

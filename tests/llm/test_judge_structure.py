@@ -1,0 +1,55 @@
+"""The offline judge reads change, lifts and style by the shape of a clause, not by phrase.
+
+Each case is said in words no tuning line uses, so that a rule passes only by reading the
+structure (an aversion denied with a changed mind, "<shown> X again", a limit taken away),
+and each has a near miss that must keep nothing or the opposite.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from llm.offline.judge import facts_judge
+
+
+def kept(message: str) -> set[tuple[str, str]]:
+    return {(fact.slot, fact.value) for fact in facts_judge(message)}
+
+
+@pytest.mark.parametrize(
+    ("message", "facts"),
+    [
+        # An aversion verb denied, with a sign the mind changed, lifts what it named.
+        ("Honestly I don't loathe beige anymore", {("colour/beige", "neutral")}),
+        ("I no longer dislike corduroy", {("material/corduroy", "neutral")}),
+        # Shown, suggested or included "again": the refusal is over.
+        ("Feel free to include Northwind again", {("brand/northwind", "neutral")}),
+        ("Glad to see ruffles again", {("design/ruffles", "neutral")}),
+        ("Suede isn't off-limits now", {("material/suede", "neutral")}),
+        ("I got over my aversion towards florals", {("design/floral", "neutral")}),
+        # A limit taken away: skipped, dropped, not worried about, no longer on one.
+        ("Let's skip the budget this year", {("budget", "none")}),
+        ("I dropped my spending cap", {("budget", "none")}),
+        ("Money is no concern", {("budget", "none")}),
+        ("Please don't worry about my spending limit now", {("budget", "none")}),
+        ("We're no longer on a tight budget", {("budget", "none")}),
+    ],
+)
+def test_a_lift_is_read_by_its_shape(message, facts):
+    assert kept(message) == facts
+
+
+@pytest.mark.parametrize(
+    ("message", "facts"),
+    [
+        # A liking denied is a dislike, never a lift.
+        ("I don't like Northwind any more", {("brand/northwind", "dislike")}),
+        # "again" under a refusal is no lift.
+        ("Never suggest Northwind again", {("brand/northwind", "dislike")}),
+        ("Don't include ruffles again", set()),
+        # A budget changed, not dropped.
+        ("I dropped my budget to 40", {("budget", "40 EUR")}),
+    ],
+)
+def test_the_near_misses_of_a_lift_are_no_lift(message, facts):
+    assert kept(message) == facts
