@@ -53,3 +53,16 @@ def test_a_lift_is_read_by_its_shape(message, facts):
 )
 def test_the_near_misses_of_a_lift_are_no_lift(message, facts):
     assert kept(message) == facts
+
+
+@pytest.mark.parametrize(
+    ("message", "facts"),
+    [
+        # A size for one garment, then one for the rest of the wardrobe, however the rest is said.
+        ("XL in coats, medium for the rest", {("size/outerwear", "XL"), ("size/tops", "M")}),
+        ("Blazers L, S otherwise", {("size/outerwear", "L"), ("size/tops", "S")}),
+        ("Jackets XL, L elsewhere", {("size/outerwear", "XL"), ("size/tops", "L")}),
+    ],
+)
+def test_a_per_garment_exception_gives_the_rest_its_own_size(message, facts):
+    assert kept(message) == facts

@@ -165,7 +165,9 @@ _TAKEN_UP = re.compile(
     r"nowadays)|now\s+i\s+(?:really\s+|actually\s+)?do)$",
     re.I,
 )
-_NAMES_ITS_OWN = re.compile(r"\b(?:in|for|with)\s+\w+|\b(?:everything|anything)\s+else\b", re.I)
+_NAMES_ITS_OWN = re.compile(
+    r"\b(?:in|for|with)\s+\w+|\b(?:everything|anything)\s+else\b|\b(?:otherwise|elsewhere)\b", re.I
+)
 
 
 def _sentence_facts(sentence: Sentence) -> list[Judged]:

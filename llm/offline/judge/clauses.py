@@ -194,7 +194,8 @@ _PRODUCT_SUBJECT = re.compile(r"^(?:this|that|these|those|the|it|it's|its)\b", r
 BARE_SIZE = re.compile(rf"^(?:size\s+)?(?:{LETTER_SIZE_ALTERNATIVES})$")
 # A size given for something, with no subject: "XL for jackets, L for everything else".
 _SIZE_FOR = re.compile(
-    rf"^(?:and\s+)?(?:size\s+)?(?:{LETTER_SIZE_ALTERNATIVES})\s+(?:for|in)\s+(?:\w+\s+)?\w+$"
+    rf"^(?:(?:and|but)\s+)?(?:size\s+)?(?:{LETTER_SIZE_ALTERNATIVES}|(?i:small|medium|large))\s+"
+    r"(?:(?:for|in)\s+(?:\w+\s+)?\w+|(?i:otherwise|elsewhere))$"
 )
 _PLEASE = re.compile(r"\bplease\b", re.I)
 # "XL in coats please remember": a note to keep, not a request.
