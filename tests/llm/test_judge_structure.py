@@ -66,3 +66,48 @@ def test_the_near_misses_of_a_lift_are_no_lift(message, facts):
 )
 def test_a_per_garment_exception_gives_the_rest_its_own_size(message, facts):
     assert kept(message) == facts
+
+
+@pytest.mark.parametrize(
+    ("message", "facts"),
+    [
+        # "X's out, Y's in", contracted as well as spelt out.
+        ("Kestrel's out, Mistral's in", {("brand/kestrel", "dislike"), ("brand/mistral", "like")}),
+        # "to Y from X" with no subject, and "from X to Y" with what changed named between.
+        ("Moved to Solstice from Brightmoor", {("brand/brightmoor", "dislike"), ("brand/solstice", "like")}),
+        (
+            "I changed my favourite colour from teal to plum",
+            {("colour/teal", "dislike"), ("colour/plum", "like")},
+        ),
+        # A measure changed with its noun named: the new figure is that measure's.
+        ("Moved my budget from 50 to 80", {("budget", "80 EUR")}),
+        ("Replace my 39 with a 40 in boots", {("size/shoes", "40")}),
+        # A name denied with a changed mind, then what holds now.
+        (
+            "No more Kestrel these days: Mistral is my brand",
+            {("brand/kestrel", "dislike"), ("brand/mistral", "like")},
+        ),
+        ("Not Kestrel these days, Mistral is my brand", {("brand/kestrel", "dislike"), ("brand/mistral", "like")}),
+        # The size meant, against the one typed by mistake.
+        ("Typo, I meant XS not S", {("size/tops", "XS")}),
+        # A liking taken back, in the same sentence or after a stop.
+        ("Used to adore Tern. Not so much now.", {("brand/tern", "dislike")}),
+        ("I used to love velvet, not so much", {("material/velvet", "dislike")}),
+    ],
+)
+def test_a_change_is_read_by_its_shape(message, facts):
+    assert kept(message) == facts
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        # Someone else's liking taken back is theirs.
+        "My sister used to love Tern. Not any more.",
+        "My dad used to adore velvet, not so much now",
+        # Not a change: a request with two sizes.
+        "I meant the navy one, not the black one?",
+    ],
+)
+def test_someone_elses_change_keeps_nothing(message):
+    assert kept(message) == set()

@@ -145,8 +145,8 @@ def _standing_facts(sentence: Sentence) -> list[Judged]:
 
 # A clause that only takes back what an earlier one said the shopper used to like.
 _GIVEN_UP = re.compile(
-    r"^(?:(?:but|and|though)\s+)?(?:not|no|none of (?:it|that))\s+(?:any\s?more|longer|now|"
-    r"these days|nowadays)$|^(?:(?:but|and)\s+)?(?:that's|that is)\s+(?:over|in the past)$",
+    r"^(?:(?:but|and|though|so)\s+)?(?:not|no|none of (?:it|that))\s+(?:so\s+much\s*)?(?:any\s?more|"
+    r"longer|now|these days|nowadays|$)$|^(?:(?:but|and)\s+)?(?:that's|that is)\s+(?:over|in the past)$",
     re.I,
 )
 
@@ -213,6 +213,7 @@ def _sentence_facts(sentence: Sentence) -> list[Judged]:
             and referent.term
             and referent.past
             and referent.polarity == LIKE
+            and not any(c.other_person for c in sentence.clauses)
         ):
             # "I used to love Zara, not any more": a liking given up.
             facts.append(preference_fact(referent.term, DISLIKE, at))

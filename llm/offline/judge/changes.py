@@ -89,12 +89,13 @@ _REST = (
 )
 _FROM_TO = re.compile(
     rf"(?:\b{_WHO}\s+(?:\w+\s+)?|^){_CHANGE_VERB}(?:\s+(?:over|up|down|back|across|away))?\s+"
-    rf"from\s+(?P<old>.+?)\s+(?:over\s+|across\s+|straight\s+)?(?:to|towards?|into)\s+"
+    # "I switched my usual brand from ...": what was changed, named between verb and "from".
+    rf"(?:(?:my|our)\s+(?P<what>(?:\w+\s+){{0,2}}?))?from\s+(?P<old>.+?)\s+(?:over\s+|across\s+|straight\s+)?(?:to|towards?|into)\s+"
     rf"(?P<new>.+?){_REST}",
     re.I,
 )
 _TO_FROM = re.compile(
-    rf"\b{_WHO}\s+(?:\w+\s+)?{_CHANGE_VERB}(?:\s+(?:over|across))?\s+to\s+(?P<new>.+?)\s+from\s+"
+    rf"(?:\b{_WHO}\s+(?:\w+\s+)?|^){_CHANGE_VERB}(?:\s+(?:over|across))?\s+to\s+(?P<new>.+?)\s+from\s+"
     rf"(?P<old>.+?){_REST}",
     re.I,
 )
@@ -104,8 +105,8 @@ _GIVEN_FOR = re.compile(
     re.I,
 )
 _OUT_IN = re.compile(
-    r"^(?P<old>[^,;]+?)\s+(?:is|are|'s)\s+out\s*[,;]?\s*(?:and\s+)?(?P<new>[^,;]+?)\s+"
-    r"(?:is|are|'s)\s+in\b(?P<rest>.*)$",
+    r"^(?P<old>[^,;]+?)(?:\s+(?:is|are)|'s)\s+out\s*[,;]?\s*(?:and\s+)?(?P<new>[^,;]+?)"
+    r"(?:\s+(?:is|are)|'s)\s+in\b(?P<rest>.*)$",
     re.I,
 )
 # "... instead of ..." changes a state only when the sentence says the mind moved.
@@ -176,11 +177,23 @@ _SIZE_NOT_THAT = re.compile(
     r"^(?P<lead>\W*(?i:actually|sorry|oops|no|nope|wait|correction|update)\b[\s,:!.-]*)"
     rf"(?=(?i:an?\s+|size\s+)?(?:\d{{1,2}}(?:\.5)?|{_LETTER})\b[^,;]*?[,;]?\s*(?i:not)\b)",
 )
+# "Oops, I meant L not XL": the size meant, against the one said by mistake.
+_MEANT_NOT = re.compile(
+    r"^(?P<lead>\W*(?:(?i:actually|sorry|oops|typo|no|wait|sorry\s+typo)\b[\s,:!.-]*)*)"
+    r"(?i:i\s+)?(?i:meant|mean)\s+"
+    rf"(?=(?i:an?\s+|size\s+)?(?:\d{{1,2}}(?:\.5)?|{_LETTER})\b[^,;]*?[,;]?\s*(?i:not)\b)",
+)
+# "Not Vela any more, Solstice is my brand now": a name denied with a changed mind.
+_NAME_DENIED = re.compile(
+    r"^(?P<lead>\W*)(?:(?i:i'm|i\s+am)\s+)?(?i:not|no\s+more)\s+(?P<what>[^,;:]+?)\s+"
+    r"(?i:any\s?more|these\s+days|nowadays)\s*(?P<sep>[,;:]|\s[-\u2013\u2014])"
+)
 _SIZE_LIKE = re.compile(
-    r"^(?:an?\s+|size\s+|(?:uk|us|eu)\s+)?(?:\d{1,3}(?:[.,]\d{1,2})?|x{0,3}[sl]|xs|m|small|medium|"
+    r"^(?:my\s+)?(?:an?\s+|size\s+|(?:uk|us|eu)\s+)?(?:\d{1,3}(?:[.,]\d{1,2})?|x{0,3}[sl]|xs|m|small|medium|"
     rf"large)(?:\s*(?:uk|us|eu|waist|in\s+\w+|[€£$]|{CURRENCY_WORD_ALTERNATIVES}))?$",
     re.I,
 )
+_NOW_A = "I'm now a "
 _PRODUCT = re.compile(r"^(?:the|that|this|those|these|it|them|one)\b", re.I)
 
 
@@ -188,10 +201,17 @@ def plain_readings(text: str) -> str:
     """The message with its changes and standing refusals said plainly, sentence by sentence
     (the readers take it from there)."""
     text = _NOW_AFTER_STOP.sub(r", \g<when> I'm a \g<size>", text)
+    text = _GIVEN_UP_AFTER_STOP.sub(r", not \g<tail>", text)
     parts = re.split(r"(?<=[.!?])\s+", text)
     return " ".join(_plain(part) for part in parts)
 
 
+# "Used to love Kestrel. Now? Not so much.": a liking taken back after a stop takes back
+# the sentence before it, so the two are read as one.
+_GIVEN_UP_AFTER_STOP = re.compile(
+    r"(?<=\w)\s*[.;!]\s+(?:(?i:now|these\s+days|nowadays)\s*[?,.]*\s+)?(?i:but\s+)?(?i:not)\s+"
+    r"(?P<tail>(?i:so\s+much|any\s?more)(?:\s+(?i:now|these\s+days))?)\s*(?=[.!]*\s*$)"
+)
 # "Used to be a 38 in shoes. These days a 39.": the new size goes with the old one's words.
 _NOW_AFTER_STOP = re.compile(
     r"[.;]\s+(?P<when>(?i:now|these\s+days|nowadays|today))[,]?\s+(?:(?i:i'm|im|i\s+am)\s+)?"
@@ -243,7 +263,13 @@ def _plain(sentence: str) -> str:
     denied = _NOT_ANY_MORE.match(sentence)
     if denied:
         return f"{denied.group('lead')}I'm a {denied.group('new')} now" + sentence[denied.end() :]
-    made = _MAKE_THAT.match(sentence) or _SIZE_NOT_THAT.match(sentence)
+    denied_name = _NAME_DENIED.match(sentence)
+    if denied_name and names_only(denied_name.group("what")):
+        return (
+            f"{denied_name.group('lead')}I'm over {denied_name.group('what')}, "
+            + sentence[denied_name.end() :].lstrip()
+        )
+    made = _MAKE_THAT.match(sentence) or _SIZE_NOT_THAT.match(sentence) or _MEANT_NOT.match(sentence)
     if made:
         return f"{made.group('lead')}I'm " + sentence[made.end() :]
     return sentence
@@ -262,6 +288,10 @@ def _change_said(sentence: str) -> str | None:
             when = _WHEN.match(rest)
             rest = " now" + rest[when.end() :] if when else rest
             stated = _old_and_new(match.group("old"), match.group("new"))
+            what = match.groupdict().get("what")
+            if stated and what and stated.startswith("I'm now a "):
+                # "I moved my budget from 50 to 80": the new figure is the named measure's.
+                stated = f"my {what.strip()} is {stated[len(_NOW_A) :]}"
             if stated is None:
                 return None
             return sentence[: match.start()] + stated + rest
@@ -337,7 +367,7 @@ def _old_and_new(old: str, new: str) -> str | None:
     old, new = old.strip(), new.strip()
     if _SIZE_LIKE.match(old) and _SIZE_LIKE.match(new):
         new = re.sub(r"^(?:an?|size)\s+", "", new, flags=re.I)
-        return f"I'm now a {new}"
+        return f"{_NOW_A}{new}"
     if _SIZE_LIKE.match(new) or _SIZE_LIKE.match(old):
         return None  # "I swapped the M for a blue one": no change of mind to read
     if _PRODUCT.match(old):

@@ -167,7 +167,7 @@ _ELIDED_I = re.compile(
     r"(?:a\s+)?bit\s+(?:short|low|skint|broke|tight|strapped)|short\s+on|low\s+on|got|"
     # "Ditched polyester", "switched to linen": a change of the shopper's own.
     r"ditched|dropped|quit|switched|swapped|moved|gave\s+up|stopped|started|gone\s+off|went\s+off|"
-    r"got\s+rid\s+of|given\s+up|fell\s+for|over)\b",
+    r"got\s+rid\s+of|given\s+up|fell\s+for|over|used\s+to)\b",
     re.I,
 )
 # In a sentence that asks for nothing, these name the shopper's own measures without an "I":
