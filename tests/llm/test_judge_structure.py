@@ -111,3 +111,34 @@ def test_a_change_is_read_by_its_shape(message, facts):
 )
 def test_someone_elses_change_keeps_nothing(message):
     assert kept(message) == set()
+
+
+@pytest.mark.parametrize(
+    ("message", "facts"),
+    [
+        # A figure in the past, then a bare new one said to hold now: the new one stands.
+        ("Budget was 40, it's 65 these days", {("budget", "65 EUR")}),
+        ("Skirts used to be a 14 for me, now a 12", {("size/bottoms", "M")}),
+        ("Was a medium a while ago, a large now", {("size/tops", "L")}),
+        ("I could spend 30 before; now it's 55", {("budget", "55 EUR")}),
+        ("Two years ago I was a UK 8, these days a 10", {("size/tops", "S")}),
+        ("I used to wear a 41 in boots, now a 42", {("size/shoes", "42")}),
+    ],
+)
+def test_was_then_now_keeps_the_new_figure(message, facts):
+    assert kept(message) == facts
+
+
+@pytest.mark.parametrize(
+    ("message", "facts"),
+    [
+        ("My daughter was a 10, now a 12", set()),  # someone else's
+        ("I was a 12 last year, I'm not sure now", set()),  # no new figure
+        # A garment or a measure is never a brand, capitalised or not.
+        ("Jumpsuits are a 10 for me", {("size/dresses", "S")}),
+        ("I love a boxy cut on T-shirts", {("design/boxy", "like")}),
+        ("I wear a W32 L34", {("size/waist", "32"), ("size/inseam", "34")}),
+    ],
+)
+def test_the_near_misses_of_was_then_now(message, facts):
+    assert kept(message) == facts

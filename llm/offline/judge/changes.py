@@ -203,7 +203,14 @@ def plain_readings(text: str) -> str:
     text = _NOW_AFTER_STOP.sub(r", \g<when> I'm a \g<size>", text)
     text = _GIVEN_UP_AFTER_STOP.sub(r", not \g<tail>", text)
     parts = re.split(r"(?<=[.!?])\s+", text)
-    return " ".join(_plain(part) for part in parts)
+    return " ".join(_plain(_once_was(part)) for part in parts)
+
+
+def _once_was(sentence: str) -> str:
+    was = _WAS_THEN_NOW.match(sentence)
+    if was and (was.group("now1") or was.group("now2")):
+        return _was_then_now(was)
+    return sentence
 
 
 # "Used to love Kestrel. Now? Not so much.": a liking taken back after a stop takes back
@@ -212,6 +219,46 @@ _GIVEN_UP_AFTER_STOP = re.compile(
     r"(?<=\w)\s*[.;!]\s+(?:(?i:now|these\s+days|nowadays)\s*[?,.]*\s+)?(?i:but\s+)?(?i:not)\s+"
     r"(?P<tail>(?i:so\s+much|any\s?more)(?:\s+(?i:now|these\s+days))?)\s*(?=[.!]*\s*$)"
 )
+# "Budget used to be 50, it's 80 now", "was a size 8 last year, a 10 these days": a figure in
+# the past, then a bare new one said to hold now. The new one takes the old one's place.
+_FIGURE = (
+    rf"(?:(?i:an?|size|uk|us|eu)\s+)*[\u20ac\u00a3$]?\d{{1,4}}(?:\.5)?|(?:(?i:an?)\s+)?"
+    rf"(?:{_LETTER}|(?i:small|medium|large))"
+)
+_NOW_WORDS = r"(?i:now|these\s+days|nowadays|today)"
+_WAS_THEN_NOW = re.compile(
+    r"^(?P<head>(?:[^,;:]*?\s)?)(?P<verb>(?i:was|were|used\s+to\s+(?:be|spend|wear|take)|could\s+spend))\s+"
+    rf"(?P<old>{_FIGURE})\b(?P<mid>[^,;:.!?]*?)\s*[,;:]\s*(?:(?i:but|and)\s+)?"
+    rf"(?P<now1>{_NOW_WORDS}\s*,?\s*)?(?:(?i:it's|it\s+is|i'm|i\s+am|they're|they\s+are)\s+)?"
+    rf"(?P<new>{_FIGURE})\b(?P<now2>\s+{_NOW_WORDS})?(?P<end>\s*[.!]*)$"
+)
+_THEN = re.compile(r"\s+(?:(?:\w+\s+){1,2}ago|before|back\s+then|last\s+\w+|previously)\b", re.I)
+_THEN_FIRST = re.compile(
+    r"^\W*(?:(?:last|this)\s+\w+|(?:\w+\s+){1,2}ago|back\s+then|before|previously)\s*,?\s*", re.I
+)
+_PRESENT = {"could spend": "can spend", "used to spend": "spend", "used to wear": "wear",
+            "used to take": "take"}  # fmt: skip
+
+
+def _was_then_now(match: re.Match) -> str:
+    head, verb = match.group("head"), re.sub(r"\s+", " ", match.group("verb").lower())
+    if verb in _PRESENT:
+        said = f"{head}{_PRESENT[verb]}"
+    elif not head.strip() or head.rstrip().lower().endswith(" i") or head.strip().lower() == "i":
+        said = re.sub(r"(?i)\bi\s*$", "", head) + "I'm"
+    else:
+        plural = verb == "were" or head.rstrip().lower().endswith("s")
+        said = head + ("are" if plural else "is")
+    said = _THEN_FIRST.sub("", said)
+    mid = _THEN.sub("", match.group("mid"))
+    old, new = match.group("old"), match.group("new")
+    # "I was a UK 14, now a 16": the new figure is in the old one's system.
+    system = re.search(r"\b(?i:uk|us|eu)\s+", old)
+    if system and not re.search(r"\b(?i:uk|us|eu)\b", new):
+        new = re.sub(r"^((?i:an?|size)\s+)?", lambda m: (m.group(0) or "") + system.group(0), new)
+    return f"{said} {new}{mid} now{match.group('end')}"
+
+
 # "Used to be a 38 in shoes. These days a 39.": the new size goes with the old one's words.
 _NOW_AFTER_STOP = re.compile(
     r"[.;]\s+(?P<when>(?i:now|these\s+days|nowadays|today))[,]?\s+(?:(?i:i'm|im|i\s+am)\s+)?"

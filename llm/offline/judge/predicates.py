@@ -19,7 +19,7 @@ from llm.offline.judge.habits import (
     POSSESSIVE_PHRASES,
     WHERE_I_PHRASES,
 )
-from llm.offline.judge.words import GARMENT_NOUNS
+from llm.offline.judge.words import GARMENT_NOUNS, GARMENT_WORDS
 
 NEGATORS = frozenset(
     "not don't dont do_not doesn't doesnt does_not never no_longer didn't didnt isn't isnt "
@@ -203,7 +203,7 @@ NOT_BRANDS = frozenset(
     february march april may june july august september october november december christmas
     easter the a an my and but so also honestly personally size medium small large spending
     cost costs turns""".split()
-)
+) | frozenset(GARMENT_WORDS)  # "Dresses are a 12 for me", "T-shirts": a garment, never a brand
 PREPOSITIONS = frozenset("in from at to near around into through".split())
 TOKEN = re.compile(r"[A-Za-z0-9]+(?:['&.\-][A-Za-z0-9]+)*%?|&|[?,.;!]")
 MAX_PHRASE = 6
