@@ -46,7 +46,8 @@ def test_a_lift_is_read_by_its_shape(message, facts):
         ("I don't like Northwind any more", {("brand/northwind", "dislike")}),
         # "again" under a refusal is no lift.
         ("Never suggest Northwind again", {("brand/northwind", "dislike")}),
-        ("Don't include ruffles again", set()),
+        ("Don't include ruffles again", {("design/ruffles", "dislike")}),  # a standing refusal
+        ("Don't include ruffles", set()),  # for this search only
         # A budget changed, not dropped.
         ("I dropped my budget to 40", {("budget", "40 EUR")}),
     ],
@@ -142,3 +143,41 @@ def test_was_then_now_keeps_the_new_figure(message, facts):
 )
 def test_the_near_misses_of_was_then_now(message, facts):
     assert kept(message) == facts
+
+
+@pytest.mark.parametrize(
+    ("message", "facts"),
+    [
+        # The comparative of a fit or a look is that fit or look.
+        ("I'd go for a baggier cut every time", {("design/loose-fit", "like")}),
+        ("Slimmer fits are my thing", {("design/slim-fit", "like")}),
+        # A cleft said plainly, either way round.
+        ("Crew necks are exactly what I wear", {("design/crew-neck", "like")}),
+        ("What I can't stand is acrylic", {("material/acrylic", "dislike")}),
+        # A look the shopper says they are, with a degree or a word of dress.
+        ("I'm pretty boho when it comes to clothes", {("design/boho", "like")}),
+        ("I'm fairly edgy in my style", {("design/edgy", "like")}),
+        # What a cut does to the shopper; a refusal said after the word.
+        ("Mock necks suffocate me", {("design/mock-neck", "dislike")}),
+        ("Wrap dresses are so flattering on me", {("design/wrap", "like")}),
+        ("Sequins are a no", {("design/sequins", "dislike")}),
+        # The first person left out, the verb first.
+        ("Don't like ruffles", {("design/ruffles", "dislike")}),
+        ("Adore Northwind, dislike Mistral", {("brand/northwind", "like"), ("brand/mistral", "dislike")}),
+        ("I always buy wide shoes", {("design/wide-fit", "like")}),
+    ],
+)
+def test_style_and_fit_are_read_by_their_shape(message, facts):
+    assert kept(message) == facts
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "I'm quite slim",  # a build, not a look
+        "I'm very casual about returns",  # an attitude, not a look
+        "I'm classic",  # no degree and no word of dress: too little to read
+    ],
+)
+def test_a_build_or_an_attitude_is_no_look(message):
+    assert kept(message) == set()

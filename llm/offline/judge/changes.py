@@ -25,7 +25,7 @@ from llm.shopper_words import LETTER_SIZE_ALTERNATIVES as _LETTER
 
 _NEVER_SHOW = re.compile(
     r"^(?P<lead>\W*(?:please\s+)?)(?:(?:never|don't\s+ever|do\s+not\s+ever|don't|do\s+not)\s+"
-    r"(?:ever\s+)?(?:show|suggest|recommend|offer|send)(?:\s+me)?|i\s+never\s+want\s+to\s+see|"
+    r"(?:ever\s+)?(?:show|suggest|recommend|offer|send|include)(?:\s+me)?|i\s+never\s+want\s+to\s+see|"
     r"i\s+don't\s+(?:ever\s+)?want\s+to\s+see)\s+"
     r"(?:(?:me\s+)?(?:anything|any|stuff|things|items|clothes)\s+(?:in|with|from|made\s+(?:of|from)|by)\s+|"
     r"any\s+)?(?P<what>.+?)(?P<tail>(?:\s+to\s+me)?(?:\s+(?:again|ever|any\s?more|please))*)"
@@ -194,6 +194,27 @@ _SIZE_LIKE = re.compile(
     re.I,
 )
 _NOW_A = "I'm now a "
+# A cleft: "slim shirts are what I like", "what I avoid is polyester": said plainly, the
+# verb before what it judges.
+_CLEFT_VERB = (
+    r"(?:really\s+|usually\s+|always\s+)?(?:like|love|prefer|want|adore|wear|buy|go\s+for|"
+    r"hate|avoid|dislike|can't\s+stand)"
+)
+_CLEFT = re.compile(
+    rf"^(?P<lead>\W*)(?P<what>[^,;]+?)\s+(?:is|are|'s|'re)\s+(?:exactly\s+|just\s+)?what\s+i\s+"
+    rf"(?P<verb>{_CLEFT_VERB})\b(?P<rest>.*)$"
+    rf"|^(?P<lead2>\W*)what\s+i\s+(?P<verb2>{_CLEFT_VERB})\s+(?:is|are)\s+(?P<what2>.+)$",
+    re.I,
+)
+# "I'm quite minimalist in how I dress": a look the shopper says they are, with a degree or
+# a word of dress that makes it a look and not a build or a mood.
+_I_AM_A_LOOK = re.compile(
+    r"\b(?:i'm|i\s+am)\s+(?P<degree>(?:quite|very|pretty|fairly|rather|really|super|so|totally|"
+    r"a\s+bit|a\s+little|kind\s+of|kinda|more)\s+)?(?P<look>[a-z-]+)(?!\s+(?:about|with|on|over)\b)"
+    r"(?P<dress>\s+(?:in\s+(?:style|how\s+i\s+dress|the\s+way\s+i\s+dress|my\s+style|my\s+taste)|"
+    r"when\s+it\s+comes\s+to\s+(?:clothes|style|fashion)|style-wise|by\s+nature))?",
+    re.I,
+)
 _PRODUCT = re.compile(r"^(?:the|that|this|those|these|it|them|one)\b", re.I)
 
 
@@ -310,6 +331,15 @@ def _plain(sentence: str) -> str:
     denied = _NOT_ANY_MORE.match(sentence)
     if denied:
         return f"{denied.group('lead')}I'm a {denied.group('new')} now" + sentence[denied.end() :]
+    cleft = _CLEFT.match(sentence)
+    if cleft:
+        what = cleft.group("what") or cleft.group("what2")
+        verb = cleft.group("verb") or cleft.group("verb2")
+        lead = cleft.group("lead") or cleft.group("lead2") or ""
+        return f"{lead}I {verb} {what}" + (cleft.group("rest") or "")
+    look = _I_AM_A_LOOK.search(sentence)
+    if look and (look.group("degree") or look.group("dress")) and _is_look(look.group("look")):
+        return sentence[: look.start()] + f"I like {look.group('look')}" + sentence[look.end() :]
     denied_name = _NAME_DENIED.match(sentence)
     if denied_name and names_only(denied_name.group("what")):
         return (
@@ -406,6 +436,12 @@ def names_only(text: str) -> bool:
             else:
                 return False
     return named
+
+
+def _is_look(word: str) -> bool:
+    """A design word for a look ("minimalist", "preppy"), not a fit or a cut ("slim")."""
+    hit = PHRASES.get((word.lower(),))
+    return bool(hit and hit[0] == "term" and hit[1][0] == "design" and hit[1][2].endswith(("styles", "designs")))
 
 
 def _old_and_new(old: str, new: str) -> str | None:

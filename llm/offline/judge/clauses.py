@@ -157,7 +157,8 @@ _HEDGED = re.compile(
 # ("not a fan of orange", "prefer Adidas", "budget about 100 euros").
 _ELIDED_I = re.compile(
     r"^(?:(?:and|also|plus|so|oh|honestly|personally|definitely|really|please)\s+)*"
-    r"(?:not|no|never|love|loves|like|prefer|hate|can't|cannot|big|huge|only|always|mostly|"
+    r"(?:not|no|never|(?:don't|do\s+not)\s+(?:really\s+)?(?:like|love|care\s+for|fancy|enjoy|mind|"
+    r"wear|buy|do|suit)|love|loves|adore|like|prefer|hate|dislike|detest|loathe|can't|cannot|big|huge|only|always|mostly|"
     r"usually|anything but|everything but|nothing|budget|allergic|sick of|tired of|done with|"
     r"strictly|going|heading|off to|team|shoe size|generally|typically|normally|pure|could|would|"
     r"can|might|looking to|planning|crazy about|mad about|nuts about|wild about|obsessed|"

@@ -43,7 +43,7 @@ def _inflected(*stems: str) -> tuple[str, ...]:
 _DISCOMFORT_CUES = (
     *_inflected(
         "irritate", "itch", "scratch", "bother", "chafe", "pinch", "prickle", "sting", "drain",
-        "overheat"
+        "overheat", "annoy", "bug", "frustrate", "suffocate", "restrict"
     ),
     "rub", "rubs", "hurt", "hurts", "gives me a rash", "give me a rash", "gives me rashes",
     "give me rashes", "gives me hives", "give me hives", "brings me out in", "bring me out in",
@@ -71,7 +71,7 @@ _REFUSALS = (
     "dealbreaker", "deal-breaker", "a dealbreaker", "a deal-breaker", "deal breaker",
     "a no for me", "a no from me", "no thanks", "no thank you", "not a chance", "never again",
     "a crime", "a fashion crime", "a disaster", "a nightmare", "out for me", "is out for me",
-    "are out for me", "off the table", "off the menu", "a no-no",
+    "are out for me", "off the table", "off the menu", "a no-no", "is a no", "are a no",
 )  # fmt: skip
 _GROWN_ON = ("grown on me", "grew on me", "growing on me", "grow on me", "grows on me")
 # A mind changed, either way: "I've come round to florals", "I've given up on skinny fits".
@@ -159,6 +159,7 @@ _LIKING = (
     "go for", "opt for", "lean towards", "gravitate towards", "is the best", "are the best",
     "try to buy", "try to", "trying to", "person", "guy", "girl", "gal", "team",
     "wear a lot of", "wear lots of", "own a lot of", "lovely on me", "great on me",
+    "flattering on me", "so flattering on me",
     "good on me", "nice on me", "best on me", "loved", "always loved", "always liked",
     "shop at", "buy from", "shop from", "matters", "matter", "i buy", "i wear",
     "never let me down", "never lets me down", "never disappoints", "never disappoint",
@@ -202,7 +203,7 @@ NOT_BRANDS = frozenset(
     xs xxs s m l xl xxl xxxl monday tuesday wednesday thursday friday saturday sunday january
     february march april may june july august september october november december christmas
     easter the a an my and but so also honestly personally size medium small large spending
-    cost costs turns""".split()
+    cost costs turns love like prefer hate adore dislike""".split()
 ) | frozenset(GARMENT_WORDS)  # "Dresses are a 12 for me", "T-shirts": a garment, never a brand
 PREPOSITIONS = frozenset("in from at to near around into through".split())
 TOKEN = re.compile(r"[A-Za-z0-9]+(?:['&.\-][A-Za-z0-9]+)*%?|&|[?,.;!]")
@@ -212,6 +213,17 @@ MAX_PHRASE = 6
 _SHADES = (
     "bright pale deep dusty muted soft vivid electric light dark rich warm cool pastel".split()
 )
+
+
+def _comparative(word: str) -> str:
+    """ "loose" -> "looser", "slim" -> "slimmer", "baggy" -> "baggier"."""
+    if word.endswith("y"):
+        return word[:-1] + "ier"
+    if word.endswith("e"):
+        return word + "r"
+    if re.search(r"[^aeiou][aeiou][bdgmnpt]$", word):
+        return word + word[-1] + "er"
+    return word + "er"
 
 
 def _phrase_table() -> dict[tuple[str, ...], tuple[str, object]]:
@@ -239,6 +251,11 @@ def _phrase_table() -> dict[tuple[str, ...], tuple[str, object]]:
                 for shade in _SHADES:
                     # "bright yellow", "dusty pink": a shade of the colour, unless named.
                     table.setdefault((shade, word), ("term", (category, key, phrase)))
+            if category == "design" and " " not in word and not word.endswith(("s", "ed")):
+                # "a looser fit", "slimmer cuts", "baggier": the comparative of a fit or a look.
+                more = _comparative(word)
+                for said in ((more,), (more, "fit"), (more, "fits"), (more, "cut"), (more, "cuts")):
+                    table.setdefault(said, ("term", (category, key, phrase)))
     # "I'm vegan" is a value in itself; "vegan leather" stays one term.
     table[("i'm", "vegan")] = ("term+", ("values", *VALUE_TERMS["vegan"]))
     table[("i", "am", "vegan")] = ("term+", ("values", *VALUE_TERMS["vegan"]))
@@ -260,6 +277,7 @@ PREDICATE_CUES = frozenset(
         "person", "guy", "girl", "gal", "fan", "is the best", "are the best",
         "never let me down", "never lets me down", "never disappoints", "never disappoint",
         "never fails", "lovely on me", "great on me", "good on me", "nice on me", "best on me",
+        "flattering on me", "so flattering on me",
         "is better", "are better", "is better now", "are better now",
         "my weakness", "uniform", "top picks", "my picks", "top choice", "first choice",
         "all the way", "only", "loyal", "doesn't suit me", "don't suit me", "does not suit me",
