@@ -75,7 +75,10 @@ def test_a_per_garment_exception_gives_the_rest_its_own_size(message, facts):
         # "X's out, Y's in", contracted as well as spelt out.
         ("Kestrel's out, Mistral's in", {("brand/kestrel", "dislike"), ("brand/mistral", "like")}),
         # "to Y from X" with no subject, and "from X to Y" with what changed named between.
-        ("Moved to Solstice from Brightmoor", {("brand/brightmoor", "dislike"), ("brand/solstice", "like")}),
+        (
+            "Moved to Solstice from Brightmoor",
+            {("brand/brightmoor", "dislike"), ("brand/solstice", "like")},
+        ),
         (
             "I changed my favourite colour from teal to plum",
             {("colour/teal", "dislike"), ("colour/plum", "like")},
@@ -88,7 +91,10 @@ def test_a_per_garment_exception_gives_the_rest_its_own_size(message, facts):
             "No more Kestrel these days: Mistral is my brand",
             {("brand/kestrel", "dislike"), ("brand/mistral", "like")},
         ),
-        ("Not Kestrel these days, Mistral is my brand", {("brand/kestrel", "dislike"), ("brand/mistral", "like")}),
+        (
+            "Not Kestrel these days, Mistral is my brand",
+            {("brand/kestrel", "dislike"), ("brand/mistral", "like")},
+        ),
         # The size meant, against the one typed by mistake.
         ("Typo, I meant XS not S", {("size/tops", "XS")}),
         # A liking taken back, in the same sentence or after a stop.
@@ -163,7 +169,10 @@ def test_the_near_misses_of_was_then_now(message, facts):
         ("Sequins are a no", {("design/sequins", "dislike")}),
         # The first person left out, the verb first.
         ("Don't like ruffles", {("design/ruffles", "dislike")}),
-        ("Adore Northwind, dislike Mistral", {("brand/northwind", "like"), ("brand/mistral", "dislike")}),
+        (
+            "Adore Northwind, dislike Mistral",
+            {("brand/northwind", "like"), ("brand/mistral", "dislike")},
+        ),
         ("I always buy wide shoes", {("design/wide-fit", "like")}),
     ],
 )

@@ -35,8 +35,8 @@ its category and slot.
 
 The package is laid out by what it reads: `clauses` (sentences, clauses and what kind each
 is), `predicates` (the lexicon of cues) and `preferences`, `sizes`, `measures` (waist and
-inseam), `budget`, `occasion`, `changes` (changes of mind), `lifts` and `once` (one-offs,
-irony, one brand's sizing).
+inseam), `budget`, `occasion`, `changes` (changes of mind), `restated` (a figure that changed, a
+cleft, a look), `lifts` and `once` (one-offs, irony, one brand's sizing).
 """
 
 from __future__ import annotations
