@@ -190,3 +190,25 @@ def test_style_and_fit_are_read_by_their_shape(message, facts):
 )
 def test_a_build_or_an_attitude_is_no_look(message):
     assert kept(message) == set()
+
+
+@pytest.mark.parametrize(
+    ("message", "facts"),
+    [
+        # A move of house, with a date ahead or a "there": the towns are no brands.
+        ("We're moving from Leeds to York next month", set()),
+        ("Moving to Porto soon, so I need lighter things", set()),
+        ("I'm based in Hull now, not Derby", set()),
+        # A switch of brand said with "moving" stays one.
+        (
+            "Moving to Solstice from Kestrel",
+            {("brand/kestrel", "dislike"), ("brand/solstice", "like")},
+        ),
+        # Irony: the first person left out, or a liking taken back at the end.
+        ("Adore paying 15 quid for postage", set()),
+        ("Oh yes, lime green is so me, lol no", set()),
+        ("Sequins are totally my thing, just kidding", set()),
+    ],
+)
+def test_places_and_irony_keep_no_taste(message, facts):
+    assert kept(message) == facts

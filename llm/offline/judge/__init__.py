@@ -59,7 +59,13 @@ from llm.offline.judge.judged import Judged
 from llm.offline.judge.lifts import lift_facts
 from llm.offline.judge.measures import MEASURE_FIRST, waist_inseam_facts
 from llm.offline.judge.occasion import occasion_facts
-from llm.offline.judge.once import ironic, once_span, one_brands_sizing, relative_for_one_brand
+from llm.offline.judge.once import (
+    ironic,
+    once_span,
+    one_brands_sizing,
+    places_named,
+    relative_for_one_brand,
+)
 from llm.offline.judge.preferences import (
     Pending,
     Referent,
@@ -138,6 +144,10 @@ def _standing_facts(sentence: Sentence) -> list[Judged]:
         facts = [f for f in facts if f.category != "size" or f.position < cut]
     if relative_for_one_brand(sentence.text):
         facts = [f for f in facts if not (f.category == "size" and f.value[:1] in "+-")]
+    places = places_named(sentence.text)
+    if places:
+        # "We're moving to Bristol": a town, not a brand.
+        facts = [f for f in facts if not (f.category == "brand" and f.slot[6:] in places)]
     lifted = lift_facts(sentence.text, sentence.start)
     slots = {fact.slot for fact in lifted}
     return [f for f in facts if f.slot not in slots] + lifted

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 
+from llm.offline.judge.once import places_named
 from llm.offline.judge.predicates import NOT_BRANDS, PHRASES, TOKEN
 from llm.offline.judge.restated import figure_restated, style_restated
 from llm.offline.judge.words import FIRST_PERSON
@@ -284,8 +285,8 @@ def _plain(sentence: str) -> str:
 def _change_said(sentence: str) -> str | None:
     """The sentence with its old value given up and its new one stated, or None when it
     states no change. The shopper's own change only: "my husband switched" is his."""
-    if sentence.rstrip().endswith("?"):
-        return None
+    if sentence.rstrip().endswith("?") or places_named(sentence):
+        return None  # a question, or a move of house ("moving from Berlin to Oslo soon")
     for pattern in (_FROM_TO, _TO_FROM, _GIVEN_FOR):
         match = pattern.search(sentence)
         if match:

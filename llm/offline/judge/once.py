@@ -34,11 +34,34 @@ _IRONY = re.compile(
     r"|\bnothing\s+says\b|\bwho\s+doesn't\s+(?:want|love|like)\b|\bjust\s+what\s+i\s+(?:always\s+)?"
     r"(?:wanted|needed)\b|\b(?:oh|wow),?\s+(?:great|brilliant|wonderful|fantastic|joy|lovely|"
     r"perfect|super)\b|\b(?:love|adore)\s+(?:how|it\s+when)\b|\bbecause\s+i\s+(?:just\s+)?"
-    r"(?:love|adore)\b|\bi\s+(?:just\s+|\w+ly\s+)?(?:love|adore|enjoy)\s+(?:paying|spending|wasting|"
+    r"(?:love|adore)\b|(?:^|\bi\s+)(?:just\s+|\w+ly\s+)?(?:love|adore|enjoy)\s+(?:paying|spending|wasting|"
     r"shelling|forking)\b"
-    r"|\b(?:a\s+fortune|an\s+arm\s+and\s+a\s+leg)\b.*\b(?:love|adore|fun)\b|\bsarcasm\b|/s\b",
+    r"|\b(?:a\s+fortune|an\s+arm\s+and\s+a\s+leg)\b.*\b(?:love|adore|fun)\b|\bsarcasm\b|/s\b"
+    # Taken back at the end: "totally my style, haha no", "a perfect fit, not!", "jk".
+    r"|\b(?:ha(?:ha)+|lol|lmao)\W+(?:no|not|jk|kidding)\W*$|\bjust\s+kidding\b|\bjk\b|,\s*not\s*!+\s*$",
     re.I,
 )
+
+
+# Where the shopper lives or moves to: a town after "live in", "relocating to", "we're moving
+# to", "moving from ... to ..." is a place, never a brand. A move said in the past or with
+# "over" ("I moved over from Zara to Uniqlo") is as often a switch of brand, so it stays one.
+_RESIDENCE = re.compile(
+    r"\b(?:relocat\w*|(?:live|living|lives|based|settled)\s+in|move\s+(?:house|home|abroad))\b"
+    # A move with a date ahead or a "there" after it is a move of house: "we're moving to
+    # Bristol next month", "moving from Berlin to Oslo, it's much colder there".
+    r"|\bmov(?:e|ed|ing)\b(?!\s+(?:over|on|away)\b)(?=.*\b(?:(?:next|this)\s+(?:week|month|year|"
+    r"spring|summer|autumn|winter)|soon|there|here|for\s+work)\b)",
+    re.I,
+)
+_PLACE = re.compile(r"\b(?:from|to|in|not)\s+(?P<name>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)")
+
+
+def places_named(text: str) -> set[str]:
+    """The names a sentence gives as places the shopper lives in or moves between, lowercased."""
+    if not _RESIDENCE.search(text):
+        return set()
+    return {match.group("name").lower() for match in _PLACE.finditer(text)}
 
 
 def once(text: str) -> bool:
