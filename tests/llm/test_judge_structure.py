@@ -212,3 +212,29 @@ def test_a_build_or_an_attitude_is_no_look(message):
 )
 def test_places_and_irony_keep_no_taste(message, facts):
     assert kept(message) == facts
+
+
+@pytest.mark.parametrize(
+    ("message", "facts"),
+    [
+        # Beside what a list refuses, its bare names are what the shopper wants.
+        (
+            "Linen or hemp, no polyester",
+            {
+                ("material/linen", "like"),
+                ("material/hemp", "like"),
+                ("material/polyester", "dislike"),
+            },
+        ),
+        ("Olive, never mustard", {("colour/olive", "like"), ("colour/mustard", "dislike")}),
+        (
+            "Tapered cuts, nothing baggy",
+            {("design/tapered", "like"), ("design/loose-fit", "dislike")},
+        ),
+        # Someone else's list stays theirs; a list that refuses nothing likes nothing by default.
+        ("For my son: linen, no polyester", set()),
+        ("Linen, hemp", set()),
+    ],
+)
+def test_a_list_that_refuses_likes_its_bare_names(message, facts):
+    assert kept(message) == facts

@@ -175,6 +175,8 @@ _TAKEN_UP = re.compile(
     r"nowadays)|now\s+i\s+(?:really\s+|actually\s+)?do)$",
     re.I,
 )
+# An item of a list that refuses: "nothing synthetic", "no prints", "never acrylic".
+_REFUSED_ITEM = re.compile(r"^(?:and\s+|but\s+)?(?:no|nothing|never|not|without|avoid)\b", re.I)
 _NAMES_ITS_OWN = re.compile(
     r"\b(?:in|for|with)\s+\w+|\b(?:everything|anything)\s+else\b|\b(?:otherwise|elsewhere)\b", re.I
 )
@@ -198,6 +200,7 @@ def _sentence_facts(sentence: Sentence) -> list[Judged]:
         and any(c.about_shopper for c in sentence.clauses)
         and not someone_else
     )
+    refusing = own_list and any(_REFUSED_ITEM.match(c.text) for c in sentence.clauses)
     if (
         any(clause.kind != "statement" for clause in sentence.clauses)
         and not any(c.supposed or c.past or c.other_person for c in sentence.clauses)
@@ -290,6 +293,10 @@ def _sentence_facts(sentence: Sentence) -> list[Judged]:
         carried = garment_named(clause.text) or carried
         sizes += said
         facts += budget_facts(clause, at)
+        if item and polarity is None and refusing:
+            # "Wool or cashmere, nothing synthetic": beside what the list refuses, a bare
+            # name is what the shopper wants.
+            polarity = LIKE
         preferences, polarity, pending = preference_facts(
             clause,
             at,
