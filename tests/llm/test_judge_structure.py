@@ -228,7 +228,7 @@ def test_places_and_irony_keep_no_taste(message, facts):
         ),
         ("Olive, never mustard", {("colour/olive", "like"), ("colour/mustard", "dislike")}),
         (
-            "Tapered cuts, nothing baggy",
+            "Tapered, nothing baggy",
             {("design/tapered", "like"), ("design/loose-fit", "dislike")},
         ),
         # Someone else's list stays theirs; a list that refuses nothing likes nothing by default.
