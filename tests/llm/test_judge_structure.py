@@ -238,3 +238,29 @@ def test_places_and_irony_keep_no_taste(message, facts):
 )
 def test_a_list_that_refuses_likes_its_bare_names(message, facts):
     assert kept(message) == facts
+
+
+@pytest.mark.parametrize(
+    ("message", "facts"),
+    [
+        # The unit between the figure and the noun.
+        ("I've got a 91 cm waist", {("size/waist", "36")}),
+        ("I have a 76 cm inside leg", {("size/inseam", "30")}),
+        # A size denied in its system is no second size.
+        ("I'm a UK 9 in trainers, not a UK 8", {("size/shoes", "43")}),
+    ],
+)
+def test_units_and_denied_sizes(message, facts):
+    assert kept(message) == facts
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        # One brand's sizing, with its garment named or its step said "there".
+        "For Kestrel trousers I'm a 34 waist",
+        "Northwind comes up small, I go up a size there",
+    ],
+)
+def test_one_brands_sizing_is_no_size(message):
+    assert kept(message) == set()

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import re
 
+from llm.offline.judge.words import GARMENT_NOUNS
+
 _ONCE = re.compile(
     r"\b(?:just|only)\s+(?:this|the\s+once|for\s+once)\b(?:\s+(?:once|time|one))?|\bfor\s+once\b"
     r"|\bthis\s+once\b|\bone[-\s]off\b|\bas\s+a\s+(?:treat|one[-\s]off|gift|present)\b"
@@ -130,7 +132,7 @@ def ironic(text: str) -> bool:
 # One brand's sizing is no size of the shopper's: "Kestrel runs small so I take a 43 in
 # theirs", "I go up a size in Vela".
 _ONE_BRANDS_SIZE = re.compile(
-    r"\b(?:runs?|running|comes?|come\s+up|fits?|sizes?)\s+(?:a\s+bit\s+|quite\s+|really\s+|very\s+)?"
+    r"\b(?:runs?|running|(?:comes?|came|coming)(?:\s+up)?|fits?|sizes?)\s+(?:a\s+bit\s+|quite\s+|really\s+|very\s+)?"
     r"(?:small|large|big|tight|narrow|generous|short|long)\b|\bin\s+(?:theirs|their\s+\w+)\b"
     r"|\b(?:in|with|for)\s+(?:that|this)\s+brand\b",
     re.I,
@@ -138,11 +140,16 @@ _ONE_BRANDS_SIZE = re.compile(
 # "In Kestrel I take a 42", "for Vela I'm an L": a size said for one named brand.
 _IN_ONE_BRAND = re.compile(
     r"\b(?i:in|with|for)\s+(?![Ii]\b)(?!(?i:shoes|trainers|boots|tops|jeans|dresses|coats)\b)[A-Z]"
-    r"[\w&']*(?:\s+[A-Z][\w&']*)?,?\s+(?i:i\s+(?:take|wear|need|get|go\s+for|buy)|i'm|i\s+am)\b"
+    r"[\w&']*(?:\s+[A-Z][\w&']*)?(?:\s+" + GARMENT_NOUNS + r")?,?\s+"
+    r"(?i:i\s+(?:take|wear|need|get|go\s+for|buy)|i'm|i\s+am)\b"
 )
 _RELATIVE_FOR_BRAND = re.compile(
     r"\b(?:up|down)\s+(?:a|one|two|half\s+a)\s+sizes?\s+(?:in|for|with)\s+(?![Ii]\b)[A-Z][\w&']*"
     r"|\b(?:in|for|with)\s+(?![Ii]\b)[A-Z][\w&']*,?\s+[Ii]\s+(?:size|go)\s+(?:up|down)\b"
+)
+# "Mistral comes up big, I go down a size there": a step said of the brand just named.
+_STEP_THERE = re.compile(
+    r"\b(?:up|down)\s+(?:a|one|half\s+a)\s+size\s+(?:there|in\s+theirs|in\s+them|with\s+them)\b", re.I
 )
 
 
@@ -155,4 +162,7 @@ def one_brands_sizing(text: str) -> int | None:
 
 def relative_for_one_brand(text: str) -> bool:
     """True when a size up or down is said for one brand only."""
-    return bool(_RELATIVE_FOR_BRAND.search(text))
+    return bool(
+        _RELATIVE_FOR_BRAND.search(text)
+        or (_STEP_THERE.search(text) and _ONE_BRANDS_SIZE.search(text))
+    )
