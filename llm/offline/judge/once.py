@@ -149,7 +149,8 @@ _RELATIVE_FOR_BRAND = re.compile(
 )
 # "Mistral comes up big, I go down a size there": a step said of the brand just named.
 _STEP_THERE = re.compile(
-    r"\b(?:up|down)\s+(?:a|one|half\s+a)\s+size\s+(?:there|in\s+theirs|in\s+them|with\s+them)\b", re.I
+    r"\b(?:up|down)\s+(?:a|one|half\s+a)\s+size\s+(?:there|in\s+theirs|in\s+them|with\s+them)\b",
+    re.I,
 )
 
 

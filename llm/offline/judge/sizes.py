@@ -58,7 +58,9 @@ _SIZE_CUE = re.compile(
 )
 _NEGATED_SIZE = re.compile(
     r"\b(?:not|no longer|never|isn't|aren't|instead of|rather than|from)\s+(?:really\s+)?"
-    r"(?:(?:a|an|in)\s+)?(?:size\s+)?(?:(?:uk|us|eu)\s*)?(?:" + _LETTER + r"|\d{1,2}|small|medium|large)\b"
+    r"(?:(?:a|an|in)\s+)?(?:size\s+)?(?:(?:uk|us|eu)\s*)?(?:"
+    + _LETTER
+    + r"|\d{1,2}|small|medium|large)\b"
     r"(?:\s+any\s?more)?",
     re.I,
 )
