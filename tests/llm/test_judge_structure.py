@@ -264,3 +264,28 @@ def test_units_and_denied_sizes(message, facts):
 )
 def test_one_brands_sizing_is_no_size(message):
     assert kept(message) == set()
+
+
+@pytest.mark.parametrize(
+    ("message", "facts"),
+    [
+        # The old one seen off, the new one greeted.
+        (
+            "Farewell viscose, hello lyocell",
+            {("material/viscose", "dislike"), ("material/lyocell", "like")},
+        ),
+        # A taste left, with a sign the mind changed; "off to" goes somewhere.
+        ("I'm right off ruffles lately", {("design/ruffles", "dislike")}),
+        ("I'm off to a festival now", {("occasion/festival", "festival")}),
+        # What was said before gives way to what is, in the measure it named.
+        ("I told you a budget of 70 before, it's actually 90", {("budget", "90 EUR")}),
+        ("I said L earlier, I'm actually an XL", {("size/tops", "XL")}),
+        # Holding to a taste.
+        ("I'm sticking with merino", {("material/merino", "like")}),
+        # A whole category that no longer weighs on the shopper; its noun is no brand.
+        ("Colour doesn't bother me any more", {("colour/any", "neutral")}),
+        ("Brands no longer concern me", {("brand/any", "neutral")}),
+    ],
+)
+def test_more_changes_and_lifts_by_their_shape(message, facts):
+    assert kept(message) == facts

@@ -108,9 +108,26 @@ _GIVEN_FOR = re.compile(
 )
 _OUT_IN = re.compile(
     r"^(?P<old>[^,;]+?)(?:\s+(?:is|are)|'s)\s+out\s*[,;]?\s*(?:and\s+)?(?P<new>[^,;]+?)"
-    r"(?:\s+(?:is|are)|'s)\s+in\b(?P<rest>.*)$",
+    r"(?:\s+(?:is|are)|'s)\s+in\b(?P<rest>.*)$"
+    # "Goodbye Mistral, hello Copperleaf": the old one seen off, the new one greeted.
+    r"|^\W*(?:good\s*bye|bye(?:\s+bye)?|farewell|so\s+long)\s+(?P<old2>[^,;]+?)\s*[,;]?\s*(?:and\s+)?"
+    r"(?:hello|hi|welcome)\s+(?P<new2>[^,;.!]+?)(?P<rest2>[,;.!].*|$)",
     re.I,
 )
+# "I'm off stripes these days": a taste left, with a sign that the mind changed.
+_OFF_NOW = re.compile(
+    r"\b(?P<who>i'm|i\s+am)\s+(?:totally\s+|completely\s+|a\s+bit\s+|right\s+)?off\s+(?!to\b)"
+    r"(?P<what>[^,;.!?]+?)\s+(?P<when>these\s+days|now|nowadays|lately|at\s+the\s+moment)\b",
+    re.I,
+)
+# "I said a 30 waist earlier, it's actually 31": what was said before gives way to what is.
+_SAID_ACTUALLY = re.compile(
+    r"^(?P<lead>\W*)i\s+(?:said|told\s+you|wrote|typed|put)\s+(?P<old>[^,;]+?)"
+    r"(?:\s+(?:earlier|before|by\s+mistake))?\s*[,;]\s*(?:but\s+)?(?:it's|it\s+is|i'm|i\s+am)\s+"
+    r"actually\s+(?P<new>[^,;.!?]+)",
+    re.I,
+)
+_MEASURE_NOUN = re.compile(r"\b(?P<noun>budget|shoe\s+size|waist|inseam)\b", re.I)
 # "... instead of ..." changes a state only when the sentence says the mind moved.
 _INSTEAD = re.compile(
     r"\s+(?:instead\s+of|rather\s+than|in\s+place\s+of)\s+(?P<old>.+?)"
@@ -227,6 +244,11 @@ def _plain(sentence: str) -> str:
         reason = shown.group("reason")
         lead = re.sub(r"please\s+", "", shown.group("lead"), flags=re.I)
         return f"{lead}I hate {shown.group('what')}" + (f", {reason}" if reason else ".")
+    said = _SAID_ACTUALLY.match(sentence)
+    if said:
+        noun = _MEASURE_NOUN.search(said.group("old"))
+        whose = f"My {noun.group('noun').lower()} is" if noun else "I'm"
+        return f"{said.group('lead')}{whose} {said.group('new')}" + sentence[said.end() :]
     measure_now = _MEASURE_NOW.search(sentence)
     if measure_now:
         noun = (measure_now.group("noun") or measure_now.group("noun2")).lower()
@@ -304,8 +326,19 @@ def _change_said(sentence: str) -> str | None:
             return sentence[: match.start()] + stated + rest
     out_in = _OUT_IN.match(sentence)
     if out_in:
-        stated = _old_and_new(out_in.group("old"), out_in.group("new"))
-        return None if stated is None else stated + out_in.group("rest")
+        old, new = (
+            out_in.group("old") or out_in.group("old2"),
+            out_in.group("new") or out_in.group("new2"),
+        )
+        stated = _old_and_new(old, new)
+        return (
+            None
+            if stated is None
+            else stated + (out_in.group("rest") or out_in.group("rest2") or "")
+        )
+    off = _OFF_NOW.search(sentence)
+    if off and names_only(off.group("what")):
+        return sentence[: off.start()] + f"I'm over {off.group('what')} now" + sentence[off.end() :]
     instead = _INSTEAD.search(sentence)
     if instead and _MOVED_ON.search(sentence):
         before, old = sentence[: instead.start()], instead.group("old").strip()

@@ -64,6 +64,10 @@ def _category_lift(category: str) -> re.Pattern:
         rf"would\s+be|works?|goes|go))?(?:\s+(?:\w+\s+)?{_FINE})?"
         rf"|\b(?:happy|fine|ok|okay|open)\s+(?:with|to)\s+(?:any|all|every)\s+(?:\w+\s+)?(?:{noun})\b"
         rf"|\b(?:{noun})\s+(?:really\s+)?{_MATTER}"
+        # "fabric doesn't bother me any more": the category no longer weighs on the shopper.
+        rf"|\b(?:{noun})\s+(?:doesn't|does\s+not|don't|do\s+not)\s+(?:really\s+)?"
+        rf"(?:bother|worry|concern)\s+me\b(?=.*\b{_CHANGED}\b)"
+        rf"|\b(?:{noun})\s+no\s+longer\s+(?:bother|worry|concern)s?\s+me\b"
         rf"|\b(?:{noun})\s+{_UNIMPORTANT}"
         rf"|\b(?:{noun})(?:-wise)?\W+(?:\w+\s+)?anything\s+goes\b"
         rf"|\b(?:{_CARE})\s+(?:the\s+|which\s+|what\s+|my\s+)?(?:{noun})\b"
@@ -81,7 +85,7 @@ _CATEGORY_LIFTS = {category: _category_lift(category) for category in _CATEGORY}
 _VERDICT = re.compile(
     r"\b(?:not|no\s+longer|never)\s+(?:really\s+|too\s+|that\s+|very\s+|so\s+)?(?:fussy|bothered|"
     r"picky|particular|precious|fussed|strict|loyal)\b|"
-    rf"\b{_FINE}\b|\bwill\s+do\b|\bworks?\s+for\s+me\b|{_MATTER}|\b(?:{_CARE})\b|{_UNIMPORTANT}|"
+    rf"\b{_FINE}\b|\bwill\s+do\b|\b(?:bother|worry|concern)s?\s+me\b|\bworks?\s+for\s+me\b|{_MATTER}|\b(?:{_CARE})\b|{_UNIMPORTANT}|"
     r"\bhappy\s+with\b|\bopen\s+to\b|\bused\s+to\s+be\b|\banything\s+goes\b",
     re.I,
 )
@@ -225,7 +229,12 @@ def _terms(text: str, at: int) -> list[Judged]:
         else:
             token = tokens[index]
             word = token.group(0)
-            if word[:1].isupper() and word.lower() not in NOT_BRANDS and word.isalpha():
+            if (
+                word[:1].isupper()
+                and word.lower() not in NOT_BRANDS
+                and word.isalpha()
+                and not any(re.fullmatch(noun, word, re.I) for noun in _CATEGORY.values())
+            ):
                 end = index + 1
                 while (
                     end < len(tokens)

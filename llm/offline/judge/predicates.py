@@ -85,6 +85,7 @@ _TURNED_TO_CUES = (
     "can never resist", "can't say no to", "never turn down", "become", "became",
     # What a change goes to: "going with Northwind", "switched to linen".
     "going with", "gone with", "went with", "switched to", "switching to", "moved to",
+    "sticking with", "sticking to", "stick with", "stuck with",
     "moving to", "changed to", "now wearing", "now buying",
 )  # fmt: skip
 _TURNED_FROM_CUES = (
