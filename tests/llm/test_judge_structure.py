@@ -289,3 +289,18 @@ def test_one_brands_sizing_is_no_size(message):
 )
 def test_more_changes_and_lifts_by_their_shape(message, facts):
     assert kept(message) == facts
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        # A product seen before, asked for again, lifts nothing.
+        "Can you show me the Tern jacket again?",
+        "Could I see the yellow dress again",
+        # Someone else's lift is theirs.
+        "My wife is happy to see pink again",
+        "He's not fussy about brands now",
+    ],
+)
+def test_a_product_again_or_someone_elses_lift_is_no_lift(message):
+    assert kept(message) == set()

@@ -104,6 +104,12 @@ _WHO = re.compile(r"^who(?:'s)?\b", re.I)
 _ENDS_WITH_PERSON = re.compile(r"\b" + _PEOPLE + r"\W*$|\b(?:him|her|them)\W*$", re.I)
 
 
+def about_someone_else(text: str) -> bool:
+    """True when a sentence's subject is someone else and the shopper is not in it ("my
+    wife is happy to see pink again", "he's not fussy about brands now")."""
+    return bool(_OTHER_PERSON.match(text.strip())) and not speaks_of_self(text)
+
+
 def speaks_of_self(text: str) -> bool:
     """True when the shopper is in the clause themselves, not only as the owner of someone
     ("my husband" names him; "I" or "my size" names the shopper)."""

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 
 from llm.fact_schema import ANY_KEY, BUDGET_SLOT, NEUTRAL, NO_BUDGET, budget_sentence, slot_key
+from llm.offline.judge.clauses import about_someone_else
 from llm.offline.judge.judged import Judged
 from llm.offline.judge.once import once
 from llm.offline.judge.predicates import NOT_BRANDS, PHRASES, TOKEN
@@ -161,8 +162,10 @@ _NAMED_LIFTS = (
         r"|\b(?:you\s+can|feel\s+free\s+to|it's\s+(?:fine|ok|okay)\s+to|go\s+ahead\s+and)\s+"
         r"(?:show|suggest|recommend|offer|include)\s+(?:me\s+)?(?P<what2>.+?)\s+(?:again|now)\b"
         # "include Vela again", "happy to see yellow again": shown once more, not refused.
-        r"|^(?!.*\b(?:not|never|no|don't|won't|stop)\b).*?\b(?:show|suggest|recommend|offer|include|"
-        r"see|bring\s+back)\s+(?:me\s+)?(?P<what4>.+?)\s+again\b"
+        r"|^(?!.*\b(?:not|never|no|don't|won't|stop)\b)(?!.*\?\s*$).*?\b(?:show|suggest|recommend|"
+        r"offer|include|see|bring\s+back)\s+(?:me\s+)?"
+        # A name shown again, not a product seen before ("the Tern jacket again").
+        r"(?!(?:the|that|this|those|these|a|an|some|any|it|them|one|your|my)\b)(?P<what4>.+?)\s+again\b"
         # "leather isn't a dealbreaker any more"
         r"|^(?P<what3>.+?)\s+(?:isn't|is\s+not|aren't|are\s+not|is\s+no\s+longer|are\s+no\s+longer)"
         r"\s+(?:a\s+dealbreaker|a\s+deal-breaker|a\s+no(?:-go)?|off[\s-]limits|off\s+the\s+table|"
@@ -258,7 +261,7 @@ def _named(match: re.Match) -> str | None:
 def lift_facts(text: str, at: int) -> list[Judged]:
     """The preferences a sentence lifts, as facts that replace the old ones. A sentence
     said for one purchase lifts nothing."""
-    if _HEDGE.search(text) or once(text):
+    if _HEDGE.search(text) or once(text) or about_someone_else(text):
         return []
     facts: list[Judged] = []
     if _BUDGET_LIFT.search(text):
