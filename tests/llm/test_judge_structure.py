@@ -199,6 +199,8 @@ def test_a_build_or_an_attitude_is_no_look(message):
         ("We're moving from Leeds to York next month", set()),
         ("Moving to Porto soon, so I need lighter things", set()),
         ("I'm based in Hull now, not Derby", set()),
+        # The move's own words only: a brand said after it stays a brand.
+        ("I live in Leeds, and I'm loyal to Northwind", {("brand/northwind", "like")}),
         # A switch of brand said with "moving" stays one.
         (
             "Moving to Solstice from Kestrel",

@@ -61,9 +61,12 @@ _PLACE = re.compile(r"\b(?:from|to|in|not)\s+(?P<name>[A-Z][\w'-]*(?:\s+[A-Z][\w
 
 def places_named(text: str) -> set[str]:
     """The names a sentence gives as places the shopper lives in or moves between, lowercased."""
-    if not _RESIDENCE.search(text):
+    residence = _RESIDENCE.search(text)
+    if not residence:
         return set()
-    return {match.group("name").lower() for match in _PLACE.finditer(text)}
+    # The move's own words only: "I live in Leeds, and I'm loyal to Vela" keeps Vela.
+    span = re.split(r"[;.!?]|\b(?:and|but|so|because)\b", text[residence.start() :], maxsplit=1)[0]
+    return {match.group("name").lower() for match in _PLACE.finditer(span)}
 
 
 def once(text: str) -> bool:
