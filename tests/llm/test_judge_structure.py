@@ -306,3 +306,30 @@ def test_more_changes_and_lifts_by_their_shape(message, facts):
 )
 def test_a_product_again_or_someone_elses_lift_is_no_lift(message):
     assert kept(message) == set()
+
+
+@pytest.mark.parametrize(
+    ("message", "facts"),
+    [
+        # Greeted and seen off, in either order.
+        (
+            "Hi linen, bye polyester",
+            {("material/linen", "like"), ("material/polyester", "dislike")},
+        ),
+        # A move over to a new taste.
+        ("I've come over to Solstice", {("brand/solstice", "like")}),
+        # A change of size said without "I", the new size after it.
+        ("Came down a size this spring, an S now", {("size/tops", "S")}),
+        # Brought back, or a category the shopper is easy about now.
+        ("Bring back stripes please", {("design/stripes", "neutral")}),
+        ("Whichever colour, I'm easy these days", {("colour/any", "neutral")}),
+        # What a cut does to the shopper.
+        ("Boxy jackets swamp me", {("design/boxy", "dislike")}),
+    ],
+)
+def test_greetings_moves_and_lifts_by_their_shape(message, facts):
+    assert kept(message) == facts
+
+
+def test_a_size_stepped_for_one_brand_is_no_size():
+    assert kept("With Solstice I size up to a 42") == set()

@@ -111,7 +111,9 @@ _OUT_IN = re.compile(
     r"(?:\s+(?:is|are)|'s)\s+in\b(?P<rest>.*)$"
     # "Goodbye Mistral, hello Copperleaf": the old one seen off, the new one greeted.
     r"|^\W*(?:good\s*bye|bye(?:\s+bye)?|farewell|so\s+long)\s+(?P<old2>[^,;]+?)\s*[,;]?\s*(?:and\s+)?"
-    r"(?:hello|hi|welcome)\s+(?P<new2>[^,;.!]+?)(?P<rest2>[,;.!].*|$)",
+    r"(?:hello|hi|welcome)\s+(?P<new2>[^,;.!]+?)(?P<rest2>[,;.!].*|$)"
+    r"|^\W*(?:hello|hi|welcome)\s+(?P<new3>[^,;]+?)\s*[,;]?\s*(?:and\s+)?"
+    r"(?:good\s*bye|bye(?:\s+bye)?|farewell|so\s+long)\s+(?P<old3>[^,;.!]+?)(?P<rest3>[,;.!].*|$)",
     re.I,
 )
 # "I'm off stripes these days": a taste left, with a sign that the mind changed.
@@ -326,15 +328,14 @@ def _change_said(sentence: str) -> str | None:
             return sentence[: match.start()] + stated + rest
     out_in = _OUT_IN.match(sentence)
     if out_in:
-        old, new = (
-            out_in.group("old") or out_in.group("old2"),
-            out_in.group("new") or out_in.group("new2"),
-        )
+        old = out_in.group("old") or out_in.group("old2") or out_in.group("old3")
+        new = out_in.group("new") or out_in.group("new2") or out_in.group("new3")
         stated = _old_and_new(old, new)
         return (
             None
             if stated is None
-            else stated + (out_in.group("rest") or out_in.group("rest2") or "")
+            else stated
+            + (out_in.group("rest") or out_in.group("rest2") or out_in.group("rest3") or "")
         )
     off = _OFF_NOW.search(sentence)
     if off and names_only(off.group("what")):

@@ -174,7 +174,9 @@ _ELIDED_I = re.compile(
     r"(?:a\s+)?bit\s+(?:short|low|skint|broke|tight|strapped)|short\s+on|low\s+on|got|"
     # "Ditched polyester", "switched to linen": a change of the shopper's own.
     r"ditched|dropped|quit|switched|swapped|moved|gave\s+up|stopped|started|gone\s+off|went\s+off|"
-    r"got\s+rid\s+of|given\s+up|fell\s+for|over|used\s+to)\b",
+    r"got\s+rid\s+of|given\s+up|fell\s+for|over|used\s+to|"
+    # "Went up a size over lockdown", "up a size since last year": the shopper's own change.
+    r"(?:went|gone|come|came)\s+(?:up|down)\s+a\s+size|(?:up|down)\s+a\s+size)\b",
     re.I,
 )
 # In a sentence that asks for nothing, these name the shopper's own measures without an "I":
@@ -198,7 +200,10 @@ _FACT_NOUN = re.compile(
 
 
 _PRODUCT_SUBJECT = re.compile(r"^(?:this|that|these|those|the|it|it's|its)\b", re.I)
-BARE_SIZE = re.compile(rf"^(?:size\s+)?(?:{LETTER_SIZE_ALTERNATIVES})$")
+# "L", "size M", and after a change "L now", "an XL these days".
+BARE_SIZE = re.compile(
+    rf"^(?:(?:size|an?)\s+)?(?:{LETTER_SIZE_ALTERNATIVES})(?:\s+(?:now|these\s+days|nowadays))?$"
+)
 # A size given for something, with no subject: "XL for jackets, L for everything else".
 _SIZE_FOR = re.compile(
     rf"^(?:(?:and|but)\s+)?(?:size\s+)?(?:{LETTER_SIZE_ALTERNATIVES}|(?i:small|medium|large))\s+"

@@ -87,7 +87,7 @@ _VERDICT = re.compile(
     r"\b(?:not|no\s+longer|never)\s+(?:really\s+|too\s+|that\s+|very\s+|so\s+)?(?:fussy|bothered|"
     r"picky|particular|precious|fussed|strict|loyal)\b|"
     rf"\b{_FINE}\b|\bwill\s+do\b|\b(?:bother|worry|concern)s?\s+me\b|\bworks?\s+for\s+me\b|{_MATTER}|\b(?:{_CARE})\b|{_UNIMPORTANT}|"
-    r"\bhappy\s+with\b|\bopen\s+to\b|\bused\s+to\s+be\b|\banything\s+goes\b",
+    r"\bhappy\s+with\b|\bopen\s+to\b|\bused\s+to\s+be\b|\banything\s+goes\b|\b(?:i'm|i\s+am)\s+easy\b",
     re.I,
 )
 # An exception keeps the category: "any colour is fine, except beige". "But not any more"
@@ -166,6 +166,8 @@ _NAMED_LIFTS = (
         r"offer|include|see|bring\s+back)\s+(?:me\s+)?"
         # A name shown again, not a product seen before ("the Tern jacket again").
         r"(?!(?:the|that|this|those|these|a|an|some|any|it|them|one|your|my)\b)(?P<what4>.+?)\s+again\b"
+        # "bring back orange": shown once more, as before the refusal.
+        r"|^(?:please\s+)?bring\s+back\s+(?!(?:the|that|this|those|these|it|them)\b)(?P<what5>[^,;.!?]+)"
         # "leather isn't a dealbreaker any more"
         r"|^(?P<what3>.+?)\s+(?:isn't|is\s+not|aren't|are\s+not|is\s+no\s+longer|are\s+no\s+longer)"
         r"\s+(?:a\s+dealbreaker|a\s+deal-breaker|a\s+no(?:-go)?|off[\s-]limits|off\s+the\s+table|"

@@ -144,7 +144,7 @@ _ONE_BRANDS_SIZE = re.compile(
 _IN_ONE_BRAND = re.compile(
     r"\b(?i:in|with|for)\s+(?![Ii]\b)(?!(?i:shoes|trainers|boots|tops|jeans|dresses|coats)\b)[A-Z]"
     r"[\w&']*(?:\s+[A-Z][\w&']*)?(?:\s+" + GARMENT_NOUNS + r")?,?\s+"
-    r"(?i:i\s+(?:take|wear|need|get|go\s+for|buy)|i'm|i\s+am)\b"
+    r"(?i:i\s+(?:take|wear|need|get|go\s+for|buy|size\s+(?:up|down))|i'm|i\s+am)\b"
 )
 _RELATIVE_FOR_BRAND = re.compile(
     r"\b(?:up|down)\s+(?:a|one|two|half\s+a)\s+sizes?\s+(?:in|for|with)\s+(?![Ii]\b)[A-Z][\w&']*"

@@ -43,7 +43,7 @@ def _inflected(*stems: str) -> tuple[str, ...]:
 _DISCOMFORT_CUES = (
     *_inflected(
         "irritate", "itch", "scratch", "bother", "chafe", "pinch", "prickle", "sting", "drain",
-        "overheat", "annoy", "bug", "frustrate", "suffocate", "restrict"
+        "overheat", "annoy", "bug", "frustrate", "suffocate", "restrict", "drown", "swamp"
     ),
     "rub", "rubs", "hurt", "hurts", "gives me a rash", "give me a rash", "gives me rashes",
     "give me rashes", "gives me hives", "give me hives", "brings me out in", "bring me out in",
@@ -85,7 +85,8 @@ _TURNED_TO_CUES = (
     "can never resist", "can't say no to", "never turn down", "become", "became",
     # What a change goes to: "going with Northwind", "switched to linen".
     "going with", "gone with", "went with", "switched to", "switching to", "moved to",
-    "sticking with", "sticking to", "stick with", "stuck with",
+    "sticking with", "sticking to", "stick with", "stuck with", "gone over to", "went over to",
+    "going over to", "come over to", "came over to",
     "moving to", "changed to", "now wearing", "now buying",
 )  # fmt: skip
 _TURNED_FROM_CUES = (
