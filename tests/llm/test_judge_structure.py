@@ -333,3 +333,18 @@ def test_greetings_moves_and_lifts_by_their_shape(message, facts):
 
 def test_a_size_stepped_for_one_brand_is_no_size():
     assert kept("With Solstice I size up to a 42") == set()
+
+
+@pytest.mark.parametrize(
+    ("message", "facts"),
+    [
+        # The exception to a lift, said as its own clause, is the shopper's.
+        ("Any fabric is fine now, apart from acrylic", {("material/acrylic", "dislike")}),
+        # A taste the shopper has cooled on.
+        ("I've gone cold on sequins", {("design/sequins", "dislike")}),
+        # "Any" that starts a sentence is no brand.
+        ("Any fabric is fine now", {("material/any", "neutral")}),
+    ],
+)
+def test_an_exception_and_a_cooled_taste(message, facts):
+    assert kept(message) == facts

@@ -176,7 +176,9 @@ _ELIDED_I = re.compile(
     r"ditched|dropped|quit|switched|swapped|moved|gave\s+up|stopped|started|gone\s+off|went\s+off|"
     r"got\s+rid\s+of|given\s+up|fell\s+for|over|used\s+to|"
     # "Went up a size over lockdown", "up a size since last year": the shopper's own change.
-    r"(?:went|gone|come|came)\s+(?:up|down)\s+a\s+size|(?:up|down)\s+a\s+size)\b",
+    r"(?:went|gone|come|came)\s+(?:up|down)\s+a\s+size|(?:up|down)\s+a\s+size|"
+    # "any colour is fine, except brown": the exception to the shopper's own lift.
+    r"except|apart\s+from|other\s+than)\b",
     re.I,
 )
 # In a sentence that asks for nothing, these name the shopper's own measures without an "I":

@@ -92,7 +92,8 @@ _TURNED_TO_CUES = (
 _TURNED_FROM_CUES = (
     "went off", "going off", "grown out of", "grew out of", "outgrown", "given up",
     "given up on", "gave up", "gave up on", "stopped liking", "stopped loving", "quit",
-    "moved away from", "moving away from", "moved on from", "so done with",
+    "moved away from", "moving away from", "moved on from", "so done with", "cooled on",
+    "cooled off on", "gone cold on", "went cold on", "gone off on",
     "fell out of love with", "falling out of love with", "lost interest in",
 )  # fmt: skip
 # Loyalty said as a habit: "I always end up buying Levi's", "half my wardrobe is Uniqlo".
@@ -205,7 +206,8 @@ NOT_BRANDS = frozenset(
     xs xxs s m l xl xxl xxxl monday tuesday wednesday thursday friday saturday sunday january
     february march april may june july august september october november december christmas
     easter the a an my and but so also honestly personally size medium small large spending
-    cost costs turns love like prefer hate adore dislike""".split()
+    cost costs turns love like prefer hate adore dislike any every whatever whichever some
+    none""".split()
 ) | frozenset(GARMENT_WORDS)  # "Dresses are a 12 for me", "T-shirts": a garment, never a brand
 PREPOSITIONS = frozenset("in from at to near around into through".split())
 TOKEN = re.compile(r"[A-Za-z0-9]+(?:['&.\-][A-Za-z0-9]+)*%?|&|[?,.;!]")
