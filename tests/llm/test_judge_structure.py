@@ -348,3 +348,21 @@ def test_a_size_stepped_for_one_brand_is_no_size():
 )
 def test_an_exception_and_a_cooled_taste(message, facts):
     assert kept(message) == facts
+
+
+@pytest.mark.parametrize(
+    ("message", "facts"),
+    [
+        # The word said by mistake is taken back, not refused.
+        ("Not grey, I meant I love charcoal", {("colour/charcoal", "like")}),
+        # After a name denied, a bare new name is the one liked.
+        (
+            "Not Kestrel any more, Mistral now",
+            {("brand/kestrel", "dislike"), ("brand/mistral", "like")},
+        ),
+        # What a cut does to someone else is theirs.
+        ("Hoods annoy my daughter", set()),
+    ],
+)
+def test_a_word_taken_back_and_a_new_name(message, facts):
+    assert kept(message) == facts

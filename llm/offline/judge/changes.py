@@ -199,6 +199,11 @@ _SIZE_NOT_THAT = re.compile(
     rf"(?=(?i:an?\s+|size\s+)?(?:\d{{1,2}}(?:\.5)?|{_LETTER})\b[^,;]*?[,;]?\s*(?i:not)\b)",
 )
 # "Oops, I meant L not XL": the size meant, against the one said by mistake.
+# "Not blue, I meant I like green": the word said by mistake is taken back, not refused.
+_NOT_MEANT = re.compile(
+    r"^(?P<lead>\W*)(?i:not)\s+[^,;]+?\s*[,;:-]\s*(?i:i\s+)?(?i:meant)\s+(?P<new>.+)$"
+)
+_NOW_SAID = re.compile(r"\b(?:now|these\s+days|nowadays|instead)\b|[.!]", re.I)
 _MEANT_NOT = re.compile(
     r"^(?P<lead>\W*(?:(?i:actually|sorry|oops|typo|no|wait|sorry\s+typo)\b[\s,:!.-]*)*)"
     r"(?i:i\s+)?(?i:meant|mean)\s+"
@@ -292,12 +297,15 @@ def _plain(sentence: str) -> str:
     styled = style_restated(sentence)
     if styled is not None:
         return styled
+    not_meant = _NOT_MEANT.match(sentence)
+    if not_meant:
+        return not_meant.group("lead") + not_meant.group("new")
     denied_name = _NAME_DENIED.match(sentence)
     if denied_name and names_only(denied_name.group("what")):
-        return (
-            f"{denied_name.group('lead')}I'm over {denied_name.group('what')}, "
-            + sentence[denied_name.end() :].lstrip()
-        )
+        rest = sentence[denied_name.end() :].lstrip()
+        if names_only(_NOW_SAID.sub(" ", rest)):
+            rest = f"I love {rest}"  # "Not Vela any more, Solstice now": the new name is liked
+        return f"{denied_name.group('lead')}I'm over {denied_name.group('what')}, {rest}"
     made = (
         _MAKE_THAT.match(sentence) or _SIZE_NOT_THAT.match(sentence) or _MEANT_NOT.match(sentence)
     )

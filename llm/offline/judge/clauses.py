@@ -76,7 +76,8 @@ _OTHER_PERSON = re.compile(
 )
 # ...and so is a clause whose predicate falls on someone else ("wool makes my son itch").
 _OTHER_OBJECT = re.compile(
-    r"\b(?:makes?|made|gives?|gave|brings?|leaves?|irritates?|bothers?|suits?)\s+(?:(?:my|our)\s+"
+    r"\b(?:makes?|made|gives?|gave|brings?|leaves?|irritates?|bothers?|suits?|annoys?|bugs?|"
+    r"drowns?|swamps?|suffocates?|flatters?|itch(?:es)?|scratch(?:es)?)\s+(?:(?:my|our)\s+"
     r"(?:\w+\s+)?" + _PEOPLE + r"|him|her|them)\b",
     re.I,
 )
