@@ -366,3 +366,17 @@ def test_an_exception_and_a_cooled_taste(message, facts):
 )
 def test_a_word_taken_back_and_a_new_name(message, facts):
     assert kept(message) == facts
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        # A list item that refuses nothing named makes no liking of the rest.
+        "Linen or cotton, no preference",
+        # A greeting that names no taste, and a product in stock.
+        "Hello Tern team, goodbye for now",
+        "The blue is out, the red is in stock",
+    ],
+)
+def test_the_near_misses_of_lists_and_greetings(message):
+    assert kept(message) == set()

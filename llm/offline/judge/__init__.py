@@ -177,6 +177,7 @@ _TAKEN_UP = re.compile(
 )
 # An item of a list that refuses: "nothing synthetic", "no prints", "never acrylic".
 _REFUSED_ITEM = re.compile(r"^(?:and\s+|but\s+)?(?:no|nothing|never|not|without|avoid)\b", re.I)
+_TOO = re.compile(r"\s+(?:too|overly|very|super)\s+\w+", re.I)
 _NAMES_ITS_OWN = re.compile(
     r"\b(?:in|for|with)\s+\w+|\b(?:everything|anything)\s+else\b|\b(?:otherwise|elsewhere)\b", re.I
 )
@@ -200,7 +201,16 @@ def _sentence_facts(sentence: Sentence) -> list[Judged]:
         and any(c.about_shopper for c in sentence.clauses)
         and not someone_else
     )
-    refusing = own_list and any(_REFUSED_ITEM.match(c.text) for c in sentence.clauses)
+    refusing = (
+        own_list
+        and any(
+            (refused := _REFUSED_ITEM.match(c.text))
+            # What it refuses is named ("no logos") or a quality ("nothing too loud"); "no
+            # preference" refuses nothing.
+            and (names_only(c.text[refused.end() :]) or _TOO.match(c.text[refused.end() :]))
+            for c in sentence.clauses
+        )
+    )
     if (
         any(clause.kind != "statement" for clause in sentence.clauses)
         and not any(c.supposed or c.past or c.other_person for c in sentence.clauses)

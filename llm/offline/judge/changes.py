@@ -108,7 +108,7 @@ _GIVEN_FOR = re.compile(
 )
 _OUT_IN = re.compile(
     r"^(?P<old>[^,;]+?)(?:\s+(?:is|are)|'s)\s+out\s*[,;]?\s*(?:and\s+)?(?P<new>[^,;]+?)"
-    r"(?:\s+(?:is|are)|'s)\s+in\b(?P<rest>.*)$"
+    r"(?:\s+(?:is|are)|'s)\s+in\b(?!\s+stock)(?P<rest>.*)$"
     # "Goodbye Mistral, hello Copperleaf": the old one seen off, the new one greeted.
     r"|^\W*(?:good\s*bye|bye(?:\s+bye)?|farewell|so\s+long)\s+(?P<old2>[^,;]+?)\s*[,;]?\s*(?:and\s+)?"
     r"(?:hello|hi|welcome)\s+(?P<new2>[^,;.!]+?)(?P<rest2>[,;.!].*|$)"
@@ -338,7 +338,13 @@ def _change_said(sentence: str) -> str | None:
     if out_in:
         old = out_in.group("old") or out_in.group("old2") or out_in.group("old3")
         new = out_in.group("new") or out_in.group("new2") or out_in.group("new3")
-        stated = _old_and_new(old, new)
+        greeted = not out_in.group("old")
+        # "Goodbye Mistral, hello Copperleaf" names tastes; "hello Tern team, goodbye for now" does not.
+        stated = (
+            None
+            if greeted and not (names_only(old) and names_only(new))
+            else _old_and_new(old, new)
+        )
         return (
             None
             if stated is None
