@@ -380,3 +380,16 @@ def test_a_word_taken_back_and_a_new_name(message, facts):
 )
 def test_the_near_misses_of_lists_and_greetings(message):
     assert kept(message) == set()
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        # Someone else's lift, after a clause of the shopper's own.
+        "Shopping with my mum, she's not fussy about colour now",
+        # A look followed by what it is about is no look.
+        "I'm super simple to please",
+    ],
+)
+def test_someone_elses_lift_in_a_later_clause_and_a_mood(message):
+    assert kept(message) == set()

@@ -208,6 +208,7 @@ _BUDGET_LIFT = re.compile(
     re.I,
 )
 _HEDGE = re.compile(r"\b(?:much|i\s+guess|i\s+suppose|i\s+think|maybe|probably|kind\s+of)\b", re.I)
+_SOMEONE_ELSES_PART = re.compile(r"[^,;]+")
 _PRONOUN = frozenset(("it", "them", "that", "those", "they"))
 
 
@@ -263,8 +264,12 @@ def _named(match: re.Match) -> str | None:
 def lift_facts(text: str, at: int) -> list[Judged]:
     """The preferences a sentence lifts, as facts that replace the old ones. A sentence
     said for one purchase lifts nothing."""
-    if _HEDGE.search(text) or once(text) or about_someone_else(text):
+    if _HEDGE.search(text) or once(text):
         return []
+    # "Shopping with my mum, she's not fussy about colour now": her lift, not the shopper's.
+    text = _SOMEONE_ELSES_PART.sub(
+        lambda m: " " * len(m.group(0)) if about_someone_else(m.group(0)) else m.group(0), text
+    )
     facts: list[Judged] = []
     if _BUDGET_LIFT.search(text):
         facts.append(Judged(at, budget_sentence(NO_BUDGET), "budget", BUDGET_SLOT, NO_BUDGET))

@@ -79,7 +79,7 @@ _CLEFT = re.compile(
 # a word of dress that makes it a look and not a build or a mood.
 _I_AM_A_LOOK = re.compile(
     r"\b(?:i'm|i\s+am)\s+(?P<degree>(?:quite|very|pretty|fairly|rather|really|super|so|totally|"
-    r"a\s+bit|a\s+little|kind\s+of|kinda|more)\s+)?(?P<look>[a-z-]+)(?!\s+(?:about|with|on|over)\b)"
+    r"a\s+bit|a\s+little|kind\s+of|kinda|more)\s+)?(?P<look>[a-z-]+)(?!\s+(?:about|with|on|over|to|at|for)\b)"
     r"(?P<dress>\s+(?:in\s+(?:style|how\s+i\s+dress|the\s+way\s+i\s+dress|my\s+style|my\s+taste)|"
     r"when\s+it\s+comes\s+to\s+(?:clothes|style|fashion)|style-wise|by\s+nature))?",
     re.I,
