@@ -393,3 +393,23 @@ def test_the_near_misses_of_lists_and_greetings(message):
 )
 def test_someone_elses_lift_in_a_later_clause_and_a_mood(message):
     assert kept(message) == set()
+
+
+@pytest.mark.parametrize(
+    ("message", "facts"),
+    [
+        # A habit of the past, then a switch away from it: the old taste is given up.
+        (
+            "I used to wear Fjord & Pine but I've switched to Tern",
+            {("brand/fjord-and-pine", "dislike"), ("brand/tern", "like")},
+        ),
+        (
+            "I'd been buying polyester for ages, but I switched to cotton",
+            {("material/polyester", "dislike"), ("material/cotton", "like")},
+        ),
+        # Someone else's habit and switch are theirs.
+        ("My wife used to buy Vela but she's switched to Tern", set()),
+    ],
+)
+def test_a_habit_then_a_switch(message, facts):
+    assert kept(message) == facts

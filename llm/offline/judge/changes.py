@@ -129,6 +129,15 @@ _SAID_ACTUALLY = re.compile(
     r"actually\s+(?P<new>[^,;.!?]+)",
     re.I,
 )
+# "I used to buy Harbor Supply but I've switched to Loom & Lane": a habit of the past, then a
+# switch away from it; the old taste is given up as in "from ... to".
+_HABIT_THEN_SWITCH = re.compile(
+    r"\b(?:i\s+used\s+to|i'd\s+been|i\s+had\s+been)\s+(?:buy(?:ing)?|wear(?:ing)?|get(?:ting)?|"
+    r"shop(?:ping)?\s+at)\s+(?P<old>[^,;]+?)(?:\s+(?:for\s+(?:years|ages)|all\s+the\s+time))?\s*,?\s+"
+    r"(?:but|and|so)\s+(?:now\s+)?(?:i've|i\s+have|i)\s+(?:now\s+)?(?:switched|moved|changed|gone\s+over|"
+    r"swapped)\s+(?:over\s+)?to\s+(?P<new>[^,;.!?]+?)(?P<rest>\s+(?:now|these\s+days)\b.*|[,;.!?].*|$)",
+    re.I,
+)
 _MEASURE_NOUN = re.compile(r"\b(?P<noun>budget|shoe\s+size|waist|inseam)\b", re.I)
 # "... instead of ..." changes a state only when the sentence says the mind moved.
 _INSTEAD = re.compile(
@@ -334,6 +343,11 @@ def _change_said(sentence: str) -> str | None:
             if stated is None:
                 return None
             return sentence[: match.start()] + stated + rest
+    habit = _HABIT_THEN_SWITCH.search(sentence)
+    if habit and names_only(habit.group("old")) and names_only(habit.group("new")):
+        stated = _old_and_new(habit.group("old"), habit.group("new"))
+        if stated is not None:
+            return sentence[: habit.start()] + stated + habit.group("rest")
     out_in = _OUT_IN.match(sentence)
     if out_in:
         old = out_in.group("old") or out_in.group("old2") or out_in.group("old3")
@@ -391,7 +405,7 @@ def _change_said(sentence: str) -> str | None:
 
 
 _FROM_NOW_ON_WORDS = re.compile(r"\bfrom\s+now\s+on\b", re.I)
-_JOINERS = frozenset("and or only just it's its the all".split())
+_JOINERS = frozenset("and or only just it's its the all &".split())  # "Loom & Lane"
 
 
 def names_only(text: str) -> bool:
