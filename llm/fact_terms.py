@@ -124,6 +124,8 @@ DESIGN_TERMS: dict[str, tuple[str, str]] = {
     "athletic fit": ("athletic-fit", "an athletic fit"), "muscle fit": ("muscle-fit", "a muscle fit"),
     "skinny fit": ("skinny", "a skinny fit"), "wide fit shoes": ("wide-fit", "wide-fit shoes"),
     "extra wide": ("wide-fit", "wide-fit shoes"), "wide width": ("wide-fit", "wide-fit shoes"),
+    "wide shoes": ("wide-fit", "wide-fit shoes"), "narrow shoes": ("narrow-fit", "narrow-fit shoes"),
+    "wide fittings": ("wide-fit", "wide-fit shoes"), "wide-fitting": ("wide-fit", "wide-fit shoes"),
     # Feet that need a width: the memory screen finds the slot's word in the message.
     "wide feet": ("wide-fit", "wide-fit shoes"), "narrow feet": ("narrow-fit", "narrow-fit shoes"),
     "square neckline": ("square-neck", "square necks"), "square necklines": ("square-neck", "square necks"),

@@ -35,8 +35,8 @@ its category and slot.
 
 The package is laid out by what it reads: `clauses` (sentences, clauses and what kind each
 is), `predicates` (the lexicon of cues) and `preferences`, `sizes`, `measures` (waist and
-inseam), `budget`, `occasion`, `changes` (changes of mind), `lifts` and `once` (one-offs,
-irony, one brand's sizing).
+inseam), `budget`, `occasion`, `changes` (changes of mind), `restated` (a figure that changed, a
+cleft, a look), `lifts` and `once` (one-offs, irony, one brand's sizing).
 """
 
 from __future__ import annotations
@@ -59,7 +59,13 @@ from llm.offline.judge.judged import Judged
 from llm.offline.judge.lifts import lift_facts
 from llm.offline.judge.measures import MEASURE_FIRST, waist_inseam_facts
 from llm.offline.judge.occasion import occasion_facts
-from llm.offline.judge.once import ironic, once_span, one_brands_sizing, relative_for_one_brand
+from llm.offline.judge.once import (
+    ironic,
+    once_span,
+    one_brands_sizing,
+    places_named,
+    relative_for_one_brand,
+)
 from llm.offline.judge.preferences import (
     Pending,
     Referent,
@@ -138,6 +144,10 @@ def _standing_facts(sentence: Sentence) -> list[Judged]:
         facts = [f for f in facts if f.category != "size" or f.position < cut]
     if relative_for_one_brand(sentence.text):
         facts = [f for f in facts if not (f.category == "size" and f.value[:1] in "+-")]
+    places = places_named(sentence.text)
+    if places:
+        # "We're moving to Bristol": a town, not a brand.
+        facts = [f for f in facts if not (f.category == "brand" and f.slot[6:] in places)]
     lifted = lift_facts(sentence.text, sentence.start)
     slots = {fact.slot for fact in lifted}
     return [f for f in facts if f.slot not in slots] + lifted
@@ -145,8 +155,8 @@ def _standing_facts(sentence: Sentence) -> list[Judged]:
 
 # A clause that only takes back what an earlier one said the shopper used to like.
 _GIVEN_UP = re.compile(
-    r"^(?:(?:but|and|though)\s+)?(?:not|no|none of (?:it|that))\s+(?:any\s?more|longer|now|"
-    r"these days|nowadays)$|^(?:(?:but|and)\s+)?(?:that's|that is)\s+(?:over|in the past)$",
+    r"^(?:(?:but|and|though|so)\s+)?(?:not|no|none of (?:it|that))\s+(?:so\s+much\s*)?(?:any\s?more|"
+    r"longer|now|these days|nowadays|$)$|^(?:(?:but|and)\s+)?(?:that's|that is)\s+(?:over|in the past)$",
     re.I,
 )
 
@@ -165,7 +175,12 @@ _TAKEN_UP = re.compile(
     r"nowadays)|now\s+i\s+(?:really\s+|actually\s+)?do)$",
     re.I,
 )
-_NAMES_ITS_OWN = re.compile(r"\b(?:in|for|with)\s+\w+|\b(?:everything|anything)\s+else\b", re.I)
+# An item of a list that refuses: "nothing synthetic", "no prints", "never acrylic".
+_REFUSED_ITEM = re.compile(r"^(?:and\s+|but\s+)?(?:no|nothing|never|not|without|avoid)\b", re.I)
+_TOO = re.compile(r"\s+(?:too|overly|very|super)\s+\w+", re.I)
+_NAMES_ITS_OWN = re.compile(
+    r"\b(?:in|for|with)\s+\w+|\b(?:everything|anything)\s+else\b|\b(?:otherwise|elsewhere)\b", re.I
+)
 
 
 def _sentence_facts(sentence: Sentence) -> list[Judged]:
@@ -185,6 +200,16 @@ def _sentence_facts(sentence: Sentence) -> list[Judged]:
         and all(c.kind == "statement" for c in sentence.clauses)
         and any(c.about_shopper for c in sentence.clauses)
         and not someone_else
+    )
+    refusing = (
+        own_list
+        and any(
+            (refused := _REFUSED_ITEM.match(c.text))
+            # What it refuses is named ("no logos") or a quality ("nothing too loud"); "no
+            # preference" refuses nothing.
+            and (names_only(c.text[refused.end() :]) or _TOO.match(c.text[refused.end() :]))
+            for c in sentence.clauses
+        )
     )
     if (
         any(clause.kind != "statement" for clause in sentence.clauses)
@@ -211,6 +236,7 @@ def _sentence_facts(sentence: Sentence) -> list[Judged]:
             and referent.term
             and referent.past
             and referent.polarity == LIKE
+            and not any(c.other_person for c in sentence.clauses)
         ):
             # "I used to love Zara, not any more": a liking given up.
             facts.append(preference_fact(referent.term, DISLIKE, at))
@@ -277,6 +303,10 @@ def _sentence_facts(sentence: Sentence) -> list[Judged]:
         carried = garment_named(clause.text) or carried
         sizes += said
         facts += budget_facts(clause, at)
+        if item and polarity is None and refusing:
+            # "Wool or cashmere, nothing synthetic": beside what the list refuses, a bare
+            # name is what the shopper wants.
+            polarity = LIKE
         preferences, polarity, pending = preference_facts(
             clause,
             at,

@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import re
 
+from llm.offline.judge.once import places_named
 from llm.offline.judge.predicates import NOT_BRANDS, PHRASES, TOKEN
+from llm.offline.judge.restated import figure_restated, style_restated
 from llm.offline.judge.words import FIRST_PERSON
 from llm.shopper_words import CURRENCY_WORD_ALTERNATIVES
 from llm.shopper_words import LETTER_SIZE_ALTERNATIVES as _LETTER
@@ -25,7 +27,7 @@ from llm.shopper_words import LETTER_SIZE_ALTERNATIVES as _LETTER
 
 _NEVER_SHOW = re.compile(
     r"^(?P<lead>\W*(?:please\s+)?)(?:(?:never|don't\s+ever|do\s+not\s+ever|don't|do\s+not)\s+"
-    r"(?:ever\s+)?(?:show|suggest|recommend|offer|send)(?:\s+me)?|i\s+never\s+want\s+to\s+see|"
+    r"(?:ever\s+)?(?:show|suggest|recommend|offer|send|include)(?:\s+me)?|i\s+never\s+want\s+to\s+see|"
     r"i\s+don't\s+(?:ever\s+)?want\s+to\s+see)\s+"
     r"(?:(?:me\s+)?(?:anything|any|stuff|things|items|clothes)\s+(?:in|with|from|made\s+(?:of|from)|by)\s+|"
     r"any\s+)?(?P<what>.+?)(?P<tail>(?:\s+to\s+me)?(?:\s+(?:again|ever|any\s?more|please))*)"
@@ -89,12 +91,13 @@ _REST = (
 )
 _FROM_TO = re.compile(
     rf"(?:\b{_WHO}\s+(?:\w+\s+)?|^){_CHANGE_VERB}(?:\s+(?:over|up|down|back|across|away))?\s+"
-    rf"from\s+(?P<old>.+?)\s+(?:over\s+|across\s+|straight\s+)?(?:to|towards?|into)\s+"
+    # "I switched my usual brand from ...": what was changed, named between verb and "from".
+    rf"(?:(?:my|our)\s+(?P<what>(?:\w+\s+){{0,2}}?))?from\s+(?P<old>.+?)\s+(?:over\s+|across\s+|straight\s+)?(?:to|towards?|into)\s+"
     rf"(?P<new>.+?){_REST}",
     re.I,
 )
 _TO_FROM = re.compile(
-    rf"\b{_WHO}\s+(?:\w+\s+)?{_CHANGE_VERB}(?:\s+(?:over|across))?\s+to\s+(?P<new>.+?)\s+from\s+"
+    rf"(?:\b{_WHO}\s+(?:\w+\s+)?|^){_CHANGE_VERB}(?:\s+(?:over|across))?\s+to\s+(?P<new>.+?)\s+from\s+"
     rf"(?P<old>.+?){_REST}",
     re.I,
 )
@@ -104,10 +107,38 @@ _GIVEN_FOR = re.compile(
     re.I,
 )
 _OUT_IN = re.compile(
-    r"^(?P<old>[^,;]+?)\s+(?:is|are|'s)\s+out\s*[,;]?\s*(?:and\s+)?(?P<new>[^,;]+?)\s+"
-    r"(?:is|are|'s)\s+in\b(?P<rest>.*)$",
+    r"^(?P<old>[^,;]+?)(?:\s+(?:is|are)|'s)\s+out\s*[,;]?\s*(?:and\s+)?(?P<new>[^,;]+?)"
+    r"(?:\s+(?:is|are)|'s)\s+in\b(?!\s+stock)(?P<rest>.*)$"
+    # "Goodbye Mistral, hello Copperleaf": the old one seen off, the new one greeted.
+    r"|^\W*(?:good\s*bye|bye(?:\s+bye)?|farewell|so\s+long)\s+(?P<old2>[^,;]+?)\s*[,;]?\s*(?:and\s+)?"
+    r"(?:hello|hi|welcome)\s+(?P<new2>[^,;.!]+?)(?P<rest2>[,;.!].*|$)"
+    r"|^\W*(?:hello|hi|welcome)\s+(?P<new3>[^,;]+?)\s*[,;]?\s*(?:and\s+)?"
+    r"(?:good\s*bye|bye(?:\s+bye)?|farewell|so\s+long)\s+(?P<old3>[^,;.!]+?)(?P<rest3>[,;.!].*|$)",
     re.I,
 )
+# "I'm off stripes these days": a taste left, with a sign that the mind changed.
+_OFF_NOW = re.compile(
+    r"\b(?P<who>i'm|i\s+am)\s+(?:totally\s+|completely\s+|a\s+bit\s+|right\s+)?off\s+(?!to\b)"
+    r"(?P<what>[^,;.!?]+?)\s+(?P<when>these\s+days|now|nowadays|lately|at\s+the\s+moment)\b",
+    re.I,
+)
+# "I said a 30 waist earlier, it's actually 31": what was said before gives way to what is.
+_SAID_ACTUALLY = re.compile(
+    r"^(?P<lead>\W*)i\s+(?:said|told\s+you|wrote|typed|put)\s+(?P<old>[^,;]+?)"
+    r"(?:\s+(?:earlier|before|by\s+mistake))?\s*[,;]\s*(?:but\s+)?(?:it's|it\s+is|i'm|i\s+am)\s+"
+    r"actually\s+(?P<new>[^,;.!?]+)",
+    re.I,
+)
+# "I used to buy Harbor Supply but I've switched to Loom & Lane": a habit of the past, then a
+# switch away from it; the old taste is given up as in "from ... to".
+_HABIT_THEN_SWITCH = re.compile(
+    r"\b(?:i\s+used\s+to|i'd\s+been|i\s+had\s+been)\s+(?:buy(?:ing)?|wear(?:ing)?|get(?:ting)?|"
+    r"shop(?:ping)?\s+at)\s+(?P<old>[^,;]+?)(?:\s+(?:for\s+(?:years|ages)|all\s+the\s+time))?\s*,?\s+"
+    r"(?:but|and|so)\s+(?:now\s+)?(?:i've|i\s+have|i)\s+(?:now\s+)?(?:switched|moved|changed|gone\s+over|"
+    r"swapped)\s+(?:over\s+)?to\s+(?P<new>[^,;.!?]+?)(?P<rest>\s+(?:now|these\s+days)\b.*|[,;.!?].*|$)",
+    re.I,
+)
+_MEASURE_NOUN = re.compile(r"\b(?P<noun>budget|shoe\s+size|waist|inseam)\b", re.I)
 # "... instead of ..." changes a state only when the sentence says the mind moved.
 _INSTEAD = re.compile(
     r"\s+(?:instead\s+of|rather\s+than|in\s+place\s+of)\s+(?P<old>.+?)"
@@ -176,11 +207,28 @@ _SIZE_NOT_THAT = re.compile(
     r"^(?P<lead>\W*(?i:actually|sorry|oops|no|nope|wait|correction|update)\b[\s,:!.-]*)"
     rf"(?=(?i:an?\s+|size\s+)?(?:\d{{1,2}}(?:\.5)?|{_LETTER})\b[^,;]*?[,;]?\s*(?i:not)\b)",
 )
+# "Oops, I meant L not XL": the size meant, against the one said by mistake.
+# "Not blue, I meant I like green": the word said by mistake is taken back, not refused.
+_NOT_MEANT = re.compile(
+    r"^(?P<lead>\W*)(?i:not)\s+[^,;]+?\s*[,;:-]\s*(?i:i\s+)?(?i:meant)\s+(?P<new>.+)$"
+)
+_NOW_SAID = re.compile(r"\b(?:now|these\s+days|nowadays|instead)\b|[.!]", re.I)
+_MEANT_NOT = re.compile(
+    r"^(?P<lead>\W*(?:(?i:actually|sorry|oops|typo|no|wait|sorry\s+typo)\b[\s,:!.-]*)*)"
+    r"(?i:i\s+)?(?i:meant|mean)\s+"
+    rf"(?=(?i:an?\s+|size\s+)?(?:\d{{1,2}}(?:\.5)?|{_LETTER})\b[^,;]*?[,;]?\s*(?i:not)\b)",
+)
+# "Not Vela any more, Solstice is my brand now": a name denied with a changed mind.
+_NAME_DENIED = re.compile(
+    r"^(?P<lead>\W*)(?:(?i:i'm|i\s+am)\s+)?(?i:not|no\s+more)\s+(?P<what>[^,;:]+?)\s+"
+    r"(?i:any\s?more|these\s+days|nowadays)\s*(?P<sep>[,;:]|\s[-\u2013\u2014])"
+)
 _SIZE_LIKE = re.compile(
-    r"^(?:an?\s+|size\s+|(?:uk|us|eu)\s+)?(?:\d{1,3}(?:[.,]\d{1,2})?|x{0,3}[sl]|xs|m|small|medium|"
+    r"^(?:my\s+)?(?:an?\s+|size\s+|(?:uk|us|eu)\s+)?(?:\d{1,3}(?:[.,]\d{1,2})?|x{0,3}[sl]|xs|m|small|medium|"
     rf"large)(?:\s*(?:uk|us|eu|waist|in\s+\w+|[€£$]|{CURRENCY_WORD_ALTERNATIVES}))?$",
     re.I,
 )
+_NOW_A = "I'm now a "
 _PRODUCT = re.compile(r"^(?:the|that|this|those|these|it|them|one)\b", re.I)
 
 
@@ -188,10 +236,17 @@ def plain_readings(text: str) -> str:
     """The message with its changes and standing refusals said plainly, sentence by sentence
     (the readers take it from there)."""
     text = _NOW_AFTER_STOP.sub(r", \g<when> I'm a \g<size>", text)
+    text = _GIVEN_UP_AFTER_STOP.sub(r", not \g<tail>", text)
     parts = re.split(r"(?<=[.!?])\s+", text)
-    return " ".join(_plain(part) for part in parts)
+    return " ".join(_plain(figure_restated(part)) for part in parts)
 
 
+# "Used to love Kestrel. Now? Not so much.": a liking taken back after a stop takes back
+# the sentence before it, so the two are read as one.
+_GIVEN_UP_AFTER_STOP = re.compile(
+    r"(?<=\w)\s*[.;!]\s+(?:(?i:now|these\s+days|nowadays)\s*[?,.]*\s+)?(?i:but\s+)?(?i:not)\s+"
+    r"(?P<tail>(?i:so\s+much|any\s?more)(?:\s+(?i:now|these\s+days))?)\s*(?=[.!]*\s*$)"
+)
 # "Used to be a 38 in shoes. These days a 39.": the new size goes with the old one's words.
 _NOW_AFTER_STOP = re.compile(
     r"[.;]\s+(?P<when>(?i:now|these\s+days|nowadays|today))[,]?\s+(?:(?i:i'm|im|i\s+am)\s+)?"
@@ -205,6 +260,11 @@ def _plain(sentence: str) -> str:
         reason = shown.group("reason")
         lead = re.sub(r"please\s+", "", shown.group("lead"), flags=re.I)
         return f"{lead}I hate {shown.group('what')}" + (f", {reason}" if reason else ".")
+    said = _SAID_ACTUALLY.match(sentence)
+    if said:
+        noun = _MEASURE_NOUN.search(said.group("old"))
+        whose = f"My {noun.group('noun').lower()} is" if noun else "I'm"
+        return f"{said.group('lead')}{whose} {said.group('new')}" + sentence[said.end() :]
     measure_now = _MEASURE_NOW.search(sentence)
     if measure_now:
         noun = (measure_now.group("noun") or measure_now.group("noun2")).lower()
@@ -243,7 +303,21 @@ def _plain(sentence: str) -> str:
     denied = _NOT_ANY_MORE.match(sentence)
     if denied:
         return f"{denied.group('lead')}I'm a {denied.group('new')} now" + sentence[denied.end() :]
-    made = _MAKE_THAT.match(sentence) or _SIZE_NOT_THAT.match(sentence)
+    styled = style_restated(sentence)
+    if styled is not None:
+        return styled
+    not_meant = _NOT_MEANT.match(sentence)
+    if not_meant:
+        return not_meant.group("lead") + not_meant.group("new")
+    denied_name = _NAME_DENIED.match(sentence)
+    if denied_name and names_only(denied_name.group("what")):
+        rest = sentence[denied_name.end() :].lstrip()
+        if names_only(_NOW_SAID.sub(" ", rest)):
+            rest = f"I love {rest}"  # "Not Vela any more, Solstice now": the new name is liked
+        return f"{denied_name.group('lead')}I'm over {denied_name.group('what')}, {rest}"
+    made = (
+        _MAKE_THAT.match(sentence) or _SIZE_NOT_THAT.match(sentence) or _MEANT_NOT.match(sentence)
+    )
     if made:
         return f"{made.group('lead')}I'm " + sentence[made.end() :]
     return sentence
@@ -252,8 +326,8 @@ def _plain(sentence: str) -> str:
 def _change_said(sentence: str) -> str | None:
     """The sentence with its old value given up and its new one stated, or None when it
     states no change. The shopper's own change only: "my husband switched" is his."""
-    if sentence.rstrip().endswith("?"):
-        return None
+    if sentence.rstrip().endswith("?") or places_named(sentence):
+        return None  # a question, or a move of house ("moving from Berlin to Oslo soon")
     for pattern in (_FROM_TO, _TO_FROM, _GIVEN_FOR):
         match = pattern.search(sentence)
         if match:
@@ -262,13 +336,38 @@ def _change_said(sentence: str) -> str | None:
             when = _WHEN.match(rest)
             rest = " now" + rest[when.end() :] if when else rest
             stated = _old_and_new(match.group("old"), match.group("new"))
+            what = match.groupdict().get("what")
+            if stated and what and stated.startswith("I'm now a "):
+                # "I moved my budget from 50 to 80": the new figure is the named measure's.
+                stated = f"my {what.strip()} is {stated[len(_NOW_A) :]}"
             if stated is None:
                 return None
             return sentence[: match.start()] + stated + rest
+    habit = _HABIT_THEN_SWITCH.search(sentence)
+    if habit and names_only(habit.group("old")) and names_only(habit.group("new")):
+        stated = _old_and_new(habit.group("old"), habit.group("new"))
+        if stated is not None:
+            return sentence[: habit.start()] + stated + habit.group("rest")
     out_in = _OUT_IN.match(sentence)
     if out_in:
-        stated = _old_and_new(out_in.group("old"), out_in.group("new"))
-        return None if stated is None else stated + out_in.group("rest")
+        old = out_in.group("old") or out_in.group("old2") or out_in.group("old3")
+        new = out_in.group("new") or out_in.group("new2") or out_in.group("new3")
+        greeted = not out_in.group("old")
+        # "Goodbye Mistral, hello Copperleaf" names tastes; "hello Tern team, goodbye for now" does not.
+        stated = (
+            None
+            if greeted and not (names_only(old) and names_only(new))
+            else _old_and_new(old, new)
+        )
+        return (
+            None
+            if stated is None
+            else stated
+            + (out_in.group("rest") or out_in.group("rest2") or out_in.group("rest3") or "")
+        )
+    off = _OFF_NOW.search(sentence)
+    if off and names_only(off.group("what")):
+        return sentence[: off.start()] + f"I'm over {off.group('what')} now" + sentence[off.end() :]
     instead = _INSTEAD.search(sentence)
     if instead and _MOVED_ON.search(sentence):
         before, old = sentence[: instead.start()], instead.group("old").strip()
@@ -306,7 +405,7 @@ def _change_said(sentence: str) -> str | None:
 
 
 _FROM_NOW_ON_WORDS = re.compile(r"\bfrom\s+now\s+on\b", re.I)
-_JOINERS = frozenset("and or only just it's its the all".split())
+_JOINERS = frozenset("and or only just it's its the all &".split())  # "Loom & Lane"
 
 
 def names_only(text: str) -> bool:
@@ -337,7 +436,7 @@ def _old_and_new(old: str, new: str) -> str | None:
     old, new = old.strip(), new.strip()
     if _SIZE_LIKE.match(old) and _SIZE_LIKE.match(new):
         new = re.sub(r"^(?:an?|size)\s+", "", new, flags=re.I)
-        return f"I'm now a {new}"
+        return f"{_NOW_A}{new}"
     if _SIZE_LIKE.match(new) or _SIZE_LIKE.match(old):
         return None  # "I swapped the M for a blue one": no change of mind to read
     if _PRODUCT.match(old):

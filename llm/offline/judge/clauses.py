@@ -76,7 +76,8 @@ _OTHER_PERSON = re.compile(
 )
 # ...and so is a clause whose predicate falls on someone else ("wool makes my son itch").
 _OTHER_OBJECT = re.compile(
-    r"\b(?:makes?|made|gives?|gave|brings?|leaves?|irritates?|bothers?|suits?)\s+(?:(?:my|our)\s+"
+    r"\b(?:makes?|made|gives?|gave|brings?|leaves?|irritates?|bothers?|suits?|annoys?|bugs?|"
+    r"drowns?|swamps?|suffocates?|flatters?|itch(?:es)?|scratch(?:es)?)\s+(?:(?:my|our)\s+"
     r"(?:\w+\s+)?" + _PEOPLE + r"|him|her|them)\b",
     re.I,
 )
@@ -102,6 +103,12 @@ _SOMEONE_ELSES = re.compile(
 )
 _WHO = re.compile(r"^who(?:'s)?\b", re.I)
 _ENDS_WITH_PERSON = re.compile(r"\b" + _PEOPLE + r"\W*$|\b(?:him|her|them)\W*$", re.I)
+
+
+def about_someone_else(text: str) -> bool:
+    """True when a sentence's subject is someone else and the shopper is not in it ("my
+    wife is happy to see pink again", "he's not fussy about brands now")."""
+    return bool(_OTHER_PERSON.match(text.strip())) and not speaks_of_self(text)
 
 
 def speaks_of_self(text: str) -> bool:
@@ -157,7 +164,8 @@ _HEDGED = re.compile(
 # ("not a fan of orange", "prefer Adidas", "budget about 100 euros").
 _ELIDED_I = re.compile(
     r"^(?:(?:and|also|plus|so|oh|honestly|personally|definitely|really|please)\s+)*"
-    r"(?:not|no|never|love|loves|like|prefer|hate|can't|cannot|big|huge|only|always|mostly|"
+    r"(?:not|no|never|(?:don't|do\s+not)\s+(?:really\s+)?(?:like|love|care\s+for|fancy|enjoy|mind|"
+    r"wear|buy|do|suit)|love|loves|adore|like|prefer|hate|dislike|detest|loathe|can't|cannot|big|huge|only|always|mostly|"
     r"usually|anything but|everything but|nothing|budget|allergic|sick of|tired of|done with|"
     r"strictly|going|heading|off to|team|shoe size|generally|typically|normally|pure|could|would|"
     r"can|might|looking to|planning|crazy about|mad about|nuts about|wild about|obsessed|"
@@ -167,7 +175,11 @@ _ELIDED_I = re.compile(
     r"(?:a\s+)?bit\s+(?:short|low|skint|broke|tight|strapped)|short\s+on|low\s+on|got|"
     # "Ditched polyester", "switched to linen": a change of the shopper's own.
     r"ditched|dropped|quit|switched|swapped|moved|gave\s+up|stopped|started|gone\s+off|went\s+off|"
-    r"got\s+rid\s+of|given\s+up|fell\s+for|over)\b",
+    r"got\s+rid\s+of|given\s+up|fell\s+for|over|used\s+to|"
+    # "Went up a size over lockdown", "up a size since last year": the shopper's own change.
+    r"(?:went|gone|come|came)\s+(?:up|down)\s+a\s+size|(?:up|down)\s+a\s+size|"
+    # "any colour is fine, except brown": the exception to the shopper's own lift.
+    r"except|apart\s+from|other\s+than)\b",
     re.I,
 )
 # In a sentence that asks for nothing, these name the shopper's own measures without an "I":
@@ -191,10 +203,14 @@ _FACT_NOUN = re.compile(
 
 
 _PRODUCT_SUBJECT = re.compile(r"^(?:this|that|these|those|the|it|it's|its)\b", re.I)
-BARE_SIZE = re.compile(rf"^(?:size\s+)?(?:{LETTER_SIZE_ALTERNATIVES})$")
+# "L", "size M", and after a change "L now", "an XL these days".
+BARE_SIZE = re.compile(
+    rf"^(?:(?:size|an?)\s+)?(?:{LETTER_SIZE_ALTERNATIVES})(?:\s+(?:now|these\s+days|nowadays))?$"
+)
 # A size given for something, with no subject: "XL for jackets, L for everything else".
 _SIZE_FOR = re.compile(
-    rf"^(?:and\s+)?(?:size\s+)?(?:{LETTER_SIZE_ALTERNATIVES})\s+(?:for|in)\s+(?:\w+\s+)?\w+$"
+    rf"^(?:(?:and|but)\s+)?(?:size\s+)?(?:{LETTER_SIZE_ALTERNATIVES}|(?i:small|medium|large))\s+"
+    r"(?:(?:for|in)\s+(?:\w+\s+)?\w+|(?i:otherwise|elsewhere))$"
 )
 _PLEASE = re.compile(r"\bplease\b", re.I)
 # "XL in coats please remember": a note to keep, not a request.

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 
 from llm.fact_schema import ANY_KEY, BUDGET_SLOT, NEUTRAL, NO_BUDGET, budget_sentence, slot_key
+from llm.offline.judge.clauses import about_someone_else
 from llm.offline.judge.judged import Judged
 from llm.offline.judge.once import once
 from llm.offline.judge.predicates import NOT_BRANDS, PHRASES, TOKEN
@@ -64,6 +65,10 @@ def _category_lift(category: str) -> re.Pattern:
         rf"would\s+be|works?|goes|go))?(?:\s+(?:\w+\s+)?{_FINE})?"
         rf"|\b(?:happy|fine|ok|okay|open)\s+(?:with|to)\s+(?:any|all|every)\s+(?:\w+\s+)?(?:{noun})\b"
         rf"|\b(?:{noun})\s+(?:really\s+)?{_MATTER}"
+        # "fabric doesn't bother me any more": the category no longer weighs on the shopper.
+        rf"|\b(?:{noun})\s+(?:doesn't|does\s+not|don't|do\s+not)\s+(?:really\s+)?"
+        rf"(?:bother|worry|concern)\s+me\b(?=.*\b{_CHANGED}\b)"
+        rf"|\b(?:{noun})\s+no\s+longer\s+(?:bother|worry|concern)s?\s+me\b"
         rf"|\b(?:{noun})\s+{_UNIMPORTANT}"
         rf"|\b(?:{noun})(?:-wise)?\W+(?:\w+\s+)?anything\s+goes\b"
         rf"|\b(?:{_CARE})\s+(?:the\s+|which\s+|what\s+|my\s+)?(?:{noun})\b"
@@ -81,8 +86,8 @@ _CATEGORY_LIFTS = {category: _category_lift(category) for category in _CATEGORY}
 _VERDICT = re.compile(
     r"\b(?:not|no\s+longer|never)\s+(?:really\s+|too\s+|that\s+|very\s+|so\s+)?(?:fussy|bothered|"
     r"picky|particular|precious|fussed|strict|loyal)\b|"
-    rf"\b{_FINE}\b|\bwill\s+do\b|\bworks?\s+for\s+me\b|{_MATTER}|\b(?:{_CARE})\b|{_UNIMPORTANT}|"
-    r"\bhappy\s+with\b|\bopen\s+to\b|\bused\s+to\s+be\b|\banything\s+goes\b",
+    rf"\b{_FINE}\b|\bwill\s+do\b|\b(?:bother|worry|concern)s?\s+me\b|\bworks?\s+for\s+me\b|{_MATTER}|\b(?:{_CARE})\b|{_UNIMPORTANT}|"
+    r"\bhappy\s+with\b|\bopen\s+to\b|\bused\s+to\s+be\b|\banything\s+goes\b|\b(?:i'm|i\s+am)\s+easy\b",
     re.I,
 )
 # An exception keeps the category: "any colour is fine, except beige". "But not any more"
@@ -94,6 +99,9 @@ _EXCEPTION = re.compile(
     re.I,
 )
 _BE = r"(?:\s+(?:is|are|seems?|feels?)|'s|'re)"
+# A verb of aversion: denied with a changed mind it lifts ("I don't hate pink any more"); a
+# verb of liking denied is a dislike, not a lift ("I don't like Vela any more").
+_AVERSE = r"(?:mind|hate|dislike|loathe|detest|object\s+to)"
 _NAMED_LIFTS = (
     # "yellow's fine now", "polyester is OK after all", "green is now fine by me"
     re.compile(
@@ -104,8 +112,8 @@ _NAMED_LIFTS = (
     ),
     # "I don't mind Vela any more", "I no longer mind polyester", "I've nothing against it now"
     re.compile(
-        rf"\bi\s+(?:really\s+)?(?:don't|do\s+not)\s+mind\s+(?P<what>.+?)\s+{_CHANGED}\b"
-        rf"|\bi\s+no\s+longer\s+mind\s+(?P<what2>.+?)$"
+        rf"\bi\s+(?:really\s+)?(?:don't|do\s+not)\s+{_AVERSE}\s+(?P<what>.+?)\s+{_CHANGED}\b"
+        rf"|\bi\s+no\s+longer\s+{_AVERSE}\s+(?P<what2>.+?)$"
         rf"|\bi(?:'ve|\s+have)?\s+(?:got\s+)?nothing\s+against\s+(?P<what3>.+?)\s+{_CHANGED}\b",
         re.I,
     ),
@@ -139,7 +147,7 @@ _NAMED_LIFTS = (
     # "I've got over my thing about beige", "I've made peace with yellow": the change is said.
     re.compile(
         r"\b(?:got|gotten|get|getting|am|i'm)\s+over\s+(?:my\s+)?(?:thing|issue|problem|hang-up|"
-        r"hangup|aversion|dislike|hatred)\s+(?:about|with|of|for)\s+(?P<what>.+?)$"
+        r"hangup|aversion|dislike|hatred)\s+(?:about|with|of|for|against|towards?)\s+(?P<what>.+?)$"
         r"|\b(?:made|make|making)\s+(?:my\s+)?peace\s+with\s+(?P<what2>.+?)$",
         re.I,
     ),
@@ -152,23 +160,34 @@ _NAMED_LIFTS = (
         r"\b(?:forget|ignore|scratch|disregard)\s+(?:what|everything|anything)\s+i\s+(?:said|told\s+you)"
         r"\s+(?:earlier\s+|before\s+)?about\s+(?P<what>.+?)$"
         r"|\b(?:you\s+can|feel\s+free\s+to|it's\s+(?:fine|ok|okay)\s+to|go\s+ahead\s+and)\s+"
-        r"(?:show|suggest|recommend|offer)\s+(?:me\s+)?(?P<what2>.+?)\s+(?:again|now)\b"
+        r"(?:show|suggest|recommend|offer|include)\s+(?:me\s+)?(?P<what2>.+?)\s+(?:again|now)\b"
+        # "include Vela again", "happy to see yellow again": shown once more, not refused.
+        r"|^(?!.*\b(?:not|never|no|don't|won't|stop)\b)(?!.*\?\s*$).*?\b(?:show|suggest|recommend|"
+        r"offer|include|see|bring\s+back)\s+(?:me\s+)?"
+        # A name shown again, not a product seen before ("the Tern jacket again").
+        r"(?!(?:the|that|this|those|these|a|an|some|any|it|them|one|your|my)\b)(?P<what4>.+?)\s+again\b"
+        # "bring back orange": shown once more, as before the refusal.
+        r"|^(?:please\s+)?bring\s+back\s+(?!(?:the|that|this|those|these|it|them)\b)(?P<what5>[^,;.!?]+)"
         # "leather isn't a dealbreaker any more"
         r"|^(?P<what3>.+?)\s+(?:isn't|is\s+not|aren't|are\s+not|is\s+no\s+longer|are\s+no\s+longer)"
-        r"\s+(?:a\s+dealbreaker|a\s+deal-breaker|a\s+no(?:-go)?|off\s+limits|off\s+the\s+table|"
+        r"\s+(?:a\s+dealbreaker|a\s+deal-breaker|a\s+no(?:-go)?|off[\s-]limits|off\s+the\s+table|"
         r"banned|a\s+problem|an\s+issue)(?:\s+for\s+me)?(?:\s+(?:any\s?more|now))?\b",
         re.I,
     ),
 )
 _MONEY_NOUN = r"(?:money|price|prices|cost|budget|spending|the\s+price\s+tag)"
-_LIMIT = r"(?:budget|spending\s+limit|price\s+limit)"
+_LIMIT = r"(?:budget(?:\s+(?:limit|cap|ceiling))?|(?:spending|price)\s+(?:limit|cap|ceiling))"
 _BUDGET_LIFT = re.compile(
     "|".join(
         (
-            r"\b(?:forget|drop|ditch|scrap|scratch|ignore|lose)\s+(?:about\s+)?(?:the|my)\s+budget\b"
+            r"\b(?:forget|forgot|drop(?:ped)?|ditch(?:ed)?|scrap(?:ped)?|scratch|ignore|lose|lost|skip(?:ped)?)"
+            rf"\s+(?:about\s+)?(?:the|my)\s+{_LIMIT}\b"
             r"(?!\s+(?:of|is|was)\b)(?![^,;.]*\d)",
             rf"\b(?:{_CARE})\s+(?:the\s+|my\s+)?(?:budget|price|prices|cost|money)\b",
-            r"\b(?:money|price|cost)(?:'s|\s+is)\s+no\s+object\b",
+            rf"\b{_MONEY_NOUN}(?:'s|\s+is)\s+no\s+(?:object|issue|problem|concern|worry)\b",
+            # "don't worry about my budget any more", "I'm not on a budget now"
+            rf"\b(?:don't|do\s+not)\s+worry\s+about\s+(?:the\s+|my\s+)?{_LIMIT}\b(?=.*\b{_CHANGED}\b)",
+            rf"\bnot\s+on\s+a\s+(?:tight\s+)?budget\b(?=.*\b{_CHANGED}\b)|\bno\s+longer\s+on\s+a\s+(?:tight\s+)?budget\b",
             rf"\b(?:the\s+|my\s+)?(?:budget|price|cost)\s+{_MATTER}\s+(?:to\s+me\s+)?{_CHANGED}",
             rf"\bno\s+{_LIMIT}\s+(?:for\s+me\s+)?{_CHANGED}",
             r"\b(?:money|budget|cash)(?:'s|\s+is|\s+isn't|\s+is\s+not)\s+(?:not\s+)?"
@@ -189,6 +208,7 @@ _BUDGET_LIFT = re.compile(
     re.I,
 )
 _HEDGE = re.compile(r"\b(?:much|i\s+guess|i\s+suppose|i\s+think|maybe|probably|kind\s+of)\b", re.I)
+_SOMEONE_ELSES_PART = re.compile(r"[^,;]+")
 _PRONOUN = frozenset(("it", "them", "that", "those", "they"))
 
 
@@ -215,7 +235,12 @@ def _terms(text: str, at: int) -> list[Judged]:
         else:
             token = tokens[index]
             word = token.group(0)
-            if word[:1].isupper() and word.lower() not in NOT_BRANDS and word.isalpha():
+            if (
+                word[:1].isupper()
+                and word.lower() not in NOT_BRANDS
+                and word.isalpha()
+                and not any(re.fullmatch(noun, word, re.I) for noun in _CATEGORY.values())
+            ):
                 end = index + 1
                 while (
                     end < len(tokens)
@@ -241,6 +266,10 @@ def lift_facts(text: str, at: int) -> list[Judged]:
     said for one purchase lifts nothing."""
     if _HEDGE.search(text) or once(text):
         return []
+    # "Shopping with my mum, she's not fussy about colour now": her lift, not the shopper's.
+    text = _SOMEONE_ELSES_PART.sub(
+        lambda m: " " * len(m.group(0)) if about_someone_else(m.group(0)) else m.group(0), text
+    )
     facts: list[Judged] = []
     if _BUDGET_LIFT.search(text):
         facts.append(Judged(at, budget_sentence(NO_BUDGET), "budget", BUDGET_SLOT, NO_BUDGET))

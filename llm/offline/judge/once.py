@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import re
 
+from llm.offline.judge.words import GARMENT_NOUNS
+
 _ONCE = re.compile(
     r"\b(?:just|only)\s+(?:this|the\s+once|for\s+once)\b(?:\s+(?:once|time|one))?|\bfor\s+once\b"
     r"|\bthis\s+once\b|\bone[-\s]off\b|\bas\s+a\s+(?:treat|one[-\s]off|gift|present)\b"
@@ -34,11 +36,37 @@ _IRONY = re.compile(
     r"|\bnothing\s+says\b|\bwho\s+doesn't\s+(?:want|love|like)\b|\bjust\s+what\s+i\s+(?:always\s+)?"
     r"(?:wanted|needed)\b|\b(?:oh|wow),?\s+(?:great|brilliant|wonderful|fantastic|joy|lovely|"
     r"perfect|super)\b|\b(?:love|adore)\s+(?:how|it\s+when)\b|\bbecause\s+i\s+(?:just\s+)?"
-    r"(?:love|adore)\b|\bi\s+(?:just\s+|\w+ly\s+)?(?:love|adore|enjoy)\s+(?:paying|spending|wasting|"
+    r"(?:love|adore)\b|(?:^|\bi\s+)(?:just\s+|\w+ly\s+)?(?:love|adore|enjoy)\s+(?:paying|spending|wasting|"
     r"shelling|forking)\b"
-    r"|\b(?:a\s+fortune|an\s+arm\s+and\s+a\s+leg)\b.*\b(?:love|adore|fun)\b|\bsarcasm\b|/s\b",
+    r"|\b(?:a\s+fortune|an\s+arm\s+and\s+a\s+leg)\b.*\b(?:love|adore|fun)\b|\bsarcasm\b|/s\b"
+    # Taken back at the end: "totally my style, haha no", "a perfect fit, not!", "jk".
+    r"|\b(?:ha(?:ha)+|lol|lmao)\W+(?:no|not|jk|kidding)\W*$|\bjust\s+kidding\b|\bjk\b|,\s*not\s*!+\s*$",
     re.I,
 )
+
+
+# Where the shopper lives or moves to: a town after "live in", "relocating to", "we're moving
+# to", "moving from ... to ..." is a place, never a brand. A move said in the past or with
+# "over" ("I moved over from Zara to Uniqlo") is as often a switch of brand, so it stays one.
+_RESIDENCE = re.compile(
+    r"\b(?:relocat\w*|(?:live|living|lives|based|settled)\s+in|move\s+(?:house|home|abroad))\b"
+    # A move with a date ahead or a "there" after it is a move of house: "we're moving to
+    # Bristol next month", "moving from Berlin to Oslo, it's much colder there".
+    r"|\bmov(?:e|ed|ing)\b(?!\s+(?:over|on|away)\b)(?=.*\b(?:(?:next|this)\s+(?:week|month|year|"
+    r"spring|summer|autumn|winter)|soon|there|here|for\s+work)\b)",
+    re.I,
+)
+_PLACE = re.compile(r"\b(?:from|to|in|not)\s+(?P<name>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)")
+
+
+def places_named(text: str) -> set[str]:
+    """The names a sentence gives as places the shopper lives in or moves between, lowercased."""
+    residence = _RESIDENCE.search(text)
+    if not residence:
+        return set()
+    # The move's own words only: "I live in Leeds, and I'm loyal to Vela" keeps Vela.
+    span = re.split(r"[;.!?]|\b(?:and|but|so|because)\b", text[residence.start() :], maxsplit=1)[0]
+    return {match.group("name").lower() for match in _PLACE.finditer(span)}
 
 
 def once(text: str) -> bool:
@@ -107,7 +135,7 @@ def ironic(text: str) -> bool:
 # One brand's sizing is no size of the shopper's: "Kestrel runs small so I take a 43 in
 # theirs", "I go up a size in Vela".
 _ONE_BRANDS_SIZE = re.compile(
-    r"\b(?:runs?|running|comes?|come\s+up|fits?|sizes?)\s+(?:a\s+bit\s+|quite\s+|really\s+|very\s+)?"
+    r"\b(?:runs?|running|(?:comes?|came|coming)(?:\s+up)?|fits?|sizes?)\s+(?:a\s+bit\s+|quite\s+|really\s+|very\s+)?"
     r"(?:small|large|big|tight|narrow|generous|short|long)\b|\bin\s+(?:theirs|their\s+\w+)\b"
     r"|\b(?:in|with|for)\s+(?:that|this)\s+brand\b",
     re.I,
@@ -115,11 +143,17 @@ _ONE_BRANDS_SIZE = re.compile(
 # "In Kestrel I take a 42", "for Vela I'm an L": a size said for one named brand.
 _IN_ONE_BRAND = re.compile(
     r"\b(?i:in|with|for)\s+(?![Ii]\b)(?!(?i:shoes|trainers|boots|tops|jeans|dresses|coats)\b)[A-Z]"
-    r"[\w&']*(?:\s+[A-Z][\w&']*)?,?\s+(?i:i\s+(?:take|wear|need|get|go\s+for|buy)|i'm|i\s+am)\b"
+    r"[\w&']*(?:\s+[A-Z][\w&']*)?(?:\s+" + GARMENT_NOUNS + r")?,?\s+"
+    r"(?i:i\s+(?:take|wear|need|get|go\s+for|buy|size\s+(?:up|down))|i'm|i\s+am)\b"
 )
 _RELATIVE_FOR_BRAND = re.compile(
     r"\b(?:up|down)\s+(?:a|one|two|half\s+a)\s+sizes?\s+(?:in|for|with)\s+(?![Ii]\b)[A-Z][\w&']*"
     r"|\b(?:in|for|with)\s+(?![Ii]\b)[A-Z][\w&']*,?\s+[Ii]\s+(?:size|go)\s+(?:up|down)\b"
+)
+# "Mistral comes up big, I go down a size there": a step said of the brand just named.
+_STEP_THERE = re.compile(
+    r"\b(?:up|down)\s+(?:a|one|half\s+a)\s+size\s+(?:there|in\s+theirs|in\s+them|with\s+them)\b",
+    re.I,
 )
 
 
@@ -132,4 +166,7 @@ def one_brands_sizing(text: str) -> int | None:
 
 def relative_for_one_brand(text: str) -> bool:
     """True when a size up or down is said for one brand only."""
-    return bool(_RELATIVE_FOR_BRAND.search(text))
+    return bool(
+        _RELATIVE_FOR_BRAND.search(text)
+        or (_STEP_THERE.search(text) and _ONE_BRANDS_SIZE.search(text))
+    )

@@ -19,7 +19,7 @@ from llm.offline.judge.habits import (
     POSSESSIVE_PHRASES,
     WHERE_I_PHRASES,
 )
-from llm.offline.judge.words import GARMENT_NOUNS
+from llm.offline.judge.words import GARMENT_NOUNS, GARMENT_WORDS
 
 NEGATORS = frozenset(
     "not don't dont do_not doesn't doesnt does_not never no_longer didn't didnt isn't isnt "
@@ -43,7 +43,7 @@ def _inflected(*stems: str) -> tuple[str, ...]:
 _DISCOMFORT_CUES = (
     *_inflected(
         "irritate", "itch", "scratch", "bother", "chafe", "pinch", "prickle", "sting", "drain",
-        "overheat"
+        "overheat", "annoy", "bug", "frustrate", "suffocate", "restrict", "drown", "swamp"
     ),
     "rub", "rubs", "hurt", "hurts", "gives me a rash", "give me a rash", "gives me rashes",
     "give me rashes", "gives me hives", "give me hives", "brings me out in", "bring me out in",
@@ -71,7 +71,7 @@ _REFUSALS = (
     "dealbreaker", "deal-breaker", "a dealbreaker", "a deal-breaker", "deal breaker",
     "a no for me", "a no from me", "no thanks", "no thank you", "not a chance", "never again",
     "a crime", "a fashion crime", "a disaster", "a nightmare", "out for me", "is out for me",
-    "are out for me", "off the table", "off the menu", "a no-no",
+    "are out for me", "off the table", "off the menu", "a no-no", "is a no", "are a no",
 )  # fmt: skip
 _GROWN_ON = ("grown on me", "grew on me", "growing on me", "grow on me", "grows on me")
 # A mind changed, either way: "I've come round to florals", "I've given up on skinny fits".
@@ -85,12 +85,15 @@ _TURNED_TO_CUES = (
     "can never resist", "can't say no to", "never turn down", "become", "became",
     # What a change goes to: "going with Northwind", "switched to linen".
     "going with", "gone with", "went with", "switched to", "switching to", "moved to",
+    "sticking with", "sticking to", "stick with", "stuck with", "gone over to", "went over to",
+    "going over to", "come over to", "came over to",
     "moving to", "changed to", "now wearing", "now buying",
 )  # fmt: skip
 _TURNED_FROM_CUES = (
     "went off", "going off", "grown out of", "grew out of", "outgrown", "given up",
     "given up on", "gave up", "gave up on", "stopped liking", "stopped loving", "quit",
-    "moved away from", "moving away from", "moved on from", "so done with",
+    "moved away from", "moving away from", "moved on from", "so done with", "cooled on",
+    "cooled off on", "gone cold on", "went cold on", "gone off on",
     "fell out of love with", "falling out of love with", "lost interest in",
 )  # fmt: skip
 # Loyalty said as a habit: "I always end up buying Levi's", "half my wardrobe is Uniqlo".
@@ -159,6 +162,7 @@ _LIKING = (
     "go for", "opt for", "lean towards", "gravitate towards", "is the best", "are the best",
     "try to buy", "try to", "trying to", "person", "guy", "girl", "gal", "team",
     "wear a lot of", "wear lots of", "own a lot of", "lovely on me", "great on me",
+    "flattering on me", "so flattering on me",
     "good on me", "nice on me", "best on me", "loved", "always loved", "always liked",
     "shop at", "buy from", "shop from", "matters", "matter", "i buy", "i wear",
     "never let me down", "never lets me down", "never disappoints", "never disappoint",
@@ -202,8 +206,9 @@ NOT_BRANDS = frozenset(
     xs xxs s m l xl xxl xxxl monday tuesday wednesday thursday friday saturday sunday january
     february march april may june july august september october november december christmas
     easter the a an my and but so also honestly personally size medium small large spending
-    cost costs turns""".split()
-)
+    cost costs turns love like prefer hate adore dislike any every whatever whichever some
+    none""".split()
+) | frozenset(GARMENT_WORDS)  # "Dresses are a 12 for me", "T-shirts": a garment, never a brand
 PREPOSITIONS = frozenset("in from at to near around into through".split())
 TOKEN = re.compile(r"[A-Za-z0-9]+(?:['&.\-][A-Za-z0-9]+)*%?|&|[?,.;!]")
 MAX_PHRASE = 6
@@ -212,6 +217,17 @@ MAX_PHRASE = 6
 _SHADES = (
     "bright pale deep dusty muted soft vivid electric light dark rich warm cool pastel".split()
 )
+
+
+def _comparative(word: str) -> str:
+    """ "loose" -> "looser", "slim" -> "slimmer", "baggy" -> "baggier"."""
+    if word.endswith("y"):
+        return word[:-1] + "ier"
+    if word.endswith("e"):
+        return word + "r"
+    if re.search(r"[^aeiou][aeiou][bdgmnpt]$", word):
+        return word + word[-1] + "er"
+    return word + "er"
 
 
 def _phrase_table() -> dict[tuple[str, ...], tuple[str, object]]:
@@ -239,6 +255,11 @@ def _phrase_table() -> dict[tuple[str, ...], tuple[str, object]]:
                 for shade in _SHADES:
                     # "bright yellow", "dusty pink": a shade of the colour, unless named.
                     table.setdefault((shade, word), ("term", (category, key, phrase)))
+            if category == "design" and " " not in word and not word.endswith(("s", "ed")):
+                # "a looser fit", "slimmer cuts", "baggier": the comparative of a fit or a look.
+                more = _comparative(word)
+                for said in ((more,), (more, "fit"), (more, "fits"), (more, "cut"), (more, "cuts")):
+                    table.setdefault(said, ("term", (category, key, phrase)))
     # "I'm vegan" is a value in itself; "vegan leather" stays one term.
     table[("i'm", "vegan")] = ("term+", ("values", *VALUE_TERMS["vegan"]))
     table[("i", "am", "vegan")] = ("term+", ("values", *VALUE_TERMS["vegan"]))
@@ -260,6 +281,7 @@ PREDICATE_CUES = frozenset(
         "person", "guy", "girl", "gal", "fan", "is the best", "are the best",
         "never let me down", "never lets me down", "never disappoints", "never disappoint",
         "never fails", "lovely on me", "great on me", "good on me", "nice on me", "best on me",
+        "flattering on me", "so flattering on me",
         "is better", "are better", "is better now", "are better now",
         "my weakness", "uniform", "top picks", "my picks", "top choice", "first choice",
         "all the way", "only", "loyal", "doesn't suit me", "don't suit me", "does not suit me",

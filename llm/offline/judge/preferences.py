@@ -318,8 +318,10 @@ def _style_compound(tokens: list[_Token], index: int) -> tuple[str, str, str] | 
 
 def _is_brand_start(tokens: list[_Token], index: int, clause: Clause, *, after_cue: bool) -> bool:
     token = tokens[index]
-    if not token.text[:1].isupper() or token.lower in NOT_BRANDS or token.lower.isdigit():
+    if not token.text[:1].isupper() or token.lower in NOT_BRANDS:
         return False
+    if any(ch.isdigit() for ch in token.text):
+        return False  # "W30 L32", "UK9": a measure, not a name
     if (
         index > 0
         and tokens[index - 1].text[:1].isupper()

@@ -44,6 +44,8 @@ _SIZE_CUE = re.compile(
     r"dropped to|dropped down to|down to|switched to|moved to|shrunk to)\b|"
     r"\b(?:is|are)\s+(?:always\s+|usually\s+|normally\s+)?(?:an?|size)\s+(?=\w)|"
     r"\b(?:(?:for|in)\s+)?(?:everything|anything|all)\s+(?:else|other\s+\w+)\b|"
+    # "L for coats, M for the rest", "XL in jackets, M otherwise": the rest of the wardrobe.
+    r"\b(?:for|in)\s+the\s+rest\b|\b(?:otherwise|elsewhere)\W*$|"
     rf"^(?:(?:and|also|plus)\s+)?(?:an?\s+)?(?:(?:uk|us|eu)\s*)?(?:\d{{1,2}}(?:\.5)?|{LETTER_SIZE_ALTERNATIVES}|"
     r"small|medium|large)\s+" + GARMENT_NOUNS + r"$|"
     r"\b" + GARMENT_NOUNS + r"\s+(?:are|is)\s+(?:always\s+|usually\s+|normally\s+)?"
@@ -56,7 +58,9 @@ _SIZE_CUE = re.compile(
 )
 _NEGATED_SIZE = re.compile(
     r"\b(?:not|no longer|never|isn't|aren't|instead of|rather than|from)\s+(?:really\s+)?"
-    r"(?:(?:a|an|in)\s+)?(?:size\s+)?(?:" + _LETTER + r"|\d{1,2}|small|medium|large)\b"
+    r"(?:(?:a|an|in)\s+)?(?:size\s+)?(?:(?:uk|us|eu)\s*)?(?:"
+    + _LETTER
+    + r"|\d{1,2}|small|medium|large)\b"
     r"(?:\s+any\s?more)?",
     re.I,
 )

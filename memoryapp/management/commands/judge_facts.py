@@ -28,7 +28,12 @@ DATA = Path(__file__).resolve().parents[3] / "tests" / "data"
 TUNING = DATA / "judge_facts.jsonl"
 # Tuning sets written later, each on what the first lacked: changes of mind, lifts, style,
 # one-offs. Read while rules are written, so they are scored with the tuning part.
-TUNING_LATER = (DATA / "judge_facts_changes.jsonl", DATA / "judge_facts_more.jsonl")
+TUNING_LATER = (
+    DATA / "judge_facts_changes.jsonl",
+    DATA / "judge_facts_more.jsonl",
+    DATA / "judge_facts_fresh.jsonl",
+    DATA / "judge_facts_fresh2.jsonl",
+)
 EVALUATION = DATA / "judge_facts_eval.jsonl"
 # A second frozen part, written later by another writer who never read the judge, on what
 # the first lacked: changes of mind, lifts, lists, style, units, other people, one-offs.
