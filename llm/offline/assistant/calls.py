@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from llm.cards import MAX_CARDS
-from llm.offline.assistant.compare import Target
-from llm.offline.assistant.conversation import Plan
+from llm.offline.assistant.conversation import Plan, Target
 from llm.offline.assistant.state import Turn
 from llm.offline.facts import Profile
 from llm.offline.shopper import ShopperRequest

@@ -8,16 +8,13 @@ difference it states comes from this turn's tool results. What the catalog does 
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
+from llm.offline.assistant.conversation import State, Target
 from llm.offline.assistant.naming import products_named
 from llm.offline.assistant.references import PICKED_AMONG_SHOWN
 from llm.offline.assistant.words import ORDINAL_ALTERNATIVES, ORDINAL_WORDS, and_join
 from llm.offline.vocabulary import Vocabulary
 from llm.transcript import ShownProduct
-
-if TYPE_CHECKING:
-    from llm.offline.assistant.conversation import State
 
 _COMPARE = re.compile(
     r"\b(compare|comparison|versus|vs\.?|difference|differences|differ|"
@@ -80,7 +77,6 @@ _TWO_NAMES = (
         r"^(?:the\s+)?(?P<a>[^,?]+?)\s+(?:vs\.?|versus)\s+(?:the\s+)?(?P<b>[^,?]+?)\s*[?.!]*$"
     ),
 )
-Target = ShownProduct | str  # a product in view, or a name to look up in the catalog
 
 
 def compared_products(

@@ -8,14 +8,13 @@ Its own module, so the readers (plan, compare, references) and the state's build
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
 
 from llm.offline.assistant.words import union
 from llm.offline.shopper import ShopperRequest
 from llm.transcript import ShownProduct
 
-if TYPE_CHECKING:
-    from llm.offline.assistant.compare import Target
+# A product a comparison is about: one in view, or a name to look up in the catalog.
+Target = ShownProduct | str
 
 
 @dataclass
