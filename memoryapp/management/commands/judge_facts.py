@@ -33,6 +33,7 @@ TUNING_LATER = (
     DATA / "judge_facts_more.jsonl",
     DATA / "judge_facts_fresh.jsonl",
     DATA / "judge_facts_fresh2.jsonl",
+    DATA / "judge_facts_fresh3.jsonl",
 )
 EVALUATION = DATA / "judge_facts_eval.jsonl"
 # A second frozen part, written later by another writer who never read the judge, on what
