@@ -14,6 +14,7 @@ loading a user's index reads them rather than embedding again.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -59,19 +60,39 @@ def sentences_of(text: str) -> list[str]:
 
 
 def blocks_embedded(embedder: Any, texts: list[str]) -> list[tuple[np.ndarray, np.ndarray | None]]:
-    """Each text's vector and its sentences' (None for one sentence), in one encoder call."""
+    """Each text's vector and its sentences' (None for one sentence), in one encoder call.
+
+    A text with sentence vectors gets, as its own vector, their mean weighted by each
+    sentence's words, not a pass of its own: the sentences hold every word of it, and the
+    whole text in one pass (up to the encoder's 256 tokens, the longest pass of a write) was
+    half of what a turn write embedded. The encoder pools a text as the mean of its tokens,
+    so the weighted mean of its parts' is that pooling without the attention across
+    sentence boundaries; recall with it is in docs/benchmarks.md ("Retrieval").
+    """
     if not texts:
         return []
     split = [sentences_of(text) for text in texts]
-    flat = [*texts, *(s for sentences in split for s in sentences)]
+    whole = [text for text, sentences in zip(texts, split, strict=True) if not sentences]
+    flat = [*whole, *(s for sentences in split for s in sentences)]
     vectors = embedder.embed(flat)
     out: list[tuple[np.ndarray, np.ndarray | None]] = []
-    next_row = len(texts)
-    for n, sentences in enumerate(split):
-        rows = vectors[next_row : next_row + len(sentences)] if sentences else None
+    next_whole, next_row = 0, len(whole)
+    for sentences in split:
+        if not sentences:
+            out.append((vectors[next_whole], None))
+            next_whole += 1
+            continue
+        rows = vectors[next_row : next_row + len(sentences)]
         next_row += len(sentences)
-        out.append((vectors[n], rows))
+        out.append((_words_weighted_mean(rows, sentences), rows))
     return out
+
+
+def _words_weighted_mean(rows: np.ndarray, sentences: list[str]) -> np.ndarray:
+    weights = np.array([len(s.split()) for s in sentences], dtype=rows.dtype)
+    mean = weights @ rows
+    norm = math.sqrt(float(mean @ mean))
+    return (mean / norm).astype(rows.dtype) if norm > 0 else rows[0].copy()
 
 
 class SentenceVectors:

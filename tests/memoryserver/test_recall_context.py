@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import numpy as np
 import pytest
 
 from memoryserver import selectors
@@ -590,3 +591,29 @@ def test_whether_a_turn_says_when_follows_updates_and_a_reload(talker, settings)
         text="Mel: I painted a sunrise over the lake, my first painting in years.",
     )  # fmt: skip
     assert _found(talker, query, settings, "hybrid")[0] == repeated
+
+
+def test_a_long_block_is_embedded_once_as_its_sentences():
+    """A write pays for each word once: a block with sentence vectors gets no pass of its
+    own, and its vector (their mean by words) still points where its text does."""
+    from memoryserver.embedders import HashingEmbedder
+    from memoryserver.index.sentences import blocks_embedded, sentences_of
+
+    class Counting(HashingEmbedder):
+        def __init__(self) -> None:
+            super().__init__()
+            self.texts: list[str] = []
+
+        def embed(self, texts: list[str]) -> np.ndarray:
+            self.texts += texts
+            return super().embed(texts)
+
+    embedder = Counting()
+    short = "Do you have it in size 44\nYes, in black and in brown"
+    [(long_vector, rows), (short_vector, none)] = blocks_embedded(embedder, [LONG, short])
+    assert embedder.texts == [short, *sentences_of(LONG)]
+    assert none is None and rows is not None and rows.shape[0] == len(sentences_of(LONG))
+    assert np.allclose(short_vector, HashingEmbedder().embed([short])[0])
+    assert abs(float(np.linalg.norm(long_vector)) - 1.0) < 1e-5
+    whole = HashingEmbedder().embed([LONG])[0]
+    assert float(long_vector @ whole) > max(float(row @ whole) for row in rows)
