@@ -8,6 +8,8 @@ asserted from the calls the embedder saw, never from how long anything took.
 from __future__ import annotations
 
 import asyncio
+import os
+import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
@@ -225,3 +227,29 @@ def test_concurrent_adds_through_the_server_are_batched_and_stored_with_their_ve
         assert bytes(block.embedding) == vector.tobytes()
         assert sentences is not None
         assert bytes(block.sentence_embeddings) == sentences.astype(np.float32).tobytes()
+
+
+class PriorityNoted(HashingEmbedder):
+    """Hashing vectors; notes the niceness of the thread each call runs on."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.niceness: list[int] = []
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        self.niceness.append(os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
+        return super().embed(texts)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a thread's own priority")
+def test_writes_embed_at_a_lower_priority_than_the_threads_that_read():
+    embedder = PriorityNoted()
+    batcher = WriteBatcher(lambda: embedder, threads=1)
+    try:
+        batcher.embed(["a turn to store"])
+    finally:
+        batcher.close()
+    reader = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    assert embedder.niceness == [min(19, reader + write_batch.WRITE_NICENESS)]
+    # The reading thread itself keeps its priority.
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == reader
