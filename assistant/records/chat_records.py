@@ -49,7 +49,9 @@ def records_async[**P, R](func: Callable[P, R]) -> Callable[P, Awaitable[R]]:
 
     Closed (or handed back to the pool) by the call itself: through Channels'
     `database_sync_to_async` on this thread, a stopped turn's last record write left its
-    connection open, and PostgreSQL refused to drop the database under it.
+    connection open, and PostgreSQL refused to drop the database under it. SQLite's stays
+    open on this one long-lived thread (the settings keep it): there is no server to hold a
+    session, and reopening it for every record write was most of what a write cost.
     """
 
     def released(*args: P.args, **kwargs: P.kwargs) -> R:
@@ -57,7 +59,8 @@ def records_async[**P, R](func: Callable[P, R]) -> Callable[P, Awaitable[R]]:
         try:
             return func(*args, **kwargs)
         finally:
-            connection.close()
+            if connection.vendor != "sqlite":
+                connection.close()
 
     async def call(*args: P.args, **kwargs: P.kwargs) -> R:
         loop = asyncio.get_running_loop()

@@ -123,6 +123,12 @@ def postgres_pooled(database: dict) -> dict:
 DATABASES["default"] = postgres_pooled(DATABASES["default"])
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"]["OPTIONS"] = {**SQLITE_OPTIONS, **DATABASES["default"].get("OPTIONS", {})}
+    # Kept open on the threads that ask again and again (the chat's ORM thread, the chat
+    # records' thread): opening one costs 0.5 ms of CPU and a turn asked for ~14, a fifth of
+    # the shop's CPU a turn under load (docs/benchmarks.md, "Under load"). A request thread
+    # that ends takes its connection with it: a SQLite connection is a file handle in this
+    # process, closed when its thread's state goes, with no server-side session to leak.
+    DATABASES["default"]["CONN_MAX_AGE"] = None
     _sqlite_name = str(DATABASES["default"]["NAME"])
     if _sqlite_name and _sqlite_name != ":memory:" and not _sqlite_name.startswith("file:"):
         # Created 0600 before SQLite opens it, so its -wal and -shm files are 0600 too.
@@ -200,6 +206,9 @@ SHOP_EXCHANGE_RATES = env_rates("SHOP_EXCHANGE_RATES", {})
 # with the memory server's MiniLM; false ranks by words alone and loads no model here.
 CATALOG_SEARCH_MEANING = env_bool("CATALOG_SEARCH_MEANING", True)
 CATALOG_MEANING_ENCODER = "llm.embedding.meaning_vectors" if CATALOG_SEARCH_MEANING else ""
+# A served shop (config/asgi.py) loads the encoder, the catalog's vectors and the offline
+# model's examples on a thread of its own as it starts, not in its first shoppers' turns.
+MEANING_WARM_AT_START = True
 
 AGENT_MEMORY_URL = env_str("AGENT_MEMORY_URL", "http://127.0.0.1:8080").rstrip("/")
 # A real server's token comes from the environment; otherwise the embedded server's, which
