@@ -207,6 +207,18 @@ def _similarities(query: str, ids: Sequence[int]) -> dict[int, float]:
     return dict(zip(known.tolist(), scores.tolist(), strict=True))
 
 
+def meaning_warm() -> None:
+    """Load the encoder and the stored vectors before the first search needs them."""
+    if encoder() is None:
+        return
+    try:
+        _loaded(now=True)
+    except DatabaseError as exc:
+        _off(str(_encoder_path), exc)
+        return
+    _query_vector("a warm coat for the rain")
+
+
 def meaning_reset() -> None:
     """Forget the process's vectors, queries and encoder (tests change the setting)."""
     global _encoder, _encoder_path, _stamp

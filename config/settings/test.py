@@ -25,6 +25,9 @@ from config.settings.base import DATABASES, INSTALLED_APPS, VAR_DIR, postgres_po
 from memoryserver.conf import ServerSettings, sqlite_database
 
 DEBUG = False
+# Tests load what each needs; a thread reading the database as config.asgi is imported
+# would race the test database's creation.
+MEANING_WARM_AT_START = False
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 if os.environ.get("TEST_DATABASE_URL"):
     # make test's PostgreSQL pass: a throwaway server (harness/services.py); the
