@@ -31,6 +31,7 @@ import asyncio
 import contextlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -229,7 +230,9 @@ def load_run(args: argparse.Namespace, *, profile: str, daphnes: int, database_u
         "AGENT_MEMORY_TOKEN": "",
         "DATABASE_URL": database_url,
     }
-    for command in (["migrate", "-v0"], ["seed_catalog", "-v0"]):
+    # As `make run` prepares the shop: the products' vectors too, or the first turns
+    # would encode the catalog.
+    for command in (["migrate", "-v0"], ["seed_catalog", "-v0"], ["catalog_meaning", "-v0"]):
         manage(env, *command)
     cookies = shopper_cookies(args.shoppers, env)
     log_dir = Path(tempfile.mkdtemp(prefix="aisle-bench-daphne-", dir=TMP))
@@ -293,6 +296,13 @@ def load_run(args: argparse.Namespace, *, profile: str, daphnes: int, database_u
         for shop in shops:
             shop.stop()
         stop_memory()
+        if args.logs is not None:  # the run's folder goes when the script ends
+            shutil.copytree(log_dir, args.logs / label, dirs_exist_ok=True)
+            shutil.copytree(
+                TMP / f"memory-{label}",
+                args.logs / f"memory-{label}",
+                dirs_exist_ok=True,
+            )
 
 
 def report(args: argparse.Namespace, results: dict, *, profile: str, daphnes: int, wall: float):
@@ -363,6 +373,9 @@ def arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--profiles", default="sqlite", type=lambda s: s.split(","))
     parser.add_argument("--daphnes", default="1,2", type=lambda s: [int(x) for x in s.split(",")])
     parser.add_argument("--time-limit", type=float, default=600.0)
+    parser.add_argument(
+        "--logs", type=Path, default=None, help="copy the daphnes' and the server's logs here"
+    )
 
 
 def main() -> None:
