@@ -13,6 +13,7 @@ from llm.offline.assistant.compare import (
     unknowable_among_shown,
 )
 from llm.offline.assistant.conversation import Plan, refine
+from llm.offline.assistant.described import described_plan
 from llm.offline.assistant.page import page_product, page_request
 from llm.offline.assistant.reading import (
     ABOUT_LEAD,
@@ -256,6 +257,12 @@ def _plan(
     ):
         return cheaper_plan(state, parsed, page, vocabulary)
     product, by_colour = referenced_product(lowered, parsed, state, page, vocabulary)
+    if product is None:
+        described = described_plan(
+            lowered, parsed, state, context_category(state, page), vocabulary
+        )
+        if described is not None:
+            return described
     if product is None and _BARE_ASK.search(lowered):
         # "what colours?" right after an answer about one product, or of a list of one.
         if state.about_one:
