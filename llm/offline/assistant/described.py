@@ -62,10 +62,10 @@ def described_plan(
     if any(w.endswith("est") for w in words):
         return None  # "the warmest ones": an order asked, no product
     described = [*read.occasions, *(w for w in read.words if w not in _HEADS)]
-    # A garment word beside its category is the category: "the running tee" is a t-shirt
-    # described by "running".
+    # The garment word the phrase ends on is its category: "the running tee" is a t-shirt
+    # described by "running"; "the oxford one" is described by "oxford", a kind of shirt.
     phrases = vocabulary.category_phrases
-    described = [w for w in described if w not in phrases]
+    described = [w for w in described if not (w == words[-1] and w in phrases)]
     if not (described or read.material or read.colours or read.brand):
         return None
     category = read.category or context_category
