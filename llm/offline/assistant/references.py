@@ -103,6 +103,7 @@ _NEW_ONE = re.compile(
     r"(?:a|an|some)\b"
     r"|\b(?:show|see|find|list)\s+(?:me\s+)?(?:all|every|each)\b|\b(?:all|every) the\b"
 )
+_ONLY = re.compile(r"\b(only|just)\b")
 _OPENS_ON_ONE = re.compile(
     r"^\W*(?!(?:any|some|only|just|all|no|not|other|which|what|more|new|cheaper|this|that|"
     r"these|those|the|a|an)\b)(?:[a-z][a-z-]*\s+){1,2}(?:one|pair)\b"
@@ -247,6 +248,9 @@ def referenced_product(
         if shown:
             return shown[0], False
     bare = (parsed.size or parsed.colours) and not parsed.categories
+    # "only navy", "yellow only": the list narrowed, whichever one was asked about.
+    if bare and _ONLY.search(lowered):
+        return None, False
     if bare and (not SHOPPING_INTENT.search(lowered) or _ANY_IN.search(lowered)):
         if len(shown) == 1:
             return shown[0], False
