@@ -62,3 +62,27 @@ def test_which_one_of_two_looked_at_in_turn_is_a_comparison_of_them() -> None:
         ),
     )
     assert misses == []
+
+
+def test_a_size_said_bare_after_a_list_is_that_list_in_the_size() -> None:
+    misses = _misses(
+        _turn(
+            "trousers under 120",
+            {"search": {"category": "trousers", "max_price": 120}},
+            act="request",
+        ),
+        _turn(
+            "oh i'm a medium",
+            {"search": {"category": "trousers", "size": "M", "max_price": 120}},
+            act="refinement",
+        ),
+    )
+    assert misses == []
+
+
+def test_a_size_said_aside_after_a_list_is_noted_not_searched() -> None:
+    misses = _misses(
+        _turn("sandals", {"search": {"category": "sandals"}}, act="request"),
+        _turn("I'm a 39 if that matters", {"no_search": True}, act="statement"),
+    )
+    assert misses == []

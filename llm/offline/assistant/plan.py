@@ -22,6 +22,7 @@ from llm.offline.assistant.reading import (
     out_of_scope,
     passing,
     service_asked,
+    size_for_the_list,
 )
 from llm.offline.assistant.references import (
     AMONG_SHOWN,
@@ -185,6 +186,14 @@ def _plan(
                 state.listing
                 and (not state.about_one or _OF_THE_LIST.search(lowered))
                 and _narrows(lowered, parsed)
+            )
+            # "I'm a large" just after a list: that list in the size.
+            or (
+                state.search is not None
+                and state.shown
+                and not state.about_one
+                and not state.compared
+                and size_for_the_list(lowered, parsed)
             )
         )
         if not asking:
