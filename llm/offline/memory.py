@@ -159,8 +159,18 @@ _ASKS_WHAT_WAS_SAID = re.compile(
     r"|\b(what'?s|what is|what are|which is|which are|whats) my\b"
     r"|\b(which|what)\b[^?]{0,30}\b(do|don'?t|did|didn'?t) i\b[^?]{0,12}"
     r"\b(like|love|hate|dislike|avoid|prefer|wear|take)\b"
+    r"|\b(have|got|put) me (down )?(as|at|in)\b"
 )
-_QUESTION = re.compile(r"\?\s*$|^\s*(what|which|how|do|did|have|can|remind)\b")
+# "what size do you have me as?", "what do you have me at for shoes": a size kept.
+_HAVE_ME_AS = re.compile(r"\b(have|got|put) me (down )?(as|at|in)\b")
+# What the shopper likes or not, asked with no kind: "what do I not like again?"
+_ASKS_WHAT_I_LIKE = re.compile(
+    r"^\W*(?:(?:and|so|ok|okay|hmm)\W+)?(which|what)\b[^?]{0,20}\b(do|did) i\b( not| never)?\s+"
+    r"(like|love|hate|dislike|avoid)\b(?:\W+(?:again|remind me|then|now))*\W*$"
+)
+_QUESTION = re.compile(
+    r"\?\s*$|^\s*(?:(?:and|so|ok|okay|hmm)\W+)?(what|which|how|do|did|have|can|remind)\b"
+)
 _KINDS = (
     ("shoe size", re.compile(r"\b(shoes?|sneakers?|trainers?|boots?|sandals?|feet|foot)\b")),
     ("budget", re.compile(r"\b(budget|spend|price limit|how much)\b")),
@@ -191,8 +201,11 @@ def memory_topic(lowered: str, *, following: bool = False) -> str | None:
         for topic, kind in _KINDS:
             # A shoe is only the kind when the question is of a size ("boots for the office
             # I said I'd like?" is no memory question).
-            if kind.search(lowered) and (topic != "shoe size" or "size" in lowered):
+            sized = "size" in lowered or _HAVE_ME_AS.search(lowered)
+            if kind.search(lowered) and (topic != "shoe size" or sized):
                 return topic
+    if _ASKS_WHAT_I_LIKE.search(lowered):
+        return "all"
     if following and _BARE_KIND.search(lowered):
         return next(topic for topic, kind in _KINDS if kind.search(lowered))
     return None

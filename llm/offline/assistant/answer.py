@@ -10,6 +10,7 @@ from llm.offline.assistant.calls import (
 )
 from llm.offline.assistant.compare import compare_answer, compared_found
 from llm.offline.assistant.conversation import Plan
+from llm.offline.assistant.described import looked_up, not_found_text
 from llm.offline.assistant.lines import (
     describe,
     product_line,
@@ -28,6 +29,19 @@ def answer_after_tools(
     turn: Turn, plan: Plan, call: tuple[str, dict] | None, tools_allowed: bool
 ) -> Reply:
     last = turn.rounds[-1]
+    if looked_up(plan) and last.name == "search_products":
+        # The described product found: looked up as any product pointed at.
+        found = [p for p in last.result.get("products") or [] if isinstance(p, dict)]
+        if not found and "size" in last.arguments and tools_allowed:
+            # Not in the size the shopper wears: the product itself still answers.
+            unsized = {k: v for k, v in last.arguments.items() if k != "size"}
+            return tool_reply("search_products", unsized)
+        if not found or not tools_allowed:
+            return text_reply(not_found_text(last.arguments))
+        arguments = {"sku": found[0].get("sku")}
+        if plan.asked_colour:
+            arguments["colour"] = plan.asked_colour
+        return tool_reply("get_product", arguments)
     if plan.kind == "compare":
         done = turn.rounds[: len(plan.compared)]
         if len(done) < len(plan.compared) and tools_allowed:

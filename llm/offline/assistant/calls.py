@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from llm.cards import MAX_CARDS
 from llm.offline.assistant.conversation import Plan, Target
+from llm.offline.assistant.described import looked_up, lookup_arguments
 from llm.offline.assistant.state import Turn
 from llm.offline.facts import Profile
 from llm.offline.shopper import ShopperRequest
@@ -28,6 +29,9 @@ def first_call(plan: Plan, profile: Profile, turn: Turn) -> tuple[str, dict] | N
         if plan.asked_colour:
             arguments["colour"] = plan.asked_colour
         return "get_product", arguments
+    if looked_up(plan):
+        usual = profile.size_for(plan.request.category, turn.vocabulary)
+        return "search_products", lookup_arguments(plan, usual_size=usual)
     if plan.kind == "compare":
         return compare_call(plan.compared[0])
     if plan.kind == "memory" and plan.topic == "visits":

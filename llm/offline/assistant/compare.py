@@ -90,7 +90,11 @@ def compared_products(
         return None  # "the cheaper of the two" picks one of them: a reference
     if not _COMPARE.search(lowered):
         two = _two_in_focus(state)
-        if two and (_WHICH.search(lowered) or (state.compared and _ON_PRICE.search(lowered))):
+        if two and (
+            _WHICH.search(lowered)
+            or _WHICH_ONE.search(lowered)
+            or (state.compared and _ON_PRICE.search(lowered))
+        ):
             # "which costs less", "and price wise?" of the two just compared or in view.
             return two
         return (
@@ -117,6 +121,11 @@ def compared_products(
                 sides = [_side(match[key], state, on_page, vocabulary) for key in ("a", "b")]
                 if all(sides) and _distinct(sides):
                     return [side for side in sides if side]
+    # "which is better for marathons", "ok and which is cheaper" naming neither: of the two
+    # the conversation is on (the one just asked about and the one before it).
+    two = _two_in_focus(state)
+    if two and (_WHICH.search(lowered) or _WHICH_ONE.search(lowered)):
+        return two
     return None
 
 
@@ -133,6 +142,11 @@ _ASIDE = re.compile(
 # longer"; not "which sizes" or "which colours" (of one product).
 _WHICH = re.compile(
     r"^\W*(?:(?:and|ok|okay|so|but|then)\W+)*which\b(?!\s+(?:sizes?|colou?rs?|brands?|ones?\b))"
+)
+# "which one costs more", "which one's warmer": one of two chosen by a quality.
+_WHICH_ONE = re.compile(
+    r"^\W*(?:(?:and|ok|okay|so|but|then)\W+)*which one(?:'s|\s+is|\s+costs?|\s+would be)?\s+"
+    r"(?:more|less|cheaper|pricier|dearer|better|[a-z]{3,}er)\b"
 )
 # A comparison's next question on price alone: "and price wise?", "price?", "cost?".
 _ON_PRICE = re.compile(

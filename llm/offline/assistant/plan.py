@@ -13,6 +13,7 @@ from llm.offline.assistant.compare import (
     unknowable_among_shown,
 )
 from llm.offline.assistant.conversation import Plan, refine
+from llm.offline.assistant.described import described_plan
 from llm.offline.assistant.page import page_product, page_request
 from llm.offline.assistant.reading import (
     ABOUT_LEAD,
@@ -21,6 +22,7 @@ from llm.offline.assistant.reading import (
     out_of_scope,
     passing,
     service_asked,
+    size_for_the_list,
 )
 from llm.offline.assistant.references import (
     AMONG_SHOWN,
@@ -185,6 +187,14 @@ def _plan(
                 and (not state.about_one or _OF_THE_LIST.search(lowered))
                 and _narrows(lowered, parsed)
             )
+            # "I'm a large" just after a list: that list in the size.
+            or (
+                state.search is not None
+                and state.shown
+                and not state.about_one
+                and not state.compared
+                and size_for_the_list(lowered, parsed)
+            )
         )
         if not asking:
             return Plan(kind="text", text=acknowledgement(said, asks_for_more=True))
@@ -256,6 +266,12 @@ def _plan(
     ):
         return cheaper_plan(state, parsed, page, vocabulary)
     product, by_colour = referenced_product(lowered, parsed, state, page, vocabulary)
+    if product is None:
+        described = described_plan(
+            lowered, parsed, state, context_category(state, page), vocabulary
+        )
+        if described is not None:
+            return described
     if product is None and _BARE_ASK.search(lowered):
         # "what colours?" right after an answer about one product, or of a list of one.
         if state.about_one:

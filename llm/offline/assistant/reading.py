@@ -83,3 +83,16 @@ def service_asked(lowered: str) -> bool:
     """ "Can you reserve a pair in store?", "do you do gift wrapping?": a service, not a
     product; "write me a poem about t-shirts" names a category and is still no search."""
     return bool(_CAN_YOU.search(lowered) and _SERVICE.search(lowered))
+
+
+# "I'm a large", "i wear an XS": a size and nothing besides, no word that sets it aside
+# ("btw", "if that helps", "in jackets", "these days"), so it is for the list in view.
+_SIZE_ALONE = re.compile(
+    r"^\W*(?:(?:ok|okay|oh|and|so|well|hmm)\W+)?(?:i'?m|i am|i wear|i take)\s+(?:a |an )?"
+    r"(?:size\s+)?(?:(?:uk|us|eu)\s*)?[a-z0-9.]+\W*$"
+)
+
+
+def size_for_the_list(lowered: str, parsed: ShopperRequest) -> bool:
+    """A size said bare right after a list: the list again, in that size."""
+    return parsed.size is not None and bool(_SIZE_ALONE.search(lowered))

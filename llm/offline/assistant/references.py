@@ -103,6 +103,11 @@ _NEW_ONE = re.compile(
     r"(?:a|an|some)\b"
     r"|\b(?:show|see|find|list)\s+(?:me\s+)?(?:all|every|each)\b|\b(?:all|every) the\b"
 )
+_ONLY = re.compile(r"\b(only|just)\b")
+_OPENS_ON_ONE = re.compile(
+    r"^\W*(?!(?:any|some|only|just|all|no|not|other|which|what|more|new|cheaper|this|that|"
+    r"these|those|the|a|an)\b)(?:[a-z][a-z-]*\s+){1,2}(?:one|pair)\b"
+)
 # "the other one" of two in view, once one of them was asked about.
 _OTHER = re.compile(r"\b(the )?other (one|pair)\b|\bthe other\b")
 # A question of the product in focus, with nothing else named: "how much?", "is that
@@ -176,7 +181,13 @@ def referenced_product(
         pick = min if way in ("cheaper", "cheapest", "less expensive") else max
         return (pick(priced, key=lambda p: p.price_eur) if priced else shown[0]), False
     earlier = [*state.seen, *(p for p in known if p.sku not in {s.sku for s in state.seen})]
-    named = products_named(lowered, earlier, vocabulary, determined=True)
+    # "breton one in M?": a message that opens on what the one is points as "the" does
+    # ("satin ones?" asks for a kind: a narrower list).
+    pointing = f"the {lowered}" if _OPENS_ON_ONE.search(lowered) else lowered
+    named = products_named(pointing, earlier, vocabulary, determined=True)
+    # "the ankle boots by Kestrel" is none of another brand's ankle boots.
+    if named and parsed.brand and parsed.brand.lower() not in named[0][1].name.lower():
+        named = []
     if len(named) == 1 and not _NEW_ONE.search(lowered):
         # "the mohair one", "is the roll neck in stock?" (a style word the category reader
         # also takes), but not "a waxed jacket for the rain" after rain boots.
@@ -237,6 +248,9 @@ def referenced_product(
         if shown:
             return shown[0], False
     bare = (parsed.size or parsed.colours) and not parsed.categories
+    # "only navy", "yellow only": the list narrowed, whichever one was asked about.
+    if bare and _ONLY.search(lowered):
+        return None, False
     if bare and (not SHOPPING_INTENT.search(lowered) or _ANY_IN.search(lowered)):
         if len(shown) == 1:
             return shown[0], False

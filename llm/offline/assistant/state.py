@@ -135,8 +135,10 @@ def _state_after(state: State, plan: Plan, shown: list[ShownProduct]) -> State:
             if plan.below is None:
                 state.picked = ShopperRequest()
     elif plan.kind == "product":
-        if plan.product is not None and plan.product.sku != state.picked_sku:
-            state.picked, state.picked_sku = ShopperRequest(), plan.product.sku
+        # A product looked up by what it is: the one its answer showed.
+        product = plan.product or (shown[0] if len(shown) == 1 else None)
+        if product is not None and product.sku != state.picked_sku:
+            state.picked, state.picked_sku = ShopperRequest(), product.sku
         state.picked = refine(
             state.picked,
             ShopperRequest(
